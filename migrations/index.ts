@@ -1,0 +1,4 @@
+import { Foundation1732000000000 } from './1732000000000-Foundation';
+
+/** The migration set, in order. Listed explicitly so compiled and ts-jest runs load the same classes. */
+export const migrations = [Foundation1732000000000];

@@ -1,0 +1,22 @@
+import { defineFragment, RestRoute } from '../rest/route';
+import { str } from '../rest/params';
+import { numericIds } from '../rest/present';
+
+defineFragment(`fragment AccountJson on Account {
+  id: _id name uuid parent_account_id: parentAccountId root_account_id: rootAccountId
+  workflow_state: workflowState default_time_zone: defaultTimeZone sis_account_id: sisAccountId
+}`);
+
+const presentAccount = (a: Record<string, unknown>) =>
+  numericIds({ ...a, default_time_zone: a.default_time_zone ?? 'Etc/UTC' }, ['id', 'parent_account_id', 'root_account_id']);
+
+export const accountRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/v1/accounts/:id',
+    operation: `query($id: ID!) { account(id: $id) { ...AccountJson } }`,
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'account',
+    present: presentAccount,
+  },
+];

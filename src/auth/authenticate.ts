@@ -1,0 +1,38 @@
+import type { DataSource } from 'typeorm';
+import { User } from '../users/user.entity';
+import { AccessToken } from './access-token.entity';
+import { hashToken } from './token-crypto';
+
+export type AuthResult =
+  | { kind: 'anonymous' }
+  | { kind: 'ok'; user: User; token: AccessToken }
+  | { kind: 'invalid' }
+  | { kind: 'expired'; expiredAt: Date };
+
+/** The bearer token of a request: the Authorization header (exactly `Bearer …`), else access_token. */
+export function bearerToken(header: string | undefined, accessTokenParam?: unknown): string | null {
+  if (header) {
+    const space = header.indexOf(' ');
+    if (space > 0 && header.slice(0, space) === 'Bearer') return header.slice(space + 1).trim() || null;
+  }
+  return typeof accessTokenParam === 'string' && accessTokenParam ? accessTokenParam : null;
+}
+
+const LAST_USED_RESOLUTION_MS = 10 * 60 * 1000;
+
+export async function authenticate(ds: DataSource, tokenKey: string, token: string | null): Promise<AuthResult> {
+  if (!token) return { kind: 'anonymous' };
+  if (token.length > 512) return { kind: 'invalid' };
+  const row = await ds.getRepository(AccessToken).findOneBy({ cryptedToken: hashToken(token, tokenKey) });
+  if (!row || row.workflowState !== 'active') return { kind: 'invalid' };
+  if (row.isExpired()) return { kind: 'expired', expiredAt: row.expiresAt! };
+  const user = await ds.getRepository(User).findOneBy({ id: row.userId });
+  if (!user || user.workflowState === 'deleted') return { kind: 'invalid' };
+  // Like Canvas, last_used_at is coarse so a busy token does not write on every request.
+  const now = Date.now();
+  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    row.lastUsedAt = new Date(now - (now % 1000));
+    await ds.getRepository(AccessToken).update({ id: row.id }, { lastUsedAt: row.lastUsedAt });
+  }
+  return { kind: 'ok', user, token: row };
+}

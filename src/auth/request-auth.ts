@@ -1,0 +1,50 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppServices } from '../app-services';
+import { DomainError } from '../common/errors';
+import { createContext, RequestContext } from '../graphql/context';
+import type { RestError } from '../rest/errors';
+import { WWW_AUTHENTICATE, UNAUTHENTICATED_BODY } from '../rest/errors';
+import { authenticate } from './authenticate';
+import { formatDateTime } from '../common/dates';
+
+const INVALID_AS_USER = { status: 401, body: { errors: 'Invalid as_user_id' } };
+
+/**
+ * Turns a request's credentials into its context: who authenticated, and (for a site admin using
+ * as_user_id) whom the request acts as. Failures come back as Canvas's 401 responses.
+ */
+export async function requestContext(
+  app: AppServices,
+  opts: { token: string | null; asUserId?: string | null; requireUser: boolean; baseUrl: string; log: FastifyBaseLogger },
+): Promise<RequestContext | RestError> {
+  const auth = await authenticate(app.ds, app.tokenKey, opts.token);
+  if (auth.kind === 'invalid') {
+    return { status: 401, body: { ...UNAUTHENTICATED_BODY, errors: [{ message: 'Invalid access token.' }] }, headers: WWW_AUTHENTICATE };
+  }
+  if (auth.kind === 'expired') {
+    return {
+      status: 401,
+      body: { ...UNAUTHENTICATED_BODY, errors: [{ message: 'Expired access token.', expired_at: formatDateTime(auth.expiredAt) }] },
+      headers: WWW_AUTHENTICATE,
+    };
+  }
+  if (auth.kind === 'anonymous') {
+    if (opts.requireUser || opts.asUserId) return { status: 401, body: UNAUTHENTICATED_BODY, headers: WWW_AUTHENTICATE };
+    return createContext({ app, viewer: null, baseUrl: opts.baseUrl, log: opts.log });
+  }
+  const real = createContext({ app, viewer: auth.user, token: auth.token, baseUrl: opts.baseUrl, log: opts.log });
+  if (opts.asUserId == null || opts.asUserId === '') return real;
+  try {
+    const target = await real.services.users.lookup(opts.asUserId);
+    if (target.id === auth.user.id) return real;
+    if (!(await real.authz.isSiteAdmin())) return INVALID_AS_USER;
+    return createContext({ app, viewer: target, realUser: auth.user, token: auth.token, baseUrl: opts.baseUrl, log: opts.log });
+  } catch (e) {
+    if (e instanceof DomainError) return INVALID_AS_USER;
+    throw e;
+  }
+}
+
+export function isRestError(v: RequestContext | RestError): v is RestError {
+  return (v as RestError).status !== undefined && (v as RequestContext).services === undefined;
+}

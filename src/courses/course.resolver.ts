@@ -1,0 +1,76 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AccountType } from '../accounts/account.types';
+import { Account } from '../accounts/account.entity';
+import type { RequestContext } from '../graphql/context';
+import { NodeResolver, NodeType, registerNode } from '../graphql/node';
+import { mutationPayload } from '../graphql/payload';
+import { parseAnyId } from '../graphql/relay';
+import { Course } from './course.entity';
+import { CourseConnection, CoursePayload, CoursesArgs, CourseType, CreateCourseInput, UpdateCourseInput } from './course.types';
+import { Enrollment } from './enrollment.entity';
+import { EnrollmentConnection, EnrollmentsArgs, EnrollmentType } from './enrollment.types';
+import { SectionConnection } from './section.types';
+import { ConnectionArgs } from '../graphql/relay';
+
+registerNode(NodeType.Course, Course, (ctx, id) => ctx.services.courses.find(id));
+
+/** Course lookups take a global id as well as the REST forms (numeric, sis_course_id:…). */
+export const courseIdArg = (id: string) => String(parseAnyId(id, 'Course') ?? id);
+
+@Resolver(() => CourseType)
+export class CourseResolver extends NodeResolver(NodeType.Course, CourseType) {
+  @Query(() => CourseType, { description: 'A course the viewer may read: id, global id or sis_course_id:…' })
+  course(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<Course> {
+    return ctx.services.courses.find(courseIdArg(id));
+  }
+
+  @Query(() => CourseConnection, { description: "The viewer's courses (those they are enrolled in), by id." })
+  coursesConnection(@Args() args: CoursesArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.courses.listForViewer(args);
+  }
+
+  @Mutation(() => CoursePayload)
+  createCourse(@Arg('input') input: CreateCourseInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.courses.create(input));
+  }
+
+  @Mutation(() => CoursePayload)
+  updateCourse(@Arg('input') input: UpdateCourseInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.courses.update({ ...input, id: courseIdArg(input.id) }));
+  }
+
+  @FieldResolver(() => AccountType, { nullable: true, description: 'Null unless the viewer administers it.' })
+  async account(@Root() c: Course, @Ctx() ctx: RequestContext): Promise<Account | null> {
+    return (await ctx.authz.isAccountAdmin(c.accountId)) ? ctx.loaders.byId(Account).load(c.accountId) : null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async sisCourseId(@Root() c: Course, @Ctx() ctx: RequestContext): Promise<string | null> {
+    return (await ctx.authz.canCourse(c, 'read_sis')) ? c.sisCourseId : null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async integrationId(@Root() c: Course, @Ctx() ctx: RequestContext): Promise<string | null> {
+    return (await ctx.authz.canCourse(c, 'read_sis')) ? c.integrationId : null;
+  }
+
+  @FieldResolver(() => Boolean)
+  concluded(@Root() c: Course): boolean {
+    return c.isConcluded();
+  }
+
+  @FieldResolver(() => SectionConnection)
+  sectionsConnection(@Root() c: Course, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.sections.listForCourse(c, args);
+  }
+
+  @FieldResolver(() => EnrollmentConnection)
+  enrollmentsConnection(@Root() c: Course, @Args() args: EnrollmentsArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.enrollments.listForCourse(c, args);
+  }
+
+  @FieldResolver(() => [EnrollmentType], { description: "The viewer's own current enrollments in the course." })
+  viewerEnrollments(@Root() c: Course, @Ctx() ctx: RequestContext): Promise<Enrollment[]> {
+    return ctx.services.courses.viewerEnrollments(c);
+  }
+}

@@ -1,0 +1,230 @@
+import { defineFragment, RestInput, RestRoute } from '../rest/route';
+import { nullableStr, str, strArray, toBool, tree } from '../rest/params';
+import { numericIds, omitNull } from '../rest/present';
+
+defineFragment(`fragment CourseJson on Course {
+  id: _id name account_id: accountId root_account_id: rootAccountId uuid start_at: startAt end_at: endAt
+  course_code: courseCode default_view: defaultView license is_public: isPublic
+  public_description: publicDescription storage_quota_mb: storageQuotaMb created_at: createdAt
+  time_zone: timeZone workflow_state: workflowState
+  restrict_enrollments_to_course_dates: restrictEnrollmentsToCourseDates
+  sis_course_id: sisCourseId integration_id: integrationId
+}`);
+
+defineFragment(`fragment SectionJson on Section {
+  id: _id name course_id: courseId sis_section_id: sisSectionId integration_id: integrationId
+  start_at: startAt end_at: endAt restrict_enrollments_to_section_dates: restrictEnrollmentsToSectionDates
+  created_at: createdAt
+}`);
+
+defineFragment(`fragment EnrollmentJson on Enrollment {
+  id: _id course_id: courseId course_section_id: courseSectionId root_account_id: rootAccountId
+  user_id: userId type role enrollment_state: state associated_user_id: associatedUserId
+  limit_privileges_to_course_section: limitPrivilegesToCourseSection created_at: createdAt
+  updated_at: updatedAt start_at: startAt end_at: endAt last_activity_at: lastActivityAt
+  user { id: _id name sortable_name: sortableName short_name: shortName login_id: loginId }
+}`);
+
+/** Canvas's short enrollment type names, used in a course's `enrollments` list. */
+const SHORT_TYPE: Record<string, string> = {
+  StudentEnrollment: 'student',
+  TeacherEnrollment: 'teacher',
+  TaEnrollment: 'ta',
+  DesignerEnrollment: 'designer',
+  ObserverEnrollment: 'observer',
+};
+
+export function presentCourse(c: Record<string, any>, input: RestInput) {
+  const out: Record<string, unknown> = omitNull(
+    numericIds(c, ['id', 'account_id', 'root_account_id']),
+    ['sis_course_id', 'integration_id'],
+  );
+  Object.assign(out, {
+    enrollment_term_id: null,
+    grading_standard_id: null,
+    is_public_to_auth_users: false,
+    public_syllabus: false,
+    public_syllabus_to_auth: false,
+    blueprint: false,
+    hide_final_grades: false,
+    apply_assignment_group_weights: false,
+    calendar: { ics: `${input.ctx.baseUrl}/feeds/calendars/course_${c.uuid}.ics` },
+  });
+  if (Array.isArray(c.enrollments)) {
+    out.enrollments = c.enrollments.map((e: Record<string, unknown>) => ({
+      type: SHORT_TYPE[e.type as string],
+      role: e.role,
+      user_id: Number(e.user_id),
+      enrollment_state: e.enrollment_state,
+      limit_privileges_to_course_section: e.limit_privileges_to_course_section,
+    }));
+  }
+  return out;
+}
+
+export const presentSection = (s: Record<string, unknown>) => ({
+  ...numericIds(s, ['id', 'course_id']),
+  sis_import_id: null,
+  nonxlist_course_id: null,
+});
+
+export function presentEnrollment(e: Record<string, any>, input: RestInput) {
+  const out: Record<string, unknown> = numericIds(e, ['id', 'course_id', 'course_section_id', 'root_account_id', 'user_id', 'associated_user_id']);
+  out.html_url = `${input.ctx.baseUrl}/courses/${e.course_id}/users/${e.user_id}`;
+  if (e.user) out.user = omitNull(numericIds(e.user, ['id']), ['login_id']);
+  if (e.type === 'StudentEnrollment') {
+    out.grades = {
+      html_url: `${input.ctx.baseUrl}/courses/${e.course_id}/grades/${e.user_id}`,
+      current_score: null,
+      final_score: null,
+      current_grade: null,
+      final_grade: null,
+    };
+  }
+  return out;
+}
+
+function courseFields(params: Record<string, unknown>) {
+  const c = tree(params.course);
+  return {
+    name: str(c.name),
+    courseCode: str(c.course_code),
+    startAt: nullableStr(c.start_at),
+    endAt: nullableStr(c.end_at ?? c.conclude_at),
+    sisCourseId: nullableStr(c.sis_course_id),
+    integrationId: nullableStr(c.integration_id),
+    storageQuotaMb: c.storage_quota_mb === undefined || c.storage_quota_mb === '' ? undefined : Number(c.storage_quota_mb),
+    timeZone: str(c.time_zone),
+    license: str(c.license),
+    isPublic: toBool(c.is_public),
+    publicDescription: str(c.public_description),
+    defaultView: str(c.default_view),
+    restrictEnrollmentsToCourseDates: toBool(c.restrict_enrollments_to_course_dates),
+  };
+}
+
+const PAYLOAD_ERRORS = 'errors { attribute type message }';
+
+export const courseRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/accounts/:account_id/courses',
+    operation: `mutation($input: CreateCourseInput!) { createCourse(input: $input) { course { ...CourseJson } ${PAYLOAD_ERRORS} } }`,
+    variables: ({ params }) => ({
+      input: {
+        accountId: str(params.account_id),
+        ...courseFields(params),
+        offer: toBool(params.offer),
+        enrollMe: str(params.enroll_me) === 'true',
+      },
+    }),
+    root: 'createCourse',
+    payloadKey: 'course',
+    present: presentCourse,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/courses',
+    operation: `query($first: Int, $after: String, $state: String, $type: String) {
+      coursesConnection(first: $first, after: $after, enrollmentState: $state, enrollmentType: $type) {
+        nodes { ...CourseJson enrollments: viewerEnrollments { type role user_id: userId enrollment_state: state limit_privileges_to_course_section: limitPrivilegesToCourseSection } }
+        totalCount pageInfo { hasNextPage endCursor } } }`,
+    variables: ({ params }) => ({ state: str(params.enrollment_state), type: str(params.enrollment_type) }),
+    root: 'coursesConnection',
+    list: true,
+    present: presentCourse,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/courses/:id',
+    operation: `query($id: ID!) { course(id: $id) { ...CourseJson } }`,
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'course',
+    present: presentCourse,
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/courses/:id',
+    operation: `mutation($input: UpdateCourseInput!) { updateCourse(input: $input) { course { ...CourseJson } ${PAYLOAD_ERRORS} } }`,
+    variables: ({ params }) => {
+      const event = str(tree(params.course).event) ?? (toBool(params.offer) ? 'offer' : undefined);
+      return { input: { id: str(params.id), ...courseFields(params), event } };
+    },
+    root: 'updateCourse',
+    payloadKey: 'course',
+    present: presentCourse,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/courses/:course_id/sections',
+    operation: `mutation($input: CreateSectionInput!) { createSection(input: $input) { section { ...SectionJson } ${PAYLOAD_ERRORS} } }`,
+    variables: ({ params }) => {
+      const s = tree(params.course_section);
+      return {
+        input: {
+          courseId: str(params.course_id),
+          name: str(s.name),
+          sisSectionId: str(s.sis_section_id),
+          integrationId: str(s.integration_id),
+          startAt: nullableStr(s.start_at),
+          endAt: nullableStr(s.end_at),
+          restrictEnrollmentsToSectionDates: toBool(s.restrict_enrollments_to_section_dates),
+        },
+      };
+    },
+    root: 'createSection',
+    payloadKey: 'section',
+    present: presentSection,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/courses/:course_id/sections',
+    operation: `query($id: ID!, $first: Int, $after: String) { course(id: $id) {
+      sectionsConnection(first: $first, after: $after) { nodes { ...SectionJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+    variables: ({ params }) => ({ id: str(params.course_id) }),
+    root: 'course.sectionsConnection',
+    list: true,
+    present: presentSection,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/courses/:course_id/enrollments',
+    operation: `mutation($input: CreateEnrollmentInput!) { createEnrollment(input: $input) { enrollment { ...EnrollmentJson } ${PAYLOAD_ERRORS} } }`,
+    variables: ({ params }) => {
+      const e = tree(params.enrollment);
+      return {
+        input: {
+          courseId: str(params.course_id),
+          userId: str(e.user_id),
+          type: str(e.type),
+          enrollmentState: str(e.enrollment_state),
+          courseSectionId: str(e.course_section_id),
+          associatedUserId: str(e.associated_user_id),
+          limitPrivilegesToCourseSection: toBool(e.limit_privileges_to_course_section),
+          startAt: nullableStr(e.start_at),
+          endAt: nullableStr(e.end_at),
+        },
+      };
+    },
+    root: 'createEnrollment',
+    payloadKey: 'enrollment',
+    present: presentEnrollment,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/courses/:course_id/enrollments',
+    operation: `query($id: ID!, $first: Int, $after: String, $types: [String!], $states: [String!], $userId: ID, $sectionId: ID) {
+      course(id: $id) { enrollmentsConnection(first: $first, after: $after, types: $types, states: $states, userId: $userId, sectionId: $sectionId) {
+        nodes { ...EnrollmentJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+    variables: ({ params }) => ({
+      id: str(params.course_id),
+      types: strArray(params.type).length ? strArray(params.type) : strArray(params.role).length ? strArray(params.role) : null,
+      states: strArray(params.state).length ? strArray(params.state) : null,
+      userId: str(params.user_id),
+      sectionId: str(params.section_id),
+    }),
+    root: 'course.enrollmentsConnection',
+    list: { bookmark: true },
+    present: presentEnrollment,
+  },
+];

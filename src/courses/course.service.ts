@@ -1,0 +1,262 @@
+import { randomUUID } from 'node:crypto';
+import { Brackets, Not } from 'typeorm';
+import { STAFF_TYPES } from '../auth/permissions';
+import { ForbiddenError, NotFoundError, Validator } from '../common/errors';
+import { parseIdParam } from '../common/ids';
+import { transaction } from '../db/transaction';
+import type { RequestContext } from '../graphql/context';
+import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { Course, CourseState } from './course.entity';
+import { Enrollment } from './enrollment.entity';
+import { CourseSection } from './section.entity';
+
+export interface CourseFields {
+  name?: string | null;
+  courseCode?: string | null;
+  startAt?: Date | null;
+  endAt?: Date | null;
+  sisCourseId?: string | null;
+  integrationId?: string | null;
+  storageQuotaMb?: number | null;
+  timeZone?: string | null;
+  license?: string | null;
+  isPublic?: boolean | null;
+  publicDescription?: string | null;
+  defaultView?: string | null;
+  restrictEnrollmentsToCourseDates?: boolean | null;
+}
+
+export interface CreateCourseInput extends CourseFields {
+  accountId: string;
+  offer?: boolean | null;
+  enrollMe?: boolean | null;
+}
+
+/** Canvas's course events: offer publishes, claim unpublishes, conclude completes, delete removes. */
+export const COURSE_EVENTS = ['offer', 'claim', 'conclude', 'delete', 'undelete'] as const;
+export type CourseEvent = (typeof COURSE_EVENTS)[number];
+
+export interface UpdateCourseInput extends CourseFields {
+  id: string;
+  event?: string | null;
+}
+
+const DEFAULT_VIEWS = ['feed', 'wiki', 'modules', 'syllabus', 'assignments'];
+
+export class CourseService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  loadMany(ids: number[]): Promise<(Course | null)[]> {
+    return this.ctx.loaders
+      .byId(Course)
+      .loadMany(ids)
+      .then((rows) => rows.map((r) => (r instanceof Error ? null : r)));
+  }
+
+  /** A course by numeric id or sis_course_id:, without a permission check; deleted courses are absent. */
+  async lookup(raw: string | number): Promise<Course> {
+    const p = parseIdParam(raw, ['sis_course_id']);
+    const course =
+      p.kind === 'id'
+        ? await this.ctx.loaders.byId(Course).load(p.id)
+        : p.kind === 'prefixed'
+          ? await this.ctx.ds.getRepository(Course).findOneBy({ sisCourseId: p.value })
+          : null;
+    if (!course || course.workflowState === 'deleted') throw new NotFoundError();
+    return course;
+  }
+
+  async find(raw: string | number, permission: Parameters<RequestContext['authz']['canCourse']>[1] = 'read'): Promise<Course> {
+    return this.ctx.authz.assertCourse(await this.lookup(raw), permission);
+  }
+
+  private async validate(fields: CourseFields, rootAccountId: number, existing?: Course): Promise<void> {
+    const v = new Validator();
+    if (fields.name !== undefined && fields.name !== null) {
+      v.check(fields.name.trim().length > 0, 'name', 'blank', "can't be blank");
+      v.check(fields.name.length <= 255, 'name', 'too_long', 'is too long (maximum is 255 characters)');
+    }
+    if (fields.courseCode != null) v.check(fields.courseCode.length <= 255, 'course_code', 'too_long', 'is too long (maximum is 255 characters)');
+    const start = fields.startAt !== undefined ? fields.startAt : existing?.startAt;
+    const end = fields.endAt !== undefined ? fields.endAt : existing?.endAt;
+    if (start && end && end.getTime() < start.getTime()) v.add('conclude_at', 'invalid', 'End date cannot be before start date');
+    if (fields.defaultView != null) v.check(DEFAULT_VIEWS.includes(fields.defaultView), 'default_view', 'inclusion', 'Invalid default view');
+    if (fields.storageQuotaMb != null) v.check(fields.storageQuotaMb >= 0, 'storage_quota_mb', 'invalid', 'must be zero or more');
+    if (fields.sisCourseId) {
+      const clash = await this.ctx.ds.getRepository(Course).findOneBy({
+        rootAccountId,
+        sisCourseId: fields.sisCourseId,
+        ...(existing ? { id: Not(existing.id) } : {}),
+      });
+      if (clash) v.add('sis_source_id', 'taken', `SIS ID "${fields.sisCourseId}" is already in use`);
+    }
+    v.throwIfInvalid();
+  }
+
+  /** Fields a caller may set: SIS ids need manage_sis and quotas manage_storage_quotas (else ignored). */
+  private permittedFields(fields: CourseFields, course: Course, rights: { sis: boolean; quota: boolean }): Partial<Course> {
+    const out: Partial<Course> = {};
+    const copy = <K extends keyof CourseFields & keyof Course>(k: K, transform = (x: CourseFields[K]) => x as unknown as Course[K]) => {
+      if (fields[k] !== undefined) out[k] = transform(fields[k]);
+    };
+    copy('name', (x) => (x ?? course.name).trim());
+    copy('courseCode', (x) => (x ?? '').trim());
+    copy('startAt');
+    copy('endAt');
+    copy('timeZone');
+    copy('license');
+    copy('publicDescription');
+    copy('isPublic', (x) => Boolean(x));
+    copy('defaultView', (x) => x ?? 'modules');
+    copy('restrictEnrollmentsToCourseDates', (x) => Boolean(x));
+    if (rights.sis) {
+      copy('sisCourseId', (x) => x || null);
+      copy('integrationId', (x) => x || null);
+    }
+    if (rights.quota) copy('storageQuotaMb');
+    return out;
+  }
+
+  async create(input: CreateCourseInput): Promise<{ course: Course }> {
+    const account = await this.ctx.services.accounts.lookup(input.accountId);
+    await this.ctx.authz.assertAccountAdmin(account.id);
+    const viewer = this.ctx.authz.requireViewer();
+    await this.validate(input, account.resolvedRootId);
+    const name = input.name?.trim() || 'Unnamed Course';
+    const draft = Object.assign(new Course(), {
+      accountId: account.id,
+      rootAccountId: account.resolvedRootId,
+      name,
+      courseCode: input.courseCode?.trim() || name,
+      workflowState: (input.offer ? 'available' : 'unpublished') as CourseState,
+      uuid: randomUUID().replace(/-/g, ''),
+      startAt: null,
+      endAt: null,
+      sisCourseId: null,
+      integrationId: null,
+      storageQuotaMb: null,
+      timeZone: null,
+      defaultView: 'modules',
+      license: null,
+      isPublic: false,
+      publicDescription: null,
+      restrictEnrollmentsToCourseDates: false,
+    });
+    // Only account admins create courses, and they hold manage_sis and manage_storage_quotas.
+    Object.assign(draft, this.permittedFields({ ...input, name, courseCode: draft.courseCode }, draft, { sis: true, quota: true }));
+    return transaction(this.ctx.ds, async (em) => {
+      const course = await em.getRepository(Course).save(draft);
+      const section = await em.getRepository(CourseSection).save(
+        em.getRepository(CourseSection).create({
+          courseId: course.id,
+          rootAccountId: course.rootAccountId,
+          name: course.name,
+          defaultSection: true,
+          workflowState: 'active',
+          sisSectionId: null,
+          integrationId: null,
+          startAt: null,
+          endAt: null,
+          restrictEnrollmentsToSectionDates: false,
+        }),
+      );
+      if (input.enrollMe) {
+        await em.getRepository(Enrollment).save(
+          em.getRepository(Enrollment).create({
+            userId: viewer.id,
+            courseId: course.id,
+            courseSectionId: section.id,
+            rootAccountId: course.rootAccountId,
+            type: 'TeacherEnrollment',
+            workflowState: 'active',
+          }),
+        );
+      }
+      return { course };
+    });
+  }
+
+  async update(input: UpdateCourseInput): Promise<{ course: Course }> {
+    const course = await this.find(input.id, 'read');
+    if (!(await this.ctx.authz.canCourse(course, 'manage_course'))) throw new ForbiddenError();
+    await this.validate(input, course.rootAccountId, course);
+    const changes = this.permittedFields(input, course, {
+      sis: await this.ctx.authz.canCourse(course, 'manage_sis'),
+      quota: await this.ctx.authz.canCourse(course, 'manage_storage_quotas'),
+    });
+    if (input.event) changes.workflowState = await this.applyEvent(course, input.event);
+    return transaction(this.ctx.ds, async (em) => {
+      Object.assign(course, changes);
+      await em.getRepository(Course).save(course);
+      return { course };
+    });
+  }
+
+  private async applyEvent(course: Course, event: string): Promise<CourseState> {
+    switch (event) {
+      case 'offer':
+        return 'available';
+      case 'claim':
+        return 'unpublished';
+      case 'conclude':
+        return 'completed';
+      case 'delete':
+        // Deleting a course is an account admin's call, as in Canvas's default roles.
+        if (!(await this.ctx.authz.isAccountAdmin(course.accountId))) throw new ForbiddenError();
+        return 'deleted';
+      case 'undelete':
+        return course.workflowState === 'deleted' ? 'unpublished' : course.workflowState;
+      default: {
+        const v = new Validator().add('event', 'inclusion', `event must be one of ${COURSE_EVENTS.join(', ')}`);
+        v.throwIfInvalid();
+        return course.workflowState;
+      }
+    }
+  }
+
+  /**
+   * The viewer's courses: those with an enrollment in the given states (default active and invited),
+   * ordered by id, as GET /api/v1/courses lists them.
+   */
+  async listForViewer(args: {
+    first?: number | null;
+    after?: string | null;
+    enrollmentState?: string | null;
+    enrollmentType?: string | null;
+  }): Promise<ConnectionResult<Course>> {
+    const viewer = this.ctx.authz.requireViewer();
+    const w = pageWindow(args);
+    const states =
+      args.enrollmentState === 'active'
+        ? ['active']
+        : args.enrollmentState === 'invited_or_pending'
+          ? ['invited', 'creation_pending']
+          : args.enrollmentState === 'completed'
+            ? ['completed']
+            : ['active', 'invited', 'creation_pending'];
+    const etype = args.enrollmentType ? `${args.enrollmentType.charAt(0).toUpperCase()}${args.enrollmentType.slice(1)}Enrollment` : null;
+    const qb = this.ctx.ds
+      .getRepository(Course)
+      .createQueryBuilder('c')
+      .where(
+        `c.id IN (SELECT e.course_id FROM enrollments e WHERE e.user_id = :uid AND e.workflow_state IN (:...states)${etype ? ' AND e.type = :etype' : ''})`,
+      )
+      // Students and observers do not see unpublished courses; staff do.
+      .andWhere(
+        new Brackets((b) =>
+          b
+            .where('c.workflow_state IN (:...open)')
+            .orWhere("c.id IN (SELECT s.course_id FROM enrollments s WHERE s.user_id = :uid AND s.workflow_state = 'active' AND s.type IN (:...staff))"),
+        ),
+      )
+      .setParameters({ uid: viewer.id, states, etype, open: ['available', 'completed'], staff: [...STAFF_TYPES] })
+      .orderBy('c.id', 'ASC');
+    const [rows, total] = await qb.skip(w.offset).take(w.limit).getManyAndCount();
+    return toConnection(rows, total, w);
+  }
+
+  /** The viewer's own enrollments in a course, for the `enrollments` key of course JSON. */
+  viewerEnrollments(course: Course): Promise<Enrollment[]> {
+    return this.ctx.authz.courseRoles(course).then((r) => r.enrollments);
+  }
+}

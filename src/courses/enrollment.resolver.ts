@@ -1,0 +1,53 @@
+import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../graphql/context';
+import { NodeResolver, NodeType, registerNode } from '../graphql/node';
+import { mutationPayload } from '../graphql/payload';
+import { User } from '../users/user.entity';
+import { UserType } from '../users/user.types';
+import { Course } from './course.entity';
+import { courseIdArg } from './course.resolver';
+import { CourseType } from './course.types';
+import { Enrollment } from './enrollment.entity';
+import { CreateEnrollmentInput, EnrollmentPayload, EnrollmentType } from './enrollment.types';
+import { CourseSection } from './section.entity';
+import { SectionType } from './section.types';
+
+registerNode(NodeType.Enrollment, Enrollment, (ctx, id) => ctx.services.enrollments.find(id));
+
+@Resolver(() => EnrollmentType)
+export class EnrollmentResolver extends NodeResolver(NodeType.Enrollment, EnrollmentType) {
+  @Mutation(() => EnrollmentPayload)
+  createEnrollment(@Arg('input') input: CreateEnrollmentInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.enrollments.create({ ...input, courseId: courseIdArg(input.courseId) }));
+  }
+
+  @FieldResolver(() => String)
+  state(@Root() e: Enrollment): string {
+    return e.workflowState;
+  }
+
+  @FieldResolver(() => String)
+  role(@Root() e: Enrollment): string {
+    return e.type;
+  }
+
+  @FieldResolver(() => UserType, { nullable: true })
+  user(@Root() e: Enrollment, @Ctx() ctx: RequestContext): Promise<User | null> {
+    return ctx.loaders.byId(User).load(e.userId);
+  }
+
+  @FieldResolver(() => UserType, { nullable: true })
+  associatedUser(@Root() e: Enrollment, @Ctx() ctx: RequestContext): Promise<User | null> {
+    return e.associatedUserId ? ctx.loaders.byId(User).load(e.associatedUserId) : Promise.resolve(null);
+  }
+
+  @FieldResolver(() => CourseType, { nullable: true })
+  course(@Root() e: Enrollment, @Ctx() ctx: RequestContext): Promise<Course | null> {
+    return ctx.loaders.byId(Course).load(e.courseId);
+  }
+
+  @FieldResolver(() => SectionType, { nullable: true })
+  section(@Root() e: Enrollment, @Ctx() ctx: RequestContext): Promise<CourseSection | null> {
+    return ctx.loaders.byId(CourseSection).load(e.courseSectionId);
+  }
+}

@@ -1,0 +1,162 @@
+import { In, IsNull } from 'typeorm';
+import { ForbiddenError, NotFoundError, RequestError } from '../common/errors';
+import { transaction } from '../db/transaction';
+import type { RequestContext } from '../graphql/context';
+import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import type { Permission } from '../auth/permissions';
+import { Course } from './course.entity';
+import { CourseSection } from './section.entity';
+import { Enrollment, ENROLLMENT_STATES, ENROLLMENT_TYPES, EnrollmentState, EnrollmentType } from './enrollment.entity';
+
+export interface CreateEnrollmentInput {
+  courseId: string;
+  userId?: string | null;
+  type?: string | null;
+  enrollmentState?: string | null;
+  courseSectionId?: string | null;
+  associatedUserId?: string | null;
+  limitPrivilegesToCourseSection?: boolean | null;
+  startAt?: Date | null;
+  endAt?: Date | null;
+}
+
+export interface EnrollmentFilter {
+  types?: string[] | null;
+  states?: string[] | null;
+  userId?: string | null;
+  sectionId?: string | null;
+}
+
+/** Canvas's permission for adding each enrollment type. */
+const ADD_PERMISSION: Record<EnrollmentType, Permission> = {
+  StudentEnrollment: 'manage_students',
+  TeacherEnrollment: 'manage_admin_users',
+  TaEnrollment: 'manage_admin_users',
+  DesignerEnrollment: 'manage_admin_users',
+  ObserverEnrollment: 'manage_admin_users',
+};
+
+/** States listed when no state[] filter is given: the current ones, as in Canvas. */
+const DEFAULT_LIST_STATES: EnrollmentState[] = ['active', 'invited', 'creation_pending'];
+
+/** Canvas's compound state filters. */
+const STATE_ALIASES: Record<string, EnrollmentState[]> = {
+  current_and_invited: ['active', 'invited', 'creation_pending'],
+  current_and_future: ['active', 'invited', 'creation_pending'],
+  current_and_concluded: ['active', 'completed'],
+};
+
+export class EnrollmentService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  async find(id: number): Promise<Enrollment> {
+    const e = await this.ctx.loaders.byId(Enrollment).load(id);
+    if (!e || e.workflowState === 'deleted') throw new NotFoundError();
+    const course = await this.ctx.services.courses.find(e.courseId, 'read');
+    if (e.userId !== this.ctx.viewer?.id && !(await this.ctx.authz.canCourse(course, 'read_roster'))) throw new ForbiddenError();
+    return e;
+  }
+
+  async create(input: CreateEnrollmentInput): Promise<{ enrollment: Enrollment }> {
+    const course = await this.ctx.services.courses.find(input.courseId, 'read');
+    if (input.userId == null && input.type == null && input.enrollmentState == null) {
+      throw new RequestError('No parameters given');
+    }
+    if (!input.userId) {
+      throw new RequestError("Can't create an enrollment without a user. Include enrollment[user_id] to create an enrollment");
+    }
+    const type = (input.type ?? 'StudentEnrollment') as EnrollmentType;
+    if (!ENROLLMENT_TYPES.includes(type)) throw new RequestError('Invalid type');
+    if (!(await this.ctx.authz.canCourse(course, ADD_PERMISSION[type]))) throw new ForbiddenError();
+    const requested = input.enrollmentState ?? 'invited';
+    if (!['active', 'invited', 'inactive'].includes(requested)) throw new RequestError('Invalid enrollment_state');
+    if (course.workflowState === 'completed') throw new RequestError("Can't add an enrollment to a concluded course.");
+    if (input.startAt && input.endAt && input.endAt < input.startAt) throw new RequestError('end_at cannot be before start_at');
+
+    const user = await this.ctx.services.users.lookup(input.userId);
+    const section = input.courseSectionId
+      ? await this.ctx.services.sections.lookupInCourse(course, input.courseSectionId)
+      : await this.defaultSection(course);
+
+    let associatedUserId: number | null = null;
+    if (type === 'ObserverEnrollment' && input.associatedUserId) {
+      const student = await this.ctx.services.users.lookup(input.associatedUserId);
+      const isStudent = await this.ctx.ds.getRepository(Enrollment).findOneBy({
+        courseId: course.id,
+        userId: student.id,
+        type: 'StudentEnrollment',
+        workflowState: In(['active', 'invited', 'creation_pending']),
+      });
+      if (!isStudent) throw new RequestError('associated_user_id must be a student enrolled in the course');
+      if (student.id === user.id) throw new RequestError('An observer cannot observe themself');
+      associatedUserId = student.id;
+    }
+    // An invitation to an unpublished course waits until the course is published.
+    const state: EnrollmentState = requested === 'invited' && course.workflowState === 'unpublished' ? 'creation_pending' : (requested as EnrollmentState);
+
+    return transaction(this.ctx.ds, async (em) => {
+      const repo = em.getRepository(Enrollment);
+      // Enrolling the same user again with the same type, section and observee updates that enrollment.
+      const existing = await repo.findOneBy({
+        courseId: course.id,
+        userId: user.id,
+        type,
+        courseSectionId: section.id,
+        associatedUserId: associatedUserId ?? IsNull(),
+      });
+      const enrollment = existing ?? repo.create({ courseId: course.id, userId: user.id, type, courseSectionId: section.id, rootAccountId: course.rootAccountId, associatedUserId });
+      Object.assign(enrollment, {
+        workflowState: state,
+        limitPrivilegesToCourseSection: Boolean(input.limitPrivilegesToCourseSection),
+        startAt: input.startAt ?? null,
+        endAt: input.endAt ?? null,
+      });
+      return { enrollment: await repo.save(enrollment) };
+    });
+  }
+
+  private async defaultSection(course: Course) {
+    const sections = await this.ctx.ds.getRepository(CourseSection).find({
+      where: { courseId: course.id, workflowState: 'active' },
+      order: { defaultSection: 'DESC', id: 'ASC' },
+      take: 1,
+    });
+    if (!sections[0]) throw new NotFoundError();
+    return sections[0];
+  }
+
+  /** A course's enrollments, by id. Students with section-limited privileges see only their sections. */
+  async listForCourse(course: Course, filter: EnrollmentFilter & { first?: number | null; after?: string | null }): Promise<ConnectionResult<Enrollment>> {
+    if (!(await this.ctx.authz.canCourse(course, 'read_roster'))) throw new ForbiddenError();
+    const states = new Set<string>();
+    for (const s of filter.states ?? []) {
+      if (STATE_ALIASES[s]) STATE_ALIASES[s].forEach((x) => states.add(x));
+      else if ((ENROLLMENT_STATES as readonly string[]).includes(s)) states.add(s);
+      else throw new RequestError(`Invalid state ${s}`);
+    }
+    const types = (filter.types ?? []).map((t) => t);
+    for (const t of types) if (!(ENROLLMENT_TYPES as readonly string[]).includes(t)) throw new RequestError(`Invalid type ${t}`);
+    const w = pageWindow(filter);
+    const qb = this.ctx.ds
+      .getRepository(Enrollment)
+      .createQueryBuilder('e')
+      .where('e.course_id = :cid', { cid: course.id })
+      .andWhere('e.workflow_state IN (:...states)', { states: states.size ? [...states] : DEFAULT_LIST_STATES });
+    if (types.length) qb.andWhere('e.type IN (:...types)', { types });
+    if (filter.userId) qb.andWhere('e.user_id = :uid', { uid: (await this.ctx.services.users.lookup(filter.userId)).id });
+    if (filter.sectionId) qb.andWhere('e.course_section_id = :sid', { sid: (await this.ctx.services.sections.lookupInCourse(course, filter.sectionId)).id });
+    const limited = await this.limitedSections(course);
+    if (limited) qb.andWhere('e.course_section_id IN (:...limited)', { limited });
+    const [rows, total] = await qb.orderBy('e.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
+    return toConnection(rows, total, w);
+  }
+
+  /** Section ids a viewer whose every enrollment limits privileges to its section may see; null for no limit. */
+  private async limitedSections(course: Course): Promise<number[] | null> {
+    const roles = await this.ctx.authz.courseRoles(course);
+    if (roles.admin) return null;
+    const active = roles.enrollments.filter((e) => e.workflowState === 'active');
+    if (!active.length || !active.every((e) => e.limitPrivilegesToCourseSection)) return null;
+    return active.map((e) => e.courseSectionId);
+  }
+}

@@ -1,0 +1,30 @@
+import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../graphql/context';
+import { NodeResolver, NodeType, registerNode } from '../graphql/node';
+import { mutationPayload } from '../graphql/payload';
+import { Course } from './course.entity';
+import { courseIdArg } from './course.resolver';
+import { CourseType } from './course.types';
+import { CourseSection } from './section.entity';
+import { CreateSectionInput, SectionPayload, SectionType } from './section.types';
+
+registerNode(NodeType.Section, CourseSection, (ctx, id) => ctx.services.sections.find(id));
+
+@Resolver(() => SectionType)
+export class SectionResolver extends NodeResolver(NodeType.Section, SectionType) {
+  @Mutation(() => SectionPayload)
+  createSection(@Arg('input') input: CreateSectionInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.sections.create({ ...input, courseId: courseIdArg(input.courseId) }));
+  }
+
+  @FieldResolver(() => CourseType, { nullable: true })
+  course(@Root() s: CourseSection, @Ctx() ctx: RequestContext): Promise<Course | null> {
+    return ctx.loaders.byId(Course).load(s.courseId);
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async sisSectionId(@Root() s: CourseSection, @Ctx() ctx: RequestContext): Promise<string | null> {
+    const course = await ctx.loaders.byId(Course).load(s.courseId);
+    return course && (await ctx.authz.canCourse(course, 'read_sis')) ? s.sisSectionId : null;
+  }
+}

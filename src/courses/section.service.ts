@@ -1,0 +1,86 @@
+import { ForbiddenError, NotFoundError, Validator } from '../common/errors';
+import { parseIdParam } from '../common/ids';
+import { transaction } from '../db/transaction';
+import type { RequestContext } from '../graphql/context';
+import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { Course } from './course.entity';
+import { CourseSection } from './section.entity';
+
+export interface CreateSectionInput {
+  courseId: string;
+  name?: string | null;
+  sisSectionId?: string | null;
+  integrationId?: string | null;
+  startAt?: Date | null;
+  endAt?: Date | null;
+  restrictEnrollmentsToSectionDates?: boolean | null;
+}
+
+export class SectionService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  /** A live section of the course by id or sis_section_id:; sections of other courses are not found. */
+  async lookupInCourse(course: Course, raw: string | number): Promise<CourseSection> {
+    const p = parseIdParam(raw, ['sis_section_id']);
+    const section =
+      p.kind === 'id'
+        ? await this.ctx.loaders.byId(CourseSection).load(p.id)
+        : await this.ctx.ds.getRepository(CourseSection).findOneBy({ courseId: course.id, sisSectionId: p.kind === 'prefixed' ? p.value : '' });
+    if (!section || section.courseId !== course.id || section.workflowState === 'deleted') throw new NotFoundError();
+    return section;
+  }
+
+  async find(id: number): Promise<CourseSection> {
+    const section = await this.ctx.loaders.byId(CourseSection).load(id);
+    if (!section || section.workflowState === 'deleted') throw new NotFoundError();
+    await this.ctx.services.courses.find(section.courseId, 'read');
+    return section;
+  }
+
+  async create(input: CreateSectionInput): Promise<{ section: CourseSection }> {
+    const course = await this.ctx.services.courses.find(input.courseId, 'read');
+    if (!(await this.ctx.authz.canCourse(course, 'manage_sections'))) throw new ForbiddenError();
+    const name = (input.name ?? '').trim();
+    const v = new Validator()
+      .check(name.length > 0, 'name', 'blank', "can't be blank")
+      .check(name.length <= 255, 'name', 'too_long', 'is too long (maximum is 255 characters)');
+    if (input.startAt && input.endAt && input.endAt < input.startAt) v.add('end_at', 'invalid', "End date can't be before start date");
+    const canSis = await this.ctx.authz.canCourse(course, 'manage_sis');
+    if (canSis && input.sisSectionId) {
+      const clash = await this.ctx.ds.getRepository(CourseSection).findOneBy({ rootAccountId: course.rootAccountId, sisSectionId: input.sisSectionId });
+      if (clash) v.add('sis_source_id', 'taken', `SIS ID "${input.sisSectionId}" is already in use`);
+    }
+    v.throwIfInvalid();
+    return transaction(this.ctx.ds, async (em) => {
+      const repo = em.getRepository(CourseSection);
+      const section = await repo.save(
+        repo.create({
+          courseId: course.id,
+          rootAccountId: course.rootAccountId,
+          name,
+          sisSectionId: canSis ? input.sisSectionId || null : null,
+          integrationId: canSis ? input.integrationId || null : null,
+          startAt: input.startAt ?? null,
+          endAt: input.endAt ?? null,
+          restrictEnrollmentsToSectionDates: Boolean(input.restrictEnrollmentsToSectionDates),
+          defaultSection: false,
+          workflowState: 'active',
+        }),
+      );
+      return { section };
+    });
+  }
+
+  /** Sections of a course, by id; visible to anyone who may read its roster. */
+  async listForCourse(course: Course, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<CourseSection>> {
+    if (!(await this.ctx.authz.canCourse(course, 'read_roster'))) throw new ForbiddenError();
+    const w = pageWindow(args);
+    const [rows, total] = await this.ctx.ds.getRepository(CourseSection).findAndCount({
+      where: { courseId: course.id, workflowState: 'active' },
+      order: { id: 'ASC' },
+      skip: w.offset,
+      take: w.limit,
+    });
+    return toConnection(rows, total, w);
+  }
+}

@@ -1,0 +1,57 @@
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Node } from '../graphql/node';
+import { ValidationErrorType } from '../graphql/payload';
+import { Connection } from '../graphql/relay';
+import { DateTimeScalar } from '../graphql/scalars';
+
+@ObjectType('Section', { implements: Node })
+export class SectionType extends Node {
+  @Field(() => ID)
+  _id: string;
+  @Field()
+  name: string;
+  @Field(() => ID)
+  courseId: number;
+  @Field(() => String, { nullable: true })
+  sisSectionId: string | null;
+  @Field(() => String, { nullable: true })
+  integrationId: string | null;
+  @Field(() => DateTimeScalar, { nullable: true })
+  startAt: Date | null;
+  @Field(() => DateTimeScalar, { nullable: true })
+  endAt: Date | null;
+  @Field()
+  restrictEnrollmentsToSectionDates: boolean;
+  @Field()
+  defaultSection: boolean;
+  @Field(() => DateTimeScalar)
+  createdAt: Date;
+}
+
+export const SectionConnection = Connection('Section', SectionType);
+
+@InputType()
+export class CreateSectionInput {
+  @Field(() => ID)
+  courseId: string;
+  @Field(() => String, { nullable: true })
+  name?: string | null;
+  @Field(() => String, { nullable: true, description: 'Needs manage_sis; ignored otherwise.' })
+  sisSectionId?: string | null;
+  @Field(() => String, { nullable: true })
+  integrationId?: string | null;
+  @Field(() => DateTimeScalar, { nullable: true })
+  startAt?: Date | null;
+  @Field(() => DateTimeScalar, { nullable: true })
+  endAt?: Date | null;
+  @Field(() => Boolean, { nullable: true })
+  restrictEnrollmentsToSectionDates?: boolean | null;
+}
+
+@ObjectType()
+export class SectionPayload {
+  @Field(() => SectionType, { nullable: true })
+  section?: unknown;
+  @Field(() => [ValidationErrorType], { nullable: true })
+  errors: ValidationErrorType[] | null;
+}

@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { migrations } from '../../migrations';
+import { entities } from './entities';
+import { SnakeNamingStrategy } from './naming';
+import { CountingLogger } from './query-counter';
+
+export type DbKind = 'sqlite' | 'mysql';
+
+export function dbKind(url: string): DbKind {
+  return url.startsWith('mysql://') ? 'mysql' : 'sqlite';
+}
+
+/** Builds TypeORM options from DATABASE_URL: `sqlite:<path>`, `sqlite::memory:` or `mysql://…/db`. */
+export function dataSourceOptions(url: string, onDbError?: (msg: string) => void): DataSourceOptions {
+  const common = {
+    entities,
+    migrations,
+    namingStrategy: new SnakeNamingStrategy(),
+    logging: ['query', 'error', 'warn'] as ('query' | 'error' | 'warn')[],
+    logger: new CountingLogger(onDbError),
+    synchronize: false,
+    migrationsRun: false,
+  };
+  if (dbKind(url) === 'mysql') {
+    return {
+      ...common,
+      type: 'mysql',
+      url,
+      timezone: 'Z',
+      charset: 'utf8mb4_unicode_ci',
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      extra: { connectionLimit: 10 },
+    };
+  }
+  const file = url.slice('sqlite:'.length);
+  const database = file === ':memory:' ? ':memory:' : path.resolve(file);
+  if (database !== ':memory:') fs.mkdirSync(path.dirname(database), { recursive: true });
+  return {
+    ...common,
+    type: 'better-sqlite3',
+    database,
+    // WAL lets readers proceed while a writer commits; busy_timeout rides out short write locks.
+    prepareDatabase: (db: { pragma(s: string): unknown }) => {
+      db.pragma('journal_mode = WAL');
+      db.pragma('busy_timeout = 5000');
+    },
+  };
+}
+
+/** For MySQL, creates the database named in the URL when it does not exist yet. */
+export async function ensureDatabaseExists(url: string): Promise<void> {
+  if (dbKind(url) !== 'mysql') return;
+  const u = new URL(url);
+  const name = decodeURIComponent(u.pathname.slice(1));
+  u.pathname = '/';
+  const admin = new DataSource({ type: 'mysql', url: u.toString() });
+  await admin.initialize();
+  try {
+    await admin.query(
+      `CREATE DATABASE IF NOT EXISTS \`${name.replace(/`/g, '')}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    );
+  } finally {
+    await admin.destroy();
+  }
+}
+
+export async function openDatabase(url: string, onDbError?: (msg: string) => void): Promise<DataSource> {
+  await ensureDatabaseExists(url);
+  const ds = new DataSource(dataSourceOptions(url, onDbError));
+  await ds.initialize();
+  return ds;
+}

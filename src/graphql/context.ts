@@ -1,0 +1,50 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { DataSource } from 'typeorm';
+import { Authz } from '../auth/authz';
+import type { AccessToken } from '../auth/access-token.entity';
+import type { User } from '../users/user.entity';
+import type { AppServices } from '../app-services';
+import { Loaders } from './loaders';
+import { Services } from '../services';
+
+/** Everything a resolver needs for one request, whichever door (REST, GraphQL, graphql-ws) it came through. */
+export interface RequestContext {
+  ds: DataSource;
+  app: AppServices;
+  /** The user the request acts as (the masqueraded user when as_user_id is used). */
+  viewer: User | null;
+  /** The user who authenticated; differs from viewer while masquerading. */
+  realUser: User | null;
+  token: AccessToken | null;
+  loaders: Loaders;
+  authz: Authz;
+  services: Services;
+  /** Absolute base URL the client used, for Link headers and html_url fields. */
+  baseUrl: string;
+  log: FastifyBaseLogger;
+}
+
+export function createContext(args: {
+  app: AppServices;
+  viewer: User | null;
+  realUser?: User | null;
+  token?: AccessToken | null;
+  baseUrl: string;
+  log: FastifyBaseLogger;
+}): RequestContext {
+  const { app } = args;
+  const loaders = new Loaders(app.ds);
+  const ctx = {
+    ds: app.ds,
+    app,
+    viewer: args.viewer,
+    realUser: args.realUser ?? args.viewer,
+    token: args.token ?? null,
+    loaders,
+    authz: new Authz(app.ds, args.viewer, loaders),
+    baseUrl: args.baseUrl,
+    log: args.log,
+  } as RequestContext;
+  ctx.services = new Services(ctx);
+  return ctx;
+}

@@ -1,0 +1,35 @@
+import { Arg, Ctx, ID, Query, Resolver } from 'type-graphql';
+import { DomainError } from '../common/errors';
+import type { RequestContext } from './context';
+import { Node, nodeEntry, NodeType } from './node';
+import { fromGlobalId } from './relay';
+
+@Resolver()
+export class NodeResolverRoot {
+  @Query(() => Node, { nullable: true, description: 'Any object by its global id; null when missing or not visible.' })
+  node(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<object | null> {
+    const g = fromGlobalId(id);
+    return g ? this.load(ctx, g.type, Number(g.id)) : Promise.resolve(null);
+  }
+
+  @Query(() => Node, { nullable: true, description: 'An object by type and numeric id; null when missing or not visible.' })
+  legacyNode(
+    @Arg('type', () => NodeType) type: NodeType,
+    @Arg('_id', () => ID) legacyId: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<object | null> {
+    return /^\d{1,15}$/.test(legacyId) ? this.load(ctx, type, Number(legacyId)) : Promise.resolve(null);
+  }
+
+  private async load(ctx: RequestContext, type: string, id: number): Promise<object | null> {
+    const entry = nodeEntry(type);
+    if (!entry) return null;
+    try {
+      return await entry.load(ctx, id);
+    } catch (e) {
+      // As in Canvas, an object the viewer may not see is simply absent here.
+      if (e instanceof DomainError) return null;
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { ClassType, Field, FieldResolver, ID, InterfaceType, registerEnumType, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from './context';
+import { toGlobalId } from './relay';
+
+/** Types reachable through legacyNode(type:, _id:), as in Canvas's NodeType enum. */
+export enum NodeType {
+  Account = 'Account',
+  User = 'User',
+  Course = 'Course',
+  Section = 'Section',
+  Enrollment = 'Enrollment',
+}
+registerEnumType(NodeType, { name: 'NodeType' });
+
+interface NodeEntry {
+  entity: ClassType;
+  load: (ctx: RequestContext, id: number) => Promise<object | null>;
+}
+const registry = new Map<string, NodeEntry>();
+const typeOfEntity = new Map<unknown, string>();
+
+/** Each area registers its node types: how to load one visibly for the viewer. */
+export function registerNode(typeName: NodeType, entity: ClassType, load: NodeEntry['load']): void {
+  registry.set(typeName, { entity, load });
+  typeOfEntity.set(entity, typeName);
+}
+
+export function nodeEntry(typeName: string): NodeEntry | undefined {
+  return registry.get(typeName);
+}
+
+@InterfaceType('Node', {
+  resolveType: (value: object) => typeOfEntity.get(value.constructor),
+})
+export abstract class Node {
+  @Field(() => ID, { description: 'Global Relay id.' })
+  id: string;
+}
+
+/** Base resolver giving a node type its global `id` and numeric `_id` (as a string, as Canvas does). */
+export function NodeResolver(typeName: NodeType, type: ClassType) {
+  @Resolver(() => type)
+  abstract class NodeFields {
+    @FieldResolver(() => ID)
+    id(@Root() root: { id: number }): string {
+      return toGlobalId(typeName, root.id);
+    }
+
+    @FieldResolver(() => ID, { description: 'Numeric (legacy) id.' })
+    _id(@Root() root: { id: number }): string {
+      return String(root.id);
+    }
+  }
+  return NodeFields;
+}

@@ -1,0 +1,51 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { IncomingMessage, Server } from 'node:http';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { AppServices } from '../app-services';
+import { authenticate, bearerToken } from '../auth/authenticate';
+import { User } from '../users/user.entity';
+import { AccessToken } from '../auth/access-token.entity';
+import { createContext } from './context';
+
+interface ConnectionExtra {
+  request: IncomingMessage;
+  viewer?: User;
+  token?: AccessToken;
+}
+
+/**
+ * graphql-ws on the same port and path as HTTP GraphQL. The token comes in connection_init
+ * (`{"Authorization": "Bearer …"}`); a missing or bad one closes the socket with 4403.
+ */
+export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBaseLogger) {
+  const wss = new WebSocketServer({ server, path: '/graphql' });
+  const disposable = useServer<Record<string, unknown>, Partial<ConnectionExtra>>(
+    {
+      schema: app.schema,
+      onConnect: async (ctx) => {
+        const params = ctx.connectionParams ?? {};
+        const header = (params.Authorization ?? params.authorization) as string | undefined;
+        const auth = await authenticate(app.ds, app.tokenKey, bearerToken(header));
+        if (auth.kind !== 'ok') return false;
+        Object.assign(ctx.extra as object, { viewer: auth.user, token: auth.token });
+        return true;
+      },
+      // A fresh context (and loader cache) per operation: a connection lives far longer than a request.
+      context: (ctx) => {
+        const extra = ctx.extra as ConnectionExtra;
+        const proto = (extra.request.headers['x-forwarded-proto'] as string | undefined) ?? 'http';
+        return createContext({ app, viewer: extra.viewer ?? null, token: extra.token ?? null, baseUrl: `${proto}://${extra.request.headers.host}`, log });
+      },
+    },
+    wss,
+  );
+  return {
+    wss,
+    async close(): Promise<void> {
+      for (const client of wss.clients) client.close(1001, 'Server shutting down');
+      await disposable.dispose();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { RequestContext } from '../graphql/context';
+import type { PageRequest } from './pagination';
+import type { ParamTree } from './params';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** What a route's variable builder and presenter see of the request. */
+export interface RestInput {
+  params: ParamTree;
+  ctx: RequestContext;
+  page: PageRequest | null;
+}
+
+/**
+ * One row of the compatibility table: a Canvas path, the GraphQL operation of our own schema it
+ * runs, how params become variables, and how the result becomes Canvas JSON.
+ */
+export interface RestRoute {
+  method: HttpMethod;
+  path: string;
+  /** GraphQL document; fragments it spreads are appended from the fragment registry. */
+  operation: string;
+  variables?: (input: RestInput) => Record<string, unknown>;
+  /** Dotted path from the operation's data to the result, e.g. `account.usersConnection`. */
+  root: string;
+  /** For mutation payloads: the key inside the payload holding the object. */
+  payloadKey?: string;
+  /** The root field is a connection: Canvas pagination with a Link header. */
+  list?: boolean | { defaultPerPage?: number; maxPerPage?: number; bookmark?: boolean };
+  /** Canvas body for payload validation errors, when the endpoint nests them differently. */
+  validationBody?: (fields: import('../common/errors').FieldError[]) => unknown;
+  /** Shapes one object (or each list node) as Canvas JSON. */
+  present?: (value: any, input: RestInput) => unknown;
+  status?: number;
+  /** Allowed without a token (the viewer is then null). */
+  anonymous?: boolean;
+}
+
+const fragments = new Map<string, string>();
+
+/** Registers a reusable fragment (usually the Canvas JSON shape of a type, written with aliases). */
+export function defineFragment(text: string): string {
+  const m = /fragment\s+(\w+)\s+on/.exec(text);
+  if (!m) throw new Error(`not a fragment: ${text.slice(0, 40)}`);
+  fragments.set(m[1], text);
+  return m[1];
+}
+
+/** The operation with every fragment it (transitively) spreads appended. */
+export function withFragments(operation: string): string {
+  const needed = new Set<string>();
+  const visit = (text: string) => {
+    for (const m of text.matchAll(/\.\.\.\s*(\w+)/g)) {
+      const name = m[1];
+      if (name === 'on' || needed.has(name) || !fragments.has(name)) continue;
+      needed.add(name);
+      visit(fragments.get(name)!);
+    }
+  };
+  visit(operation);
+  return [operation, ...[...needed].map((n) => fragments.get(n)!)].join('\n');
+}

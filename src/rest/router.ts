@@ -1,0 +1,136 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GraphQLError, parse, validate } from 'graphql';
+import { compileQuery, isCompiledQuery, CompiledQuery } from 'graphql-jit';
+import type { AppServices } from '../app-services';
+import { bearerToken } from '../auth/authenticate';
+import { isRestError, requestContext } from '../auth/request-auth';
+import { DomainError } from '../common/errors';
+import { domainToRest, graphqlErrorToRest, INTERNAL_BODY, RestError, validationBody } from './errors';
+import { bookmarkLinkHeader, connectionArgs, decodeBookmark, linkHeader, pageRequest, PageRequest } from './pagination';
+import { mergeParams, ParamTree, parsePairs, parseQueryString, str } from './params';
+import { stringifyIds } from './present';
+import { RestInput, RestRoute, withFragments } from './route';
+
+const STRING_IDS = 'application/json+canvas-string-ids';
+
+interface CompiledRoute {
+  route: RestRoute;
+  compiled: CompiledQuery;
+}
+
+/** Compiles a route's operation once, failing at start-up if it does not validate against the schema. */
+function compileRoute(app: AppServices, route: RestRoute): CompiledRoute {
+  const doc = parse(withFragments(route.operation));
+  const errors = validate(app.schema, doc);
+  if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
+  const compiled = compileQuery(app.schema, doc);
+  if (!isCompiledQuery(compiled)) throw new Error(`REST route ${route.method} ${route.path} did not compile`);
+  return { route, compiled };
+}
+
+const dig = (data: unknown, path: string): any => path.split('.').reduce((v: any, k) => (v == null ? v : v[k]), data);
+
+export function requestParams(req: FastifyRequest): ParamTree {
+  const rawQuery = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
+  let params = parseQueryString(rawQuery);
+  const body = req.body as unknown;
+  if (body && typeof body === 'object') params = mergeParams(params, body);
+  // Path params win over anything in the query or body.
+  return mergeParams(params, req.params);
+}
+
+export function baseUrl(req: FastifyRequest): string {
+  return `${req.protocol}://${req.host}`;
+}
+
+export function sendRestError(reply: FastifyReply, err: RestError): FastifyReply {
+  if (err.headers) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  return reply.code(err.status).send(err.body);
+}
+
+export function registerRestRoutes(fastify: FastifyInstance, app: AppServices, routes: RestRoute[]): void {
+  for (const route of routes) {
+    const compiled = compileRoute(app, route);
+    fastify.route({
+      method: route.method,
+      url: route.path,
+      handler: (req, reply) => handle(app, compiled, req, reply),
+    });
+  }
+}
+
+async function handle(app: AppServices, { route, compiled }: CompiledRoute, req: FastifyRequest, reply: FastifyReply) {
+  reply.type('application/json; charset=utf-8');
+  const params = requestParams(req);
+  const ctx = await requestContext(app, {
+    token: bearerToken(req.headers.authorization, params.access_token),
+    asUserId: str(params.as_user_id) ?? null,
+    requireUser: !route.anonymous,
+    baseUrl: baseUrl(req),
+    log: req.log,
+  });
+  if (isRestError(ctx)) return sendRestError(reply, ctx);
+
+  const listOpts = typeof route.list === 'object' ? route.list : {};
+  let page: PageRequest | null = null;
+  let pageArgs: Record<string, unknown> = {};
+  try {
+    if (route.list) {
+      if (listOpts.bookmark) {
+        const perPage = pageRequest({ per_page: params.per_page }, listOpts.defaultPerPage, listOpts.maxPerPage).perPage;
+        const after = decodeBookmark(params.page);
+        page = { page: 1, perPage };
+        pageArgs = { first: perPage, after };
+      } else {
+        page = pageRequest(params, listOpts.defaultPerPage, listOpts.maxPerPage);
+        pageArgs = connectionArgs(page);
+      }
+    }
+  } catch (e) {
+    if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));
+    throw e;
+  }
+
+  const input: RestInput = { params, ctx, page };
+  let variables: Record<string, unknown>;
+  try {
+    variables = { ...(route.variables?.(input) ?? {}), ...pageArgs };
+  } catch (e) {
+    if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));
+    throw e;
+  }
+  const result = await compiled.query(undefined, ctx, variables);
+  if (result.errors?.length) {
+    const mapped = graphqlErrorToRest(result.errors[0] as GraphQLError);
+    if (mapped) return sendRestError(reply, mapped);
+    logUnexpected(req, result.errors[0] as GraphQLError);
+    return reply.code(500).send(INTERNAL_BODY);
+  }
+
+  let value = dig(result.data, route.root);
+  if (route.payloadKey) {
+    if (value?.errors?.length) {
+      return reply.code(400).send(route.validationBody ? route.validationBody(value.errors) : validationBody(value.errors));
+    }
+    value = value?.[route.payloadKey];
+  }
+  let body: unknown;
+  if (route.list) {
+    const nodes: unknown[] = value?.nodes ?? [];
+    body = nodes.map((n) => (route.present ? route.present(n, input) : n));
+    const path = req.url.split('?')[0];
+    const rawQuery = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
+    if (listOpts.bookmark) reply.header('Link', bookmarkLinkHeader(baseUrl(req), path, rawQuery, page!.perPage, pageArgs.after as string | null, value?.pageInfo));
+    else reply.header('Link', linkHeader(baseUrl(req), path, rawQuery, page!, value?.totalCount ?? null));
+  } else {
+    body = route.present ? route.present(value, input) : value;
+  }
+  if (String(req.headers.accept ?? '').includes(STRING_IDS)) body = stringifyIds(body);
+  return reply.code(route.status ?? 200).send(body);
+}
+
+function logUnexpected(req: FastifyRequest, err: GraphQLError): void {
+  // Message and location only: no stack, no variables (they can carry personal data).
+  req.log.error({ err: { name: err.originalError?.name ?? 'GraphQLError', message: err.originalError?.message ?? err.message }, path: err.path }, 'unexpected error in REST route');
+}
+

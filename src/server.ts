@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { ApolloServer } from '@apollo/server';
+import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import multipart from '@fastify/multipart';
+import Fastify, { FastifyInstance, LogController } from 'fastify';
+import { GraphQLError, GraphQLFormattedError } from 'graphql';
+import type { AppServices } from './app-services';
+import { bearerToken } from './auth/authenticate';
+import { isRestError, requestContext } from './auth/request-auth';
+import { DomainError } from './common/errors';
+import type { RequestContext } from './graphql/context';
+import { attachGraphqlWs } from './graphql/ws';
+import { INTERNAL_BODY } from './rest/errors';
+import { parsePairs } from './rest/params';
+import { baseUrl, registerRestRoutes } from './rest/router';
+import { restRoutes } from './rest/routes';
+
+export interface BuiltServer {
+  fastify: FastifyInstance;
+  close(): Promise<void>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Only a stable public shape leaves the server: message, path and code; never a stack. */
+function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = error instanceof GraphQLError ? error.originalError : undefined;
+  if (original && !(original instanceof DomainError) && original.name !== 'GraphQLError' && original.name !== 'ArgumentValidationError') {
+    return { message: 'An error occurred.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  }
+  const { stacktrace: _drop, ...extensions } = (formatted.extensions ?? {}) as Record<string, unknown>;
+  return { ...formatted, extensions };
+}
+
+export async function buildServer(app: AppServices): Promise<BuiltServer> {
+  const fastify = Fastify({
+    logger: {
+      level: app.config.LOG_LEVEL,
+      // Credentials never reach a log line, even if a future log call includes headers.
+      redact: ['req.headers.authorization', 'headers.authorization', '*.access_token', '*.token', '*.password', '*.shared_secret'],
+    },
+    // One line per request, written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    trustProxy: true,
+    forceCloseConnections: 'idle',
+  });
+
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 10 * 1024 * 1024 }, (_req, body, done) => {
+    done(null, parsePairs(new URLSearchParams(body as string)));
+  });
+  await fastify.register(multipart, { limits: { fileSize: 500 * 1024 * 1024, fields: 1000 } });
+  // Multipart fields go through the same Rack parsing as forms; file parts are read by upload routes.
+  fastify.addHook('preValidation', async (req) => {
+    if (!req.isMultipart() || req.url.startsWith('/graphql')) return;
+    const pairs: [string, string][] = [];
+    for await (const part of req.parts()) {
+      if (part.type === 'field') pairs.push([part.fieldname, String(part.value)]);
+      else await part.toBuffer();
+    }
+    req.body = parsePairs(pairs);
+  });
+
+  fastify.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+  fastify.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      { method: req.method, path: req.url.split('?')[0], status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  });
+
+  fastify.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) {
+      req.log.error({ err: { name: err.name, message: err.message } }, 'unhandled error');
+      return reply.code(500).type('application/json; charset=utf-8').send(INTERNAL_BODY);
+    }
+    return reply.code(status).type('application/json; charset=utf-8').send({ errors: [{ message: err.message }] });
+  });
+  fastify.setNotFoundHandler((_req, reply) =>
+    reply.code(404).type('application/json; charset=utf-8').send({ errors: [{ message: 'An error occurred.', error_code: 'not_found' }] }),
+  );
+
+  fastify.get('/health/live', async () => ({ status: 'ok' }));
+  fastify.get('/health/ready', async (_req, reply) => {
+    try {
+      await app.ds.query('SELECT 1');
+      return { status: 'ok', database: 'ok' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
+    }
+  });
+
+  registerRestRoutes(fastify, app, restRoutes);
+
+  const apollo = new ApolloServer<RequestContext>({
+    schema: app.schema,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatGraphqlError,
+    plugins: [fastifyApolloDrainPlugin(fastify)],
+  });
+  await apollo.start();
+  await fastify.register(fastifyApollo(apollo), {
+    path: '/graphql',
+    method: ['GET', 'POST', 'OPTIONS'],
+    context: async (req) => {
+      const ctx = await requestContext(app, {
+        token: bearerToken(req.headers.authorization),
+        requireUser: false,
+        baseUrl: baseUrl(req),
+        log: req.log,
+      });
+      if (isRestError(ctx)) {
+        throw new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+      }
+      return ctx;
+    },
+  });
+
+  const ws = attachGraphqlWs(fastify.server, app, fastify.log);
+
+  return {
+    fastify,
+    async close() {
+      await ws.close();
+      await fastify.close();
+    },
+  };
+}

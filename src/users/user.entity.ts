@@ -1,0 +1,30 @@
+import { Entity } from 'typeorm';
+import { NullableString, StringColumn, Timestamped } from '../db/columns';
+
+@Entity('users')
+export class User extends Timestamped {
+  @StringColumn()
+  name: string;
+
+  @StringColumn()
+  shortName: string;
+
+  @StringColumn()
+  sortableName: string;
+
+  /** registered | pre_registered | deleted */
+  @StringColumn(32, { default: 'registered' })
+  workflowState: string;
+
+  @StringColumn(40)
+  uuid: string;
+
+  @NullableString(64)
+  timeZone: string | null;
+
+  @NullableString(16)
+  locale: string | null;
+
+  @NullableString(1024)
+  avatarImageUrl: string | null;
+}

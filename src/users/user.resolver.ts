@@ -1,0 +1,70 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../graphql/context';
+import { NodeResolver, NodeType, registerNode } from '../graphql/node';
+import { mutationPayload } from '../graphql/payload';
+import { User } from './user.entity';
+import { CreateUserInput, CreateUserPayload, UserType } from './user.types';
+
+registerNode(NodeType.User, User, (ctx, id) => ctx.services.users.find(id));
+
+const splitName = (name: string) => {
+  const parts = name.trim().split(/\s+/);
+  return parts.length < 2 ? { first: parts[0] ?? '', last: '' } : { first: parts.slice(0, -1).join(' '), last: parts[parts.length - 1] };
+};
+
+@Resolver(() => UserType)
+export class UserResolver extends NodeResolver(NodeType.User, UserType) {
+  @Query(() => UserType, { nullable: true, description: 'The current user.' })
+  viewer(@Ctx() ctx: RequestContext): User | null {
+    return ctx.viewer;
+  }
+
+  @Query(() => UserType, { description: 'A user by id, global id, `self` or sis_user_id:…' })
+  user(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<User> {
+    return ctx.services.users.find(id);
+  }
+
+  @Mutation(() => CreateUserPayload, { description: 'Creates a user with a login in an account (admins).' })
+  createUser(@Arg('input') input: CreateUserInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.users.create(input));
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  firstName(@Root() u: User): string {
+    return splitName(u.name).first;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  lastName(@Root() u: User): string {
+    return splitName(u.name).last;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  avatarUrl(@Root() u: User, @Ctx() ctx: RequestContext): string {
+    return u.avatarImageUrl ?? `${ctx.baseUrl}/images/messages/avatar-50.png`;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async loginId(@Root() u: User, @Ctx() ctx: RequestContext): Promise<string | null> {
+    if (!(await ctx.services.users.canSeeLoginDetails(u))) return null;
+    return (await ctx.services.users.primaryLogin(u))?.uniqueId ?? null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async email(@Root() u: User, @Ctx() ctx: RequestContext): Promise<string | null> {
+    const login = await this.loginId(u, ctx);
+    return login && login.includes('@') ? login : null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async sisUserId(@Root() u: User, @Ctx() ctx: RequestContext): Promise<string | null> {
+    if (!(await ctx.services.users.canAdminister(u))) return null;
+    return (await ctx.services.users.primaryLogin(u))?.sisUserId ?? null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async integrationId(@Root() u: User, @Ctx() ctx: RequestContext): Promise<string | null> {
+    if (!(await ctx.services.users.canAdminister(u))) return null;
+    return (await ctx.services.users.primaryLogin(u))?.integrationId ?? null;
+  }
+}

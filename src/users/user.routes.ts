@@ -1,0 +1,77 @@
+import { defineFragment, RestRoute } from '../rest/route';
+import { str, toBool, tree } from '../rest/params';
+import { numericIds, omitNull } from '../rest/present';
+import { validationBody } from '../rest/errors';
+import type { FieldError } from '../common/errors';
+
+defineFragment(`fragment UserJson on User {
+  id: _id name created_at: createdAt sortable_name: sortableName short_name: shortName
+  first_name: firstName last_name: lastName sis_user_id: sisUserId integration_id: integrationId
+  login_id: loginId email avatar_url: avatarUrl locale time_zone: timeZone uuid
+}`);
+
+export const presentUser = (u: Record<string, unknown>) =>
+  omitNull(numericIds(u, ['id']), ['sis_user_id', 'integration_id', 'login_id', 'email']);
+
+/** Canvas nests user-create errors per object: user, pseudonym, observee, pairing_code. */
+export function userCreateErrors(fields: FieldError[]) {
+  const pseudonymFields = new Set(['unique_id', 'sis_user_id', 'password']);
+  return {
+    errors: {
+      user: validationBody(fields.filter((f) => !pseudonymFields.has(f.attribute))).errors,
+      pseudonym: validationBody(fields.filter((f) => pseudonymFields.has(f.attribute))).errors,
+      observee: {},
+      pairing_code: {},
+      recaptcha: null,
+    },
+  };
+}
+
+export const userRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/accounts/:account_id/users',
+    operation: `mutation($input: CreateUserInput!) { createUser(input: $input) { user { ...UserJson } errors { attribute type message } } }`,
+    variables: ({ params }) => {
+      const user = tree(params.user);
+      const login = tree(params.pseudonym);
+      return {
+        input: {
+          accountId: str(params.account_id),
+          name: str(user.name),
+          shortName: str(user.short_name),
+          sortableName: str(user.sortable_name),
+          timeZone: str(user.time_zone),
+          locale: str(user.locale),
+          skipRegistration: toBool(user.skip_registration),
+          uniqueId: str(login.unique_id),
+          sisUserId: str(login.sis_user_id),
+          integrationId: str(login.integration_id),
+        },
+      };
+    },
+    root: 'createUser',
+    payloadKey: 'user',
+    validationBody: userCreateErrors,
+    present: presentUser,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/accounts/:account_id/users',
+    operation: `query($id: ID!, $first: Int, $after: String, $searchTerm: String) {
+      account(id: $id) { usersConnection(first: $first, after: $after, searchTerm: $searchTerm) {
+        nodes { ...UserJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+    variables: ({ params }) => ({ id: str(params.account_id), searchTerm: str(params.search_term) }),
+    root: 'account.usersConnection',
+    list: true,
+    present: presentUser,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/users/:id',
+    operation: `query($id: ID!) { user(id: $id) { ...UserJson } }`,
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'user',
+    present: presentUser,
+  },
+];

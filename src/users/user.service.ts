@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import DataLoader from 'dataloader';
+import { Brackets, EntityManager, In } from 'typeorm';
+import { Account } from '../accounts/account.entity';
+import { NotFoundError, RequestError, ForbiddenError, Validator } from '../common/errors';
+import { parseIdParam } from '../common/ids';
+import { sortableName } from '../common/names';
+import { Enrollment } from '../courses/enrollment.entity';
+import { transaction } from '../db/transaction';
+import type { RequestContext } from '../graphql/context';
+import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { Pseudonym } from './pseudonym.entity';
+import { User } from './user.entity';
+
+export interface CreateUserInput {
+  accountId: string;
+  name?: string | null;
+  shortName?: string | null;
+  sortableName?: string | null;
+  timeZone?: string | null;
+  locale?: string | null;
+  uniqueId?: string | null;
+  sisUserId?: string | null;
+  integrationId?: string | null;
+  skipRegistration?: boolean | null;
+}
+
+export class UserService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  /** A user by numeric id, `self`, `sis_user_id:` or `sis_login_id:`, with no permission check. */
+  async lookup(raw: string | number): Promise<User> {
+    const p = parseIdParam(raw, ['sis_user_id', 'sis_login_id'], true);
+    let user: User | null = null;
+    if (p.kind === 'self') user = this.ctx.authz.requireViewer();
+    else if (p.kind === 'id') user = await this.ctx.loaders.byId(User).load(p.id);
+    else {
+      const login = await this.ctx.ds.getRepository(Pseudonym).findOneBy(
+        p.prefix === 'sis_user_id' ? { sisUserId: p.value } : { uniqueIdNormalized: p.value.toLowerCase() },
+      );
+      user = login ? await this.ctx.loaders.byId(User).load(login.userId) : null;
+    }
+    if (!user || user.workflowState === 'deleted') throw new NotFoundError();
+    return user;
+  }
+
+  /** A user the viewer may see: themself, users of accounts they administer, people in their courses. */
+  async find(raw: string | number): Promise<User> {
+    const user = await this.lookup(raw);
+    if (!(await this.canSee(user))) throw new ForbiddenError();
+    return user;
+  }
+
+  async canSee(user: User): Promise<boolean> {
+    const viewer = this.ctx.authz.requireViewer();
+    if (viewer.id === user.id) return true;
+    if (await this.canAdminister(user)) return true;
+    return this.sharesRosterWith(user);
+  }
+
+  /** Admins of an account where the user has a login administer the user. */
+  async canAdminister(user: User): Promise<boolean> {
+    const logins = await this.loginsLoader().load(user.id);
+    for (const l of logins) if (await this.ctx.authz.isAccountAdmin(l.accountId)) return true;
+    return (await this.ctx.authz.isSiteAdmin()) === true;
+  }
+
+  private async sharesRosterWith(user: User): Promise<boolean> {
+    const theirs = await this.ctx.loaders
+      .manyBy(Enrollment, 'userId', { workflowState: In(['active', 'invited', 'creation_pending', 'completed', 'inactive']) })
+      .load(user.id);
+    const courseIds = [...new Set(theirs.map((e) => e.courseId))];
+    const courses = await this.ctx.services.courses.loadMany(courseIds);
+    for (const c of courses) if (c && (await this.ctx.authz.canCourse(c, 'read_roster'))) return true;
+    return false;
+  }
+
+  loginsLoader(): DataLoader<number, Pseudonym[]> {
+    return this.ctx.loaders.manyBy(Pseudonym, 'userId', { workflowState: 'active' });
+  }
+
+  /** The user's login in the domain root account (first login otherwise). */
+  async primaryLogin(user: User): Promise<Pseudonym | null> {
+    const logins = await this.loginsLoader().load(user.id);
+    return logins[0] ?? null;
+  }
+
+  async create(input: CreateUserInput): Promise<{ user: User; login: Pseudonym }> {
+    const account = await this.ctx.services.accounts.lookup(input.accountId);
+    await this.ctx.authz.assertAccountAdmin(account.id);
+    const rootId = account.resolvedRootId;
+    const uniqueId = (input.uniqueId ?? '').trim();
+    const v = new Validator();
+    v.check(uniqueId.length > 0, 'unique_id', 'blank', "can't be blank");
+    v.check(uniqueId.length <= 100, 'unique_id', 'too_long', 'is too long (maximum is 100 characters)');
+    const name = (input.name ?? '').trim() || uniqueId;
+    v.check(name.length <= 255, 'name', 'too_long', 'is too long (maximum is 255 characters)');
+    const pseudonyms = this.ctx.ds.getRepository(Pseudonym);
+    if (uniqueId && (await pseudonyms.findOneBy({ accountId: rootId, uniqueIdNormalized: uniqueId.toLowerCase() }))) {
+      v.add('unique_id', 'taken', 'ID already in use for this account and authentication provider');
+    }
+    if (input.sisUserId && (await pseudonyms.findOneBy({ accountId: rootId, sisUserId: input.sisUserId }))) {
+      v.add('sis_user_id', 'taken', `SIS ID "${input.sisUserId}" is already in use`);
+    }
+    v.throwIfInvalid();
+    return transaction(this.ctx.ds, (em) =>
+      UserService.insert(em, {
+        accountId: rootId,
+        name,
+        shortName: input.shortName?.trim() || name,
+        sortableName: input.sortableName?.trim() || sortableName(name),
+        uniqueId,
+        timeZone: input.timeZone ?? null,
+        locale: input.locale ?? null,
+        sisUserId: input.sisUserId ?? null,
+        integrationId: input.integrationId ?? null,
+        workflowState: input.skipRegistration ? 'registered' : 'pre_registered',
+      }),
+    );
+  }
+
+  static async insert(
+    em: EntityManager,
+    a: {
+      accountId: number;
+      name: string;
+      shortName?: string;
+      sortableName?: string;
+      uniqueId: string;
+      timeZone?: string | null;
+      locale?: string | null;
+      sisUserId?: string | null;
+      integrationId?: string | null;
+      workflowState?: string;
+    },
+  ): Promise<{ user: User; login: Pseudonym }> {
+    const users = em.getRepository(User);
+    const user = await users.save(
+      users.create({
+        name: a.name,
+        shortName: a.shortName ?? a.name,
+        sortableName: a.sortableName ?? sortableName(a.name),
+        uuid: randomUUID().replace(/-/g, ''),
+        workflowState: a.workflowState ?? 'registered',
+        timeZone: a.timeZone ?? null,
+        locale: a.locale ?? null,
+        avatarImageUrl: null,
+      }),
+    );
+    const logins = em.getRepository(Pseudonym);
+    const login = await logins.save(
+      logins.create({
+        userId: user.id,
+        accountId: a.accountId,
+        uniqueId: a.uniqueId,
+        uniqueIdNormalized: a.uniqueId.toLowerCase(),
+        sisUserId: a.sisUserId ?? null,
+        integrationId: a.integrationId ?? null,
+        workflowState: 'active',
+      }),
+    );
+    return { user, login };
+  }
+
+  /** Users with a login in the account's root account, by sortable name (Canvas's order). */
+  async listInAccount(accountRaw: string, args: { first?: number | null; after?: string | null; searchTerm?: string | null }): Promise<ConnectionResult<User>> {
+    const account = await this.ctx.services.accounts.lookup(accountRaw);
+    await this.ctx.authz.assertAccountAdmin(account.id);
+    const term = args.searchTerm?.trim();
+    if (term != null && term.length > 0 && term.length < 2) {
+      throw new RequestError('search_term too short', 400, {
+        errors: [{ field: 'search_term', code: 'invalid', message: '2 or more characters is required' }],
+      });
+    }
+    const w = pageWindow(args);
+    const qb = this.ctx.ds
+      .getRepository(User)
+      .createQueryBuilder('u')
+      .innerJoin(Pseudonym, 'p', 'p.user_id = u.id AND p.account_id = :root AND p.workflow_state = :active', {
+        root: account.resolvedRootId,
+        active: 'active',
+      })
+      .where('u.workflow_state != :deleted', { deleted: 'deleted' });
+    if (term) {
+      const like = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      qb.andWhere(
+        new Brackets((b) =>
+          b
+            .where('LOWER(u.name) LIKE :like', { like })
+            .orWhere('p.unique_id_normalized LIKE :like', { like })
+            .orWhere('LOWER(p.sis_user_id) LIKE :like', { like }),
+        ),
+      );
+    }
+    const [rows, total] = await qb.distinct(true).orderBy('u.sortable_name', 'ASC').addOrderBy('u.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
+    return toConnection(rows, total, w);
+  }
+
+  /** Whether the viewer may see SIS and login details of this user (admins of their account). */
+  async canSeeLoginDetails(user: User): Promise<boolean> {
+    const viewer = this.ctx.viewer;
+    if (!viewer) return false;
+    return viewer.id === user.id || this.canAdminister(user);
+  }
+
+  rootAccountOf(login: Pseudonym): Promise<Account | null> {
+    return this.ctx.loaders.byId(Account).load(login.accountId);
+  }
+}
