@@ -21,10 +21,13 @@ export function withQueryScope<T>(box: { count: number }, fn: () => T): T {
 }
 
 export class CountingLogger extends AbstractLogger {
+  /** Statements since start, for tests and benches that measure one request at a time. */
+  total = 0;
   constructor(private readonly onError?: (message: string) => void) {
     super();
   }
   logQuery(_query: string, _parameters?: unknown[], _queryRunner?: QueryRunner): void {
+    this.total++;
     const box = scope.getStore();
     if (box) box.count++;
   }

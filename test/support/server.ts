@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { prepareApp } from '../../src/bootstrap';
+import { loadConfig } from '../../src/config';
+import type { CountingLogger } from '../../src/db/query-counter';
+import { buildServer, BuiltServer } from '../../src/server';
+import type { AppServices } from '../../src/app-services';
+import { Api } from './api';
+import { testDatabase, TestDatabase } from './db';
+
+export interface TestServer {
+  url: string;
+  app: AppServices;
+  adminToken: string;
+  admin: Api;
+  /** An API client with the given token (or none). */
+  as(token?: string | null): Api;
+  /** SQL statements run so far (tests measure one request at a time). */
+  queryCount(): number;
+  close(): Promise<void>;
+  db: TestDatabase;
+}
+
+/** Boots the real server on a free port against a fresh database. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const db = testDatabase();
+  const adminToken = `test-admin-${randomBytes(12).toString('hex')}`;
+  const config = loadConfig({ DATABASE_URL: db.url, LMS_ADMIN_TOKEN: adminToken, LOG_LEVEL: 'silent', PORT: '0', ...env });
+  const { app } = await prepareApp(config);
+  let server: BuiltServer;
+  try {
+    server = await buildServer(app);
+    await server.fastify.listen({ port: 0, host: '127.0.0.1' });
+  } catch (e) {
+    await app.ds.destroy();
+    await db.drop();
+    throw e;
+  }
+  const port = (server.fastify.server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  const logger = app.ds.logger as CountingLogger;
+  return {
+    url,
+    app,
+    adminToken,
+    db,
+    admin: new Api(url, adminToken),
+    as: (token) => new Api(url, token ?? null),
+    queryCount: () => logger.total,
+    async close() {
+      await server.close();
+      await app.ds.destroy();
+      await db.drop();
+    },
+  };
+}
