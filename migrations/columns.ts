@@ -13,7 +13,7 @@ export const id = (): TableColumnOptions => ({
   isGenerated: true,
   generationStrategy: 'increment',
 });
-export const int = (name: string, extra: Extra = {}): TableColumnOptions => ({ name, type: 'int', ...extra });
+export const int = (name: string, extra: Extra = {}): TableColumnOptions => ({ name, type: 'integer', ...extra });
 export const intNull = (name: string, extra: Extra = {}) => int(name, { isNullable: true, ...extra });
 export const str = (name: string, length = 255, extra: Extra = {}): TableColumnOptions => ({
   name,
@@ -23,7 +23,8 @@ export const str = (name: string, length = 255, extra: Extra = {}): TableColumnO
 });
 export const strNull = (name: string, length = 255, extra: Extra = {}) => str(name, length, { isNullable: true, ...extra });
 export const text = (name: string, extra: Extra = {}): TableColumnOptions => ({ name, type: 'text', isNullable: true, ...extra });
-export const bool = (name: string, dflt: boolean): TableColumnOptions => ({ name, type: 'boolean', default: dflt });
+// Defaults as 0/1: that is how both engines report a boolean default back to the schema builder.
+export const bool = (name: string, dflt: boolean): TableColumnOptions => ({ name, type: 'boolean', default: dflt ? 1 : 0 });
 export const datetime = (name: string, extra: Extra = {}): TableColumnOptions => ({
   name,
   type: 'datetime',

@@ -47,6 +47,8 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
     },
     trustProxy: true,
     forceCloseConnections: 'idle',
+    // While draining, requests already on open connections are still served in full.
+    return503OnClosing: false,
   });
 
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 10 * 1024 * 1024 }, (_req, body, done) => {

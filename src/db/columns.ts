@@ -9,8 +9,8 @@ export const StringColumn = (length = 255, opts: ColumnOptions = {}) =>
   Column({ type: 'varchar', length, ...opts });
 export const NullableString = (length = 255, opts: ColumnOptions = {}) =>
   Column({ type: 'varchar', length, nullable: true, ...opts });
-export const IntColumn = (opts: ColumnOptions = {}) => Column({ type: 'int', ...opts });
-export const NullableInt = (opts: ColumnOptions = {}) => Column({ type: 'int', nullable: true, ...opts });
+export const IntColumn = (opts: ColumnOptions = {}) => Column({ type: 'integer', ...opts });
+export const NullableInt = (opts: ColumnOptions = {}) => Column({ type: 'integer', nullable: true, ...opts });
 export const BoolColumn = (defaultValue: boolean, opts: ColumnOptions = {}) =>
   Column({ type: 'boolean', default: defaultValue, ...opts });
 export const TextColumn = (opts: ColumnOptions = {}) => Column({ type: 'text', nullable: true, ...opts });

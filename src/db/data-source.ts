@@ -13,7 +13,7 @@ export function dbKind(url: string): DbKind {
 }
 
 /** Builds TypeORM options from DATABASE_URL: `sqlite:<path>`, `sqlite::memory:` or `mysql://…/db`. */
-export function dataSourceOptions(url: string, onDbError?: (msg: string) => void): DataSourceOptions {
+export function dataSourceOptions(url: string, onDbError?: (msg: string) => void, flavor: 'mysql' | 'mariadb' = 'mysql'): DataSourceOptions {
   const common = {
     entities,
     migrations,
@@ -26,7 +26,8 @@ export function dataSourceOptions(url: string, onDbError?: (msg: string) => void
   if (dbKind(url) === 'mysql') {
     return {
       ...common,
-      type: 'mysql',
+      // TypeORM reads MariaDB's catalog differently from MySQL's (column defaults), so say which it is.
+      type: flavor,
       url,
       timezone: 'Z',
       charset: 'utf8mb4_unicode_ci',
@@ -50,9 +51,11 @@ export function dataSourceOptions(url: string, onDbError?: (msg: string) => void
   };
 }
 
-/** For MySQL, creates the database named in the URL when it does not exist yet. */
-export async function ensureDatabaseExists(url: string): Promise<void> {
-  if (dbKind(url) !== 'mysql') return;
+/**
+ * For MySQL, creates the database named in the URL when it does not exist yet, and tells whether the
+ * server is MySQL or MariaDB.
+ */
+export async function ensureDatabaseExists(url: string): Promise<'mysql' | 'mariadb'> {
   const u = new URL(url);
   const name = decodeURIComponent(u.pathname.slice(1));
   u.pathname = '/';
@@ -62,14 +65,16 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
     await admin.query(
       `CREATE DATABASE IF NOT EXISTS \`${name.replace(/`/g, '')}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
     );
+    const [{ v }] = await admin.query('SELECT VERSION() AS v');
+    return String(v).toLowerCase().includes('mariadb') ? 'mariadb' : 'mysql';
   } finally {
     await admin.destroy();
   }
 }
 
 export async function openDatabase(url: string, onDbError?: (msg: string) => void): Promise<DataSource> {
-  await ensureDatabaseExists(url);
-  const ds = new DataSource(dataSourceOptions(url, onDbError));
+  const flavor = dbKind(url) === 'mysql' ? await ensureDatabaseExists(url) : undefined;
+  const ds = new DataSource(dataSourceOptions(url, onDbError, flavor));
   await ds.initialize();
   return ds;
 }

@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { testDatabase, TestDatabase } from './support/db';
+import { runServiceToExit, startServiceProcess } from './support/process';
+import { wsClient, wsRequest } from './support/ws';
+
+/** These tests run the compiled service (`npm test` builds first) as a real process. */
+let tmp: string;
+const dbs: TestDatabase[] = [];
+
+function databaseUrl(): string {
+  const db = testDatabase();
+  dbs.push(db);
+  return db.kind === 'sqlite' ? `sqlite:${path.join(tmp, `lms-${dbs.length}.sqlite`)}` : db.url;
+}
+
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-main-'));
+});
+afterAll(async () => {
+  for (const db of dbs) await db.drop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('start-up', () => {
+  it('creates the root account and prints a generated admin token once, on first start only', async () => {
+    const DATABASE_URL = databaseUrl();
+    const first = await startServiceProcess({ DATABASE_URL });
+    const token = /Site admin access token[^\n]*\n\s*(\S+)/.exec(first.stdout())?.[1];
+    expect(token).toMatch(/^[A-Za-z0-9]{64}$/);
+    const self = await fetch(`${first.url}/api/v1/accounts/self`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(self.status).toBe(200);
+    expect((await self.json()).id).toBe(1);
+    // The token never appears in a structured log line.
+    const logLines = first.stdout().split('\n').filter((l) => l.startsWith('{'));
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(logLines.join('\n')).not.toContain(token);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = await startServiceProcess({ DATABASE_URL });
+    expect(second.stdout()).not.toContain('Site admin access token');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('makes LMS_ADMIN_TOKEN the admin token, idempotently across restarts', async () => {
+    const DATABASE_URL = databaseUrl();
+    const LMS_ADMIN_TOKEN = 'operator-chosen-token-0123456789';
+    for (let i = 0; i < 2; i++) {
+      const svc = await startServiceProcess({ DATABASE_URL, LMS_ADMIN_TOKEN });
+      expect(svc.stdout()).not.toContain('Site admin access token');
+      const res = await fetch(`${svc.url}/api/v1/users/self`, { headers: { Authorization: `Bearer ${LMS_ADMIN_TOKEN}` } });
+      expect(res.status).toBe(200);
+      svc.child.kill('SIGTERM');
+      expect(await svc.exited).toBe(0);
+    }
+  });
+
+  it('refuses a bad configuration value with a message naming the variable', async () => {
+    const { code, output } = await runServiceToExit({ DATABASE_URL: 'postgres://nope', PORT: 'abc' });
+    expect(code).toBe(1);
+    expect(output).toContain('PORT');
+    expect(output).toContain('DATABASE_URL');
+    expect(output).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('on SIGTERM finishes in-flight requests, closes websockets and exits 0', async () => {
+    const LMS_ADMIN_TOKEN = 'shutdown-test-token-0123456789';
+    const svc = await startServiceProcess({ DATABASE_URL: databaseUrl(), LMS_ADMIN_TOKEN, LOG_LEVEL: 'silent' });
+    const { client, closed } = wsClient(svc.url, LMS_ADMIN_TOKEN);
+    expect((await wsRequest(client, '{ viewer { _id } }')).data).toEqual({ viewer: { _id: '1' } });
+
+    const inFlight = Array.from({ length: 20 }, () =>
+      fetch(`${svc.url}/api/v1/users/self`, { headers: { Authorization: `Bearer ${LMS_ADMIN_TOKEN}` } }).then((r) => r.status),
+    );
+    await new Promise((r) => setTimeout(r, 5));
+    svc.child.kill('SIGTERM');
+    const statuses = await Promise.allSettled(inFlight);
+    const served = statuses.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<number>).value);
+    // Every request the server accepted was answered in full.
+    expect(served.every((s) => s === 200)).toBe(true);
+    expect(await closed).toBe(1001);
+    expect(await svc.exited).toBe(0);
+    await client.dispose();
+  });
+});
