@@ -31,7 +31,7 @@ describe('start-up', () => {
     expect(token).toMatch(/^[A-Za-z0-9]{64}$/);
     const self = await fetch(`${first.url}/api/v1/accounts/self`, { headers: { Authorization: `Bearer ${token}` } });
     expect(self.status).toBe(200);
-    expect((await self.json()).id).toBe(1);
+    expect(((await self.json()) as { id: number }).id).toBe(1);
     // The token never appears in a structured log line.
     const logLines = first.stdout().split('\n').filter((l) => l.startsWith('{'));
     expect(logLines.length).toBeGreaterThan(0);

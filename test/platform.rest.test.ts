@@ -192,7 +192,7 @@ describe('errors and encoding', () => {
       body: '{"course":',
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).errors[0].message).toBeTruthy();
+    expect(((await res.json()) as { errors: { message: string }[] }).errors[0].message).toBeTruthy();
   });
 
   it('emits ids as strings with the canvas-string-ids Accept header', async () => {

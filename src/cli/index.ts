@@ -1,0 +1,136 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { Config, ConfigError, loadConfig } from '../config';
+import { CliError, CliOutput, CliSession, println, showGeneratedAdminToken, withSession } from './common';
+import { demo } from './demo';
+import { migrate } from './migrate';
+import { createUser, issueToken } from './users';
+
+export { CliError, closeSession, openSession, withSession } from './common';
+export type { CliOutput, CliSession } from './common';
+export { demo, DEMO_EXTENSIONS, DEMO_WORLD, seedDemoWorld } from './demo';
+export type { DemoExtension, DemoResult, DemoRow, DemoWorldDefinition, SeededDemoWorld } from './demo';
+export { migrate } from './migrate';
+export { createUser, issueToken } from './users';
+
+export const USAGE = `Operator CLI for the LMS (configuration from the environment, as for \`npm start\`).
+
+Usage: npm run cli -- <command> [options]
+
+Commands:
+  migrate                       Run pending database migrations on DATABASE_URL.
+  create-user --name <name> --login <login> [--admin]
+                                Create a user with a login in the root account
+                                (--admin: also a root account admin). Prints {"id":…}.
+  issue-token --user <id|login> [--purpose <text>] [--expires-at <ISO 8601>]
+                                Issue an access token and print it (shown only once).
+  demo                          Seed a demo course with a teacher, students and an
+                                observer, and print their logins with fresh tokens.
+                                Same as \`npm run demo\`; safe to run again.
+  help                          Show this text.
+
+Environment: DATABASE_URL (default sqlite:./data/lms.sqlite), LMS_ADMIN_TOKEN, LMS_SECRET_KEY.
+`;
+
+export interface CliIo {
+  out: CliOutput;
+  err: CliOutput;
+  /** Defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+type Command = (config: Config, io: CliIo) => Promise<unknown>;
+
+/** Parses one command's options strictly; unknown options and stray arguments are refused. */
+function options<T extends NonNullable<Parameters<typeof parseArgs>[0]>['options']>(command: string, args: string[], spec: T) {
+  try {
+    return parseArgs({ args, options: { ...spec, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
+  } catch (e) {
+    throw new CliError(`${command}: ${(e as Error).message}\nRun \`npm run cli -- help\` for usage.`);
+  }
+}
+
+/** Runs a command that needs the full application (migrated database, installation, token key). */
+const inSession =
+  (fn: (session: CliSession, io: CliIo) => Promise<unknown>): Command =>
+  (config, io) =>
+    withSession(config, async (session) => {
+      try {
+        return await fn(session, io);
+      } finally {
+        // stderr, so stdout stays just the JSON or token a script may capture (demo prints it on stdout itself).
+        showGeneratedAdminToken(session, io.err);
+      }
+    });
+
+/** Parses argv into a runnable command (or null for help), before anything touches the database. */
+function parseCommand(argv: string[]): Command | null {
+  const [name, ...rest] = argv;
+  switch (name) {
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      return null;
+    case 'migrate': {
+      if (options(name, rest, {}).help) return null;
+      return (config, io) => migrate(config, io.out);
+    }
+    case 'create-user': {
+      const v = options(name, rest, { name: { type: 'string' }, login: { type: 'string' }, admin: { type: 'boolean' } });
+      if (v.help) return null;
+      if (!v.login) throw new CliError('create-user: --login is required, e.g. create-user --name "Jane Doe" --login jane@example.com');
+      return inSession((s, io) => createUser(s, { name: v.name as string | undefined, login: v.login as string, admin: Boolean(v.admin) }, io.out));
+    }
+    case 'issue-token': {
+      const v = options(name, rest, { user: { type: 'string' }, purpose: { type: 'string' }, 'expires-at': { type: 'string' } });
+      if (v.help) return null;
+      if (!v.user) throw new CliError('issue-token: --user is required (a user id or a login).');
+      return inSession((s, io) =>
+        issueToken(s, { user: v.user as string, purpose: v.purpose as string | undefined, expiresAt: v['expires-at'] as string | undefined }, io.out),
+      );
+    }
+    case 'demo': {
+      if (options(name, rest, {}).help) return null;
+      return inSession((s, io) => demo(s, io.out));
+    }
+    default:
+      throw new CliError(`Unknown command "${name}".\n\n${USAGE}`);
+  }
+}
+
+/** Runs the CLI with the given arguments (without node and script) and returns the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  try {
+    const command = parseCommand(argv);
+    if (!command) {
+      io.out.write(USAGE);
+      return 0;
+    }
+    const config = loadConfig(io.env ?? process.env);
+    await command(config, io);
+    return 0;
+  } catch (e) {
+    if (e instanceof CliError) {
+      println(io.err, e.message);
+      return e.exitCode;
+    }
+    if (e instanceof ConfigError) {
+      println(io.err, e.message);
+      return 1;
+    }
+    println(io.err, `Failed: ${(e as Error)?.message ?? String(e)}`);
+    if (process.env.DEBUG) println(io.err, String((e as Error)?.stack ?? ''));
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  // `npm run demo | head` closes the pipe early; the work is committed by then, so that is not a failure.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
+  void runCli(process.argv.slice(2), { out: process.stdout, err: process.stderr }).then((code) => {
+    process.exitCode = code;
+  });
+}

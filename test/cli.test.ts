@@ -1,0 +1,322 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { In } from 'typeorm';
+import { AccountUser } from '../src/accounts/account-user.entity';
+import { AccessToken } from '../src/auth/access-token.entity';
+import { authenticate } from '../src/auth/authenticate';
+import { CliError, CliSession, closeSession, createUser, demo, DEMO_WORLD, issueToken, openSession, runCli } from '../src/cli';
+import { Config, loadConfig } from '../src/config';
+import { Course } from '../src/courses/course.entity';
+import { Enrollment } from '../src/courses/enrollment.entity';
+import { CourseSection } from '../src/courses/section.entity';
+import { buildServer } from '../src/server';
+import { Pseudonym } from '../src/users/pseudonym.entity';
+import { Api } from './support/api';
+import { testDatabase, TestDatabase } from './support/db';
+
+/** Collects what a command prints. */
+class Sink {
+  text = '';
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+}
+
+const logins = DEMO_WORLD.people.map((p) => p.login);
+
+/** login → token from the table the demo prints (the token is the last column). */
+function printedTokens(output: string): Map<string, string> {
+  const tokens = new Map<string, string>();
+  for (const line of output.split('\n')) {
+    const cells = line.trim().split(/\s+/);
+    const login = cells.find((c) => logins.includes(c));
+    if (login) tokens.set(login, cells[cells.length - 1]);
+  }
+  return tokens;
+}
+
+async function demoCounts(session: CliSession) {
+  const ds = session.app.ds;
+  const courses = await ds.getRepository(Course).findBy({ courseCode: 'BIO101' });
+  const courseIds = courses.map((c) => c.id);
+  return {
+    courses: courses.length,
+    sections: await ds.getRepository(CourseSection).countBy({ courseId: In(courseIds) }),
+    enrollments: await ds.getRepository(Enrollment).countBy({ courseId: In(courseIds) }),
+    logins: await ds.getRepository(Pseudonym).countBy({ uniqueIdNormalized: In(logins) }),
+  };
+}
+
+describe('CLI commands in-process', () => {
+  let db: TestDatabase;
+  let config: Config;
+  let session: CliSession;
+  let firstRun: Sink;
+
+  beforeAll(async () => {
+    db = testDatabase();
+    config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
+    session = await openSession(config);
+    firstRun = new Sink();
+    await demo(session, firstRun);
+  });
+  afterAll(async () => {
+    await closeSession(session);
+    await db.drop();
+  });
+
+  const userIdOf = async (login: string) => (await session.app.ds.getRepository(Pseudonym).findOneByOrFail({ uniqueIdNormalized: login })).userId;
+
+  describe('demo', () => {
+    it('seeds one published course with a default section and two more', async () => {
+      const courses = await session.app.ds.getRepository(Course).findBy({ courseCode: 'BIO101' });
+      expect(courses).toHaveLength(1);
+      const [course] = courses;
+      expect(course).toMatchObject({
+        name: 'Demo Biology 101',
+        workflowState: 'available',
+        accountId: session.installation.rootAccountId,
+        rootAccountId: session.installation.rootAccountId,
+      });
+      expect(course.uuid).toMatch(/^[0-9a-f]{32}$/);
+      const sections = await session.app.ds.getRepository(CourseSection).find({ where: { courseId: course.id }, order: { id: 'ASC' } });
+      expect(sections.map((s) => [s.name, s.defaultSection, s.workflowState, s.rootAccountId])).toEqual([
+        ['Demo Biology 101', true, 'active', course.rootAccountId],
+        ['Section A', false, 'active', course.rootAccountId],
+        ['Section B', false, 'active', course.rootAccountId],
+      ]);
+    });
+
+    it('enrolls a teacher, three students over the sections and an observer of the first student, all active', async () => {
+      const course = await session.app.ds.getRepository(Course).findOneByOrFail({ courseCode: 'BIO101' });
+      const sectionIds = (await session.app.ds.getRepository(CourseSection).findBy({ courseId: course.id })).map((s) => s.id);
+      const enrollments = await session.app.ds.getRepository(Enrollment).find({ where: { courseId: course.id }, order: { id: 'ASC' } });
+      expect(enrollments).toHaveLength(5);
+      expect(enrollments.map((e) => e.type).sort()).toEqual([
+        'ObserverEnrollment',
+        'StudentEnrollment',
+        'StudentEnrollment',
+        'StudentEnrollment',
+        'TeacherEnrollment',
+      ]);
+      for (const e of enrollments) {
+        expect(e.workflowState).toBe('active');
+        expect(e.rootAccountId).toBe(course.rootAccountId);
+        expect(sectionIds).toContain(e.courseSectionId);
+      }
+      const students = enrollments.filter((e) => e.type === 'StudentEnrollment');
+      expect(new Set(students.map((e) => e.courseSectionId)).size).toBeGreaterThan(1);
+
+      const student1 = await userIdOf('demo.student1@example.com');
+      const observer = enrollments.find((e) => e.type === 'ObserverEnrollment')!;
+      expect(observer.userId).toBe(await userIdOf('demo.observer@example.com'));
+      expect(observer.associatedUserId).toBe(student1);
+      expect(enrollments.filter((e) => e.associatedUserId != null)).toHaveLength(1);
+    });
+
+    it('prints a token per demo user that authenticates as that user', async () => {
+      const tokens = printedTokens(firstRun.text);
+      expect([...tokens.keys()].sort()).toEqual([...logins].sort());
+      for (const [login, token] of tokens) {
+        const auth = await authenticate(session.app.ds, session.app.tokenKey, token);
+        expect(auth.kind).toBe('ok');
+        if (auth.kind === 'ok') expect(auth.user.id).toBe(await userIdOf(login));
+      }
+    });
+
+    it('prints tokens the REST API accepts', async () => {
+      const server = await buildServer(session.app);
+      try {
+        await server.fastify.listen({ port: 0, host: '127.0.0.1' });
+        const url = `http://127.0.0.1:${(server.fastify.server.address() as AddressInfo).port}`;
+        const tokens = printedTokens(firstRun.text);
+        const teacher = new Api(url, tokens.get('demo.teacher@example.com')!);
+        const course = (await teacher.get('/api/v1/courses')).body.find((c: { course_code: string }) => c.course_code === 'BIO101');
+        expect(course).toMatchObject({ name: 'Demo Biology 101', workflow_state: 'available' });
+        const roster = await teacher.get(`/api/v1/courses/${course.id}/enrollments`);
+        expect(roster.status).toBe(200);
+        expect(roster.body).toHaveLength(5);
+        const observer = new Api(url, tokens.get('demo.observer@example.com')!);
+        const self = await observer.get('/api/v1/users/self');
+        expect(self.body).toMatchObject({ name: 'Olly Observer' });
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('shows the admin token this run generated, since npm start will not', () => {
+      expect(session.installation.generatedAdminToken).toBeTruthy();
+      expect(firstRun.text).toContain(session.installation.generatedAdminToken!);
+    });
+
+    it('does not duplicate anything when run again, and issues fresh working tokens', async () => {
+      const before = await demoCounts(session);
+      expect(before).toEqual({ courses: 1, sections: 3, enrollments: 5, logins: 5 });
+      const again = new Sink();
+      const result = await demo(session, again);
+      expect(result.alreadySeeded).toBe(true);
+      expect(again.text).toContain('already seeded');
+      expect(await demoCounts(session)).toEqual(before);
+      const first = printedTokens(firstRun.text);
+      const fresh = printedTokens(again.text);
+      expect(fresh.size).toBe(5);
+      for (const [login, token] of fresh) {
+        expect(token).not.toBe(first.get(login));
+        const auth = await authenticate(session.app.ds, session.app.tokenKey, token);
+        expect(auth.kind === 'ok' && auth.user.id).toBe(await userIdOf(login));
+      }
+      expect(await session.app.ds.getRepository(AccessToken).countBy({ purpose: 'demo' })).toBe(10);
+      // The admin token generated on installation is printed only once.
+      expect(again.text).not.toContain(session.installation.generatedAdminToken!);
+    });
+  });
+
+  describe('create-user', () => {
+    it('creates a user with a login in the root account and prints its id as JSON', async () => {
+      const out = new Sink();
+      const created = await createUser(session, { name: 'Jane Doe', login: 'jane@example.com' }, out);
+      expect(JSON.parse(out.text)).toMatchObject({ id: created.id });
+      const login = await session.app.ds.getRepository(Pseudonym).findOneByOrFail({ userId: created.id });
+      expect(login).toMatchObject({ accountId: session.installation.rootAccountId, uniqueId: 'jane@example.com', workflowState: 'active' });
+      expect(await session.app.ds.getRepository(AccountUser).countBy({ userId: created.id })).toBe(0);
+    });
+
+    it('makes an admin of the root account with --admin', async () => {
+      const created = await createUser(session, { name: 'Ada Admin', login: 'ada@example.com', admin: true }, new Sink());
+      const admin = await session.app.ds.getRepository(AccountUser).findOneByOrFail({ userId: created.id });
+      expect(admin).toMatchObject({ accountId: session.installation.rootAccountId, role: 'AccountAdmin', workflowState: 'active' });
+    });
+
+    it('refuses a duplicate login (case-insensitively) and creates nothing', async () => {
+      const before = await session.app.ds.getRepository(Pseudonym).count();
+      const out = new Sink();
+      const attempt = createUser(session, { name: 'Other Jane', login: 'JANE@example.com' }, out);
+      await expect(attempt).rejects.toBeInstanceOf(CliError);
+      await expect(attempt).rejects.toThrow(/already exists/);
+      expect(out.text).toBe('');
+      expect(await session.app.ds.getRepository(Pseudonym).count()).toBe(before);
+    });
+  });
+
+  describe('issue-token', () => {
+    it('issues a token by login or id that authenticates, with purpose and expiry', async () => {
+      const userId = await userIdOf('jane@example.com');
+      const expires = new Date(Date.now() + 86_400_000);
+      expires.setMilliseconds(0);
+      const out = new Sink();
+      const issued = await issueToken(session, { user: 'Jane@Example.com', purpose: 'scripts', expiresAt: expires.toISOString() }, out);
+      expect(out.text.trim()).toBe(issued.plaintext);
+      const auth = await authenticate(session.app.ds, session.app.tokenKey, issued.plaintext);
+      expect(auth.kind).toBe('ok');
+      if (auth.kind === 'ok') {
+        expect(auth.user.id).toBe(userId);
+        expect(auth.token.purpose).toBe('scripts');
+        expect(auth.token.expiresAt?.getTime()).toBe(expires.getTime());
+      }
+      const byId = await issueToken(session, { user: String(userId) }, new Sink());
+      expect(byId.userId).toBe(userId);
+      expect((await authenticate(session.app.ds, session.app.tokenKey, byId.plaintext)).kind).toBe('ok');
+    });
+
+    it('refuses unknown users and bad expiry dates', async () => {
+      await expect(issueToken(session, { user: 'nobody@example.com' }, new Sink())).rejects.toThrow(/No user with login/);
+      await expect(issueToken(session, { user: '987654' }, new Sink())).rejects.toThrow(/No user with id/);
+      await expect(issueToken(session, { user: 'jane@example.com', expiresAt: 'tomorrow' }, new Sink())).rejects.toThrow(/ISO 8601/);
+      await expect(issueToken(session, { user: 'jane@example.com', expiresAt: '2001-01-01T00:00:00Z' }, new Sink())).rejects.toThrow(/in the past/);
+    });
+  });
+});
+
+/**
+ * runCli opens and closes the database for every command, so it needs a database that outlives a
+ * connection: a file for SQLite (the in-memory one would vanish), the per-file database for MySQL.
+ */
+function persistentDatabase(): TestDatabase {
+  const db = testDatabase();
+  if (db.kind === 'mysql') return db;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-cli-test-'));
+  return { url: `sqlite:${path.join(dir, 'lms.sqlite')}`, kind: 'sqlite', drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+describe('runCli', () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  const adminToken = `cli-admin-${randomBytes(12).toString('hex')}`;
+
+  beforeAll(() => {
+    db = persistentDatabase();
+    env = { DATABASE_URL: db.url, LOG_LEVEL: 'silent', LMS_ADMIN_TOKEN: adminToken };
+  });
+  afterAll(() => db.drop());
+
+  const run = async (...argv: string[]) => {
+    const out = new Sink();
+    const err = new Sink();
+    const code = await runCli(argv, { out, err, env });
+    return { code, out: out.text, err: err.text };
+  };
+
+  it('prints usage for help and for no arguments', async () => {
+    for (const argv of [[], ['help'], ['--help']]) {
+      const r = await run(...argv);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('Usage: npm run cli -- <command>');
+    }
+  });
+
+  it('refuses unknown commands and options with exit code 1', async () => {
+    expect(await run('frobnicate')).toMatchObject({ code: 1, err: expect.stringContaining('Unknown command "frobnicate"') });
+    expect(await run('demo', '--frob')).toMatchObject({ code: 1, err: expect.stringContaining("Unknown option '--frob'") });
+    expect(await run('create-user', '--name', 'No Login')).toMatchObject({ code: 1, err: expect.stringContaining('--login is required') });
+  });
+
+  it('prints configuration errors and exits 1', async () => {
+    const err = new Sink();
+    const code = await runCli(['migrate'], { out: new Sink(), err, env: { DATABASE_URL: 'postgres://nope/db' } });
+    expect(code).toBe(1);
+    expect(err.text).toContain('Invalid configuration');
+    expect(err.text).toContain('DATABASE_URL');
+  });
+
+  it('migrates, then finds nothing pending', async () => {
+    const first = await run('migrate');
+    expect(first.code).toBe(0);
+    expect(first.out).toMatch(/Ran 1 migration\(s\)[\s\S]*Foundation1732000000000/);
+    const second = await run('migrate');
+    expect(second).toMatchObject({ code: 0, out: expect.stringContaining('No pending migrations') });
+  });
+
+  it('creates a user, refuses the same login again with exit code 1, and issues a token', async () => {
+    const created = await run('create-user', '--name', 'Jane Doe', '--login', 'jane@example.com', '--admin');
+    expect(created.code).toBe(0);
+    const { id } = JSON.parse(created.out);
+    expect(typeof id).toBe('number');
+    const dup = await run('create-user', '--name', 'Jane Again', '--login', 'jane@example.com');
+    expect(dup.code).toBe(1);
+    expect(dup.err).toContain('already exists');
+    expect(dup.out).toBe('');
+    const token = await run('issue-token', '--user', String(id), '--purpose', 'ci');
+    expect(token.code).toBe(0);
+    expect(token.out.trim()).toMatch(/^[A-Za-z0-9]{64}$/);
+  });
+
+  it('seeds the demo once and re-prints its logins with fresh tokens on a second run', async () => {
+    const first = await run('demo');
+    expect(first.code).toBe(0);
+    expect(first.out).toContain('Seeded the demo');
+    expect(first.out).toContain('the admin token is the value of LMS_ADMIN_TOKEN');
+    expect(first.out).not.toContain(adminToken);
+    const second = await run('demo');
+    expect(second.code).toBe(0);
+    expect(second.out).toContain('already seeded');
+    const a = printedTokens(first.out);
+    const b = printedTokens(second.out);
+    expect(a.size).toBe(5);
+    expect(b.size).toBe(5);
+    for (const login of logins) expect(b.get(login)).not.toBe(a.get(login));
+  });
+});
