@@ -8,6 +8,7 @@ import { AccountUser } from '../src/accounts/account-user.entity';
 import { AccessToken } from '../src/auth/access-token.entity';
 import { authenticate } from '../src/auth/authenticate';
 import { CliError, CliSession, closeSession, createUser, demo, DEMO_WORLD, issueToken, openSession, runCli } from '../src/cli';
+import { migrations } from '../migrations';
 import { Config, loadConfig } from '../src/config';
 import { Course } from '../src/courses/course.entity';
 import { Enrollment } from '../src/courses/enrollment.entity';
@@ -285,7 +286,8 @@ describe('runCli', () => {
   it('migrates, then finds nothing pending', async () => {
     const first = await run('migrate');
     expect(first.code).toBe(0);
-    expect(first.out).toMatch(/Ran 1 migration\(s\)[\s\S]*Foundation1732000000000/);
+    expect(first.out).toContain(`Ran ${migrations.length} migration(s)`);
+    expect(first.out).toContain('Foundation1732000000000');
     const second = await run('migrate');
     expect(second).toMatchObject({ code: 0, out: expect.stringContaining('No pending migrations') });
   });

@@ -20,6 +20,9 @@ export const accessTokenRoutes: RestRoute[] = [
     },
     root: 'createAccessToken',
     payloadKey: 'accessToken',
+    // Canvas answers a missing purpose as params.require does, with a bare array body.
+    validationBody: (fields) =>
+      fields.map((f) => ({ message: f.type === 'blank' ? `token[${f.attribute}] is missing` : `token[${f.attribute}] ${f.message}` })),
     present: (t) => ({
       ...numericIds(t, ['id', 'user_id', 'real_user_id']),
       app_name: 'No App',

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { ForbiddenError, RequestError } from '../common/errors';
+import { ForbiddenError, Validator } from '../common/errors';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
 import { AccessToken } from './access-token.entity';
@@ -23,9 +23,11 @@ export class AccessTokenService {
     const real = this.ctx.realUser ?? this.ctx.authz.requireViewer();
     const self = target.id === real.id || target.id === this.ctx.viewer?.id;
     if (!self && !(await this.ctx.authz.isSiteAdmin())) throw new ForbiddenError();
-    const purpose = input.purpose?.trim();
-    if (!purpose) throw new RequestError('token[purpose] is missing', 400, [{ message: 'token[purpose] is missing' }]);
-    if (purpose.length > 255) throw new RequestError('token[purpose] is too long', 400, [{ message: 'token[purpose] is too long' }]);
+    const purpose = input.purpose?.trim() ?? '';
+    new Validator()
+      .check(purpose.length > 0, 'purpose', 'blank', "can't be blank")
+      .check(purpose.length <= 255, 'purpose', 'too_long', 'is too long (maximum is 255 characters)')
+      .throwIfInvalid();
     return transaction(this.ctx.ds, (em) =>
       AccessTokenService.issue(em, this.ctx.app.tokenKey, target.id, purpose, {
         expiresAt: input.expiresAt ?? null,

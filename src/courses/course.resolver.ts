@@ -1,6 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { AccountType } from '../accounts/account.types';
 import { Account } from '../accounts/account.entity';
+import { accountIdArg } from '../accounts/account.resolver';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
@@ -31,7 +32,7 @@ export class CourseResolver extends NodeResolver(NodeType.Course, CourseType) {
 
   @Mutation(() => CoursePayload)
   createCourse(@Arg('input') input: CreateCourseInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.courses.create(input));
+    return mutationPayload(() => ctx.services.courses.create({ ...input, accountId: String(accountIdArg(input.accountId)) }));
   }
 
   @Mutation(() => CoursePayload)

@@ -208,6 +208,8 @@ export const courseRoutes: RestRoute[] = [
     },
     root: 'createEnrollment',
     payloadKey: 'enrollment',
+    // Canvas renders enrollment-create problems as one message: {"message":"Invalid type, Can't …"}.
+    validationBody: (fields) => ({ message: fields.map((f) => f.message).join(', ') }),
     present: presentEnrollment,
   },
   {

@@ -185,9 +185,12 @@ export class CourseService {
       quota: await this.ctx.authz.canCourse(course, 'manage_storage_quotas'),
     });
     if (input.event) changes.workflowState = await this.applyEvent(course, input.event);
+    const publishing = changes.workflowState === 'available' && course.workflowState !== 'available';
     return transaction(this.ctx.ds, async (em) => {
       Object.assign(course, changes);
       await em.getRepository(Course).save(course);
+      // As Canvas's do_offer: invitations held while the course was unpublished go out now.
+      if (publishing) await em.getRepository(Enrollment).update({ courseId: course.id, workflowState: 'creation_pending' }, { workflowState: 'invited' });
       return { course };
     });
   }
@@ -241,6 +244,8 @@ export class CourseService {
       .where(
         `c.id IN (SELECT e.course_id FROM enrollments e WHERE e.user_id = :uid AND e.workflow_state IN (:...states)${etype ? ' AND e.type = :etype' : ''})`,
       )
+      // Deleted courses are gone for everyone, their teachers included.
+      .andWhere('c.workflow_state != :deleted', { deleted: 'deleted' })
       // Students and observers do not see unpublished courses; staff do.
       .andWhere(
         new Brackets((b) =>

@@ -1,5 +1,5 @@
 import { In, IsNull } from 'typeorm';
-import { ForbiddenError, NotFoundError, RequestError } from '../common/errors';
+import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
@@ -57,23 +57,31 @@ export class EnrollmentService {
     return e;
   }
 
+  /**
+   * Canvas's checks, in its order: the request's own problems (all reported together, joined in one
+   * message over REST), then the caller's right to add this type, then the people involved.
+   */
   async create(input: CreateEnrollmentInput): Promise<{ enrollment: Enrollment }> {
     const course = await this.ctx.services.courses.find(input.courseId, 'read');
+    const v = new Validator();
     if (input.userId == null && input.type == null && input.enrollmentState == null) {
-      throw new RequestError('No parameters given');
+      v.add('enrollment', 'blank', 'No parameters given');
+    } else {
+      if (input.type && !(ENROLLMENT_TYPES as readonly string[]).includes(input.type)) v.add('type', 'inclusion', 'Invalid type');
+      if (!input.userId) {
+        v.add('user_id', 'blank', "Can't create an enrollment without a user. Include enrollment[user_id] to create an enrollment");
+      }
     }
-    if (!input.userId) {
-      throw new RequestError("Can't create an enrollment without a user. Include enrollment[user_id] to create an enrollment");
-    }
-    const type = (input.type ?? 'StudentEnrollment') as EnrollmentType;
-    if (!ENROLLMENT_TYPES.includes(type)) throw new RequestError('Invalid type');
+    if (course.workflowState === 'completed') v.add('base', 'invalid', "Can't add an enrollment to a concluded course.");
+    v.throwIfInvalid();
+    const type = (input.type || 'StudentEnrollment') as EnrollmentType;
     if (!(await this.ctx.authz.canCourse(course, ADD_PERMISSION[type]))) throw new ForbiddenError();
     const requested = input.enrollmentState ?? 'invited';
-    if (!['active', 'invited', 'inactive'].includes(requested)) throw new RequestError('Invalid enrollment_state');
-    if (course.workflowState === 'completed') throw new RequestError("Can't add an enrollment to a concluded course.");
-    if (input.startAt && input.endAt && input.endAt < input.startAt) throw new RequestError('end_at cannot be before start_at');
+    v.check(['active', 'invited', 'inactive'].includes(requested), 'enrollment_state', 'inclusion', 'Invalid enrollment_state');
+    if (input.startAt && input.endAt && input.endAt < input.startAt) v.add('end_at', 'invalid', 'end_at cannot be before start_at');
+    v.throwIfInvalid();
 
-    const user = await this.ctx.services.users.lookup(input.userId);
+    const user = await this.ctx.services.users.lookup(input.userId!);
     const section = input.courseSectionId
       ? await this.ctx.services.sections.lookupInCourse(course, input.courseSectionId)
       : await this.defaultSection(course);
@@ -87,8 +95,9 @@ export class EnrollmentService {
         type: 'StudentEnrollment',
         workflowState: In(['active', 'invited', 'creation_pending']),
       });
-      if (!isStudent) throw new RequestError('associated_user_id must be a student enrolled in the course');
-      if (student.id === user.id) throw new RequestError('An observer cannot observe themself');
+      if (!isStudent) v.add('associated_user_id', 'invalid', 'associated_user_id must be a student enrolled in the course');
+      else if (student.id === user.id) v.add('associated_user_id', 'invalid', 'An observer cannot observe themself');
+      v.throwIfInvalid();
       associatedUserId = student.id;
     }
     // An invitation to an unpublished course waits until the course is published.

@@ -2,10 +2,15 @@ import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } fr
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
+import { parseAnyId } from '../graphql/relay';
+import { accountIdArg } from '../accounts/account.resolver';
 import { User } from './user.entity';
 import { CreateUserInput, CreateUserPayload, UserType } from './user.types';
 
 registerNode(NodeType.User, User, (ctx, id) => ctx.services.users.find(id));
+
+/** User lookups take a global id as well as the REST forms (numeric, `self`, sis_user_id:…). */
+export const userIdArg = (id: string) => parseAnyId(id, 'User') ?? id;
 
 const splitName = (name: string) => {
   const parts = name.trim().split(/\s+/);
@@ -21,12 +26,12 @@ export class UserResolver extends NodeResolver(NodeType.User, UserType) {
 
   @Query(() => UserType, { description: 'A user by id, global id, `self` or sis_user_id:…' })
   user(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<User> {
-    return ctx.services.users.find(id);
+    return ctx.services.users.find(userIdArg(id));
   }
 
   @Mutation(() => CreateUserPayload, { description: 'Creates a user with a login in an account (admins).' })
   createUser(@Arg('input') input: CreateUserInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.users.create(input));
+    return mutationPayload(() => ctx.services.users.create({ ...input, accountId: String(accountIdArg(input.accountId)) }));
   }
 
   @FieldResolver(() => String, { nullable: true })

@@ -182,13 +182,15 @@ export class UserService {
       })
       .where('u.workflow_state != :deleted', { deleted: 'deleted' });
     if (term) {
-      const like = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      // An explicit escape character: SQLite has no default one and MySQL's backslash would need
+      // doubling in the SQL literal, so `!` is used on both.
+      const like = `%${term.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
       qb.andWhere(
         new Brackets((b) =>
           b
-            .where('LOWER(u.name) LIKE :like', { like })
-            .orWhere('p.unique_id_normalized LIKE :like', { like })
-            .orWhere('LOWER(p.sis_user_id) LIKE :like', { like }),
+            .where("LOWER(u.name) LIKE :like ESCAPE '!'", { like })
+            .orWhere("p.unique_id_normalized LIKE :like ESCAPE '!'", { like })
+            .orWhere("LOWER(p.sis_user_id) LIKE :like ESCAPE '!'", { like }),
         ),
       );
     }
