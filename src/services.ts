@@ -5,6 +5,11 @@ import { EnrollmentService } from './courses/enrollment.service';
 import { SectionService } from './courses/section.service';
 import type { RequestContext } from './graphql/context';
 import { UserService } from './users/user.service';
+import { GroupAvatarService } from './groups/group-avatar.service';
+import { GroupCategoryService } from './groups/group-category.service';
+import { GroupMembershipService } from './groups/group-membership.service';
+import { GroupPolicy } from './groups/group-policy';
+import { GroupService } from './groups/group.service';
 
 /** Per-request service registry; each service is created on first use with the request's context. */
 export class Services {
@@ -33,5 +38,20 @@ export class Services {
   }
   get enrollments() {
     return this.lazy('enrollments', (c) => new EnrollmentService(c));
+  }
+  get groupPolicy() {
+    return this.lazy('groupPolicy', (c) => new GroupPolicy(c));
+  }
+  get groupCategories() {
+    return this.lazy('groupCategories', (c) => new GroupCategoryService(c));
+  }
+  get groups() {
+    return this.lazy('groups', (c) => new GroupService(c));
+  }
+  get groupMemberships() {
+    return this.lazy('groupMemberships', (c) => new GroupMembershipService(c));
+  }
+  get groupAvatars() {
+    return this.lazy('groupAvatars', (c) => new GroupAvatarService(c));
   }
 }

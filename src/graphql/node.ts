@@ -9,6 +9,9 @@ export enum NodeType {
   Course = 'Course',
   Section = 'Section',
   Enrollment = 'Enrollment',
+  Group = 'Group',
+  GroupMembership = 'GroupMembership',
+  GroupSet = 'GroupSet',
 }
 registerEnumType(NodeType, { name: 'NodeType' });
 

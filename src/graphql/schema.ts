@@ -7,6 +7,9 @@ import { CourseResolver } from '../courses/course.resolver';
 import { EnrollmentResolver } from '../courses/enrollment.resolver';
 import { SectionResolver } from '../courses/section.resolver';
 import { UserResolver } from '../users/user.resolver';
+import { GroupCategoryResolver } from '../groups/group-category.resolver';
+import { GroupMembershipResolver } from '../groups/group-membership.resolver';
+import { GroupResolver } from '../groups/group.resolver';
 import { NodeResolverRoot } from './node.resolver';
 import { DateTimeScalar } from './scalars';
 
@@ -19,6 +22,9 @@ export const resolvers: NonEmptyArray<Function> = [
   CourseResolver,
   SectionResolver,
   EnrollmentResolver,
+  GroupCategoryResolver,
+  GroupResolver,
+  GroupMembershipResolver,
 ];
 
 let cached: GraphQLSchema | undefined;

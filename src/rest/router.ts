@@ -108,12 +108,11 @@ async function handle(app: AppServices, { route, compiled }: CompiledRoute, req:
   }
 
   let value = dig(result.data, route.root);
-  if (route.payloadKey) {
-    if (value?.errors?.length) {
-      return reply.code(400).send(route.validationBody ? route.validationBody(value.errors) : validationBody(value.errors));
-    }
-    value = value?.[route.payloadKey];
+  // Mutation payloads carry validation problems in `errors`: nothing was stored, so 400.
+  if (!route.list && Array.isArray(value?.errors) && value.errors.length) {
+    return reply.code(400).send(route.validationBody ? route.validationBody(value.errors) : validationBody(value.errors));
   }
+  if (route.payloadKey) value = value?.[route.payloadKey];
   let body: unknown;
   if (route.list) {
     const nodes: unknown[] = value?.nodes ?? [];

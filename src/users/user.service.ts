@@ -10,6 +10,7 @@ import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
 import { Pseudonym } from './pseudonym.entity';
+import { GroupMembershipService } from '../groups/group-membership.service';
 import { User } from './user.entity';
 
 export interface CreateUserInput {
@@ -103,8 +104,8 @@ export class UserService {
       v.add('sis_user_id', 'taken', `SIS ID "${input.sisUserId}" is already in use`);
     }
     v.throwIfInvalid();
-    return transaction(this.ctx.ds, (em) =>
-      UserService.insert(em, {
+    return transaction(this.ctx.ds, async (em) => {
+      const created = await UserService.insert(em, {
         accountId: rootId,
         name,
         shortName: input.shortName?.trim() || name,
@@ -115,8 +116,11 @@ export class UserService {
         sisUserId: input.sisUserId ?? null,
         integrationId: input.integrationId ?? null,
         workflowState: input.skipRegistration ? 'registered' : 'pre_registered',
-      }),
-    );
+      });
+      // Group invitations sent to this address before the user existed now wait as invited memberships.
+      await GroupMembershipService.claimInvitations(em, created.user.id, uniqueId);
+      return created;
+    });
   }
 
   static async insert(

@@ -1,0 +1,162 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../graphql/context';
+import { NodeResolver, NodeType, registerNode } from '../graphql/node';
+import { mutationPayload } from '../graphql/payload';
+import { parseAnyId } from '../graphql/relay';
+import { User } from '../users/user.entity';
+import { UserConnection, UserType } from '../users/user.types';
+import { GroupCategoryType } from './group-category.types';
+import { GroupCategory } from './group-category.entity';
+import { GroupMembershipConnection, MembershipsArgs } from './group-membership.types';
+import { Group } from './group.entity';
+import {
+  ContextGroupsArgs,
+  CreateGroupInput,
+  GroupConnection,
+  GroupPayload,
+  GroupPermissionType,
+  GroupType,
+  GroupUsersArgs,
+  UpdateGroupInput,
+  ViewerGroupsArgs,
+} from './group.types';
+
+registerNode(NodeType.Group, Group, (ctx, id) => ctx.services.groups.show(id));
+
+export const groupIdArg = (id: string) => String(parseAnyId(id, 'Group') ?? id);
+
+@Resolver(() => GroupType)
+export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
+  @Query(() => GroupType, { description: 'A group the viewer may see: id, global id or sis_group_id:…' })
+  group(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<Group> {
+    return ctx.services.groups.show(groupIdArg(id));
+  }
+
+  @Query(() => GroupConnection, { description: "The viewer's groups (accepted memberships), by name." })
+  viewerGroupsConnection(@Args() args: ViewerGroupsArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.groups.listForViewer(args);
+  }
+
+  @Query(() => GroupConnection, { description: 'Groups of a course or account.' })
+  contextGroupsConnection(
+    @Arg('contextType', { description: 'Course or Account' }) contextType: string,
+    @Arg('contextId', () => ID) contextId: string,
+    @Args() args: ContextGroupsArgs,
+    @Ctx() ctx: RequestContext,
+  ) {
+    const id = String(parseAnyId(contextId, contextType) ?? contextId);
+    return ctx.services.groups.listForContext(contextType, id, args);
+  }
+
+  @Query(() => UserConnection, { description: 'Accepted members of a group, by sortable name.' })
+  groupUsersConnection(@Arg('groupId', () => ID) groupId: string, @Args() args: GroupUsersArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.groups.users(groupIdArg(groupId), args);
+  }
+
+  @Query(() => GroupMembershipConnection, { description: 'Memberships of a group (accepted, invited, requested).' })
+  groupMembershipsConnection(@Arg('groupId', () => ID) groupId: string, @Args() args: MembershipsArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.groupMemberships.list(groupIdArg(groupId), args);
+  }
+
+  @Query(() => [GroupPermissionType], { description: "The viewer's rights on a group, for the names asked." })
+  groupPermissions(@Arg('groupId', () => ID) groupId: string, @Arg('names', () => [String]) names: string[], @Ctx() ctx: RequestContext) {
+    return ctx.services.groups.permissions(groupIdArg(groupId), names);
+  }
+
+  @Query(() => String, { description: 'HTML as the group would store it: invalid and unsafe markup removed.' })
+  previewGroupHtml(@Arg('groupId', () => ID) groupId: string, @Arg('html', () => String, { nullable: true }) html: string | null, @Ctx() ctx: RequestContext) {
+    return ctx.services.groups.previewHtml(groupIdArg(groupId), html);
+  }
+
+  @Mutation(() => GroupPayload, { description: 'Creates a group in a category, or a community group without one.' })
+  createGroup(@Arg('input') input: CreateGroupInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() =>
+      input.groupCategoryId ? ctx.services.groups.createInCategory(String(parseAnyId(input.groupCategoryId, 'GroupSet') ?? input.groupCategoryId), input) : ctx.services.groups.createCommunity(input),
+    );
+  }
+
+  @Mutation(() => GroupPayload)
+  updateGroup(@Arg('input') input: UpdateGroupInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.groups.update(groupIdArg(input.id), input));
+  }
+
+  @Mutation(() => GroupPayload, { description: 'Deletes the group and removes all members.' })
+  deleteGroup(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.groups.delete(groupIdArg(id)));
+  }
+
+  @FieldResolver(() => Boolean)
+  followedByUser(): boolean {
+    return false;
+  }
+
+  @FieldResolver(() => Int)
+  membersCount(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<number> {
+    return ctx.services.groupMemberships.membersCount(g);
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  avatarUrl(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<string | null> {
+    return ctx.services.groupAvatars.url(g);
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  contextName(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<string | null> {
+    return ctx.services.groups.contextName(g);
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async role(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<string | null> {
+    return (await ctx.loaders.byId(GroupCategory).load(g.groupCategoryId))?.role ?? null;
+  }
+
+  @FieldResolver(() => GroupCategoryType, { nullable: true })
+  groupCategory(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<GroupCategory | null> {
+    return ctx.loaders.byId(GroupCategory).load(g.groupCategoryId);
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async sisGroupId(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<string | null> {
+    return (await ctx.services.groups.rights(g)).readSis ? g.sisGroupId : null;
+  }
+
+  @FieldResolver(() => Int, { nullable: true })
+  async sisImportId(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<number | null> {
+    return (await ctx.services.groups.rights(g)).manageSis ? g.sisImportId : null;
+  }
+
+  @FieldResolver(() => Int)
+  storageQuotaMb(@Root() g: Group): number {
+    return g.quotaMb;
+  }
+
+  @FieldResolver(() => Boolean)
+  concluded(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<boolean> {
+    return ctx.services.groups.concluded(g);
+  }
+
+  @FieldResolver(() => UserType, { nullable: true })
+  leader(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<User | null> {
+    return g.leaderId == null ? Promise.resolve(null) : ctx.loaders.byId(User).load(g.leaderId);
+  }
+
+  @FieldResolver(() => [UserType], { description: 'Accepted members, capped at 1000; membershipsConnection lists everyone.' })
+  users(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<User[]> {
+    return ctx.services.groups.embeddedUsers(g);
+  }
+
+  @FieldResolver(() => [GroupPermissionType], { description: "The viewer's rights: create_discussion_topic, join, create_announcement unless names are given." })
+  permissions(@Root() g: Group, @Arg('names', () => [String], { nullable: true }) names: string[] | null, @Ctx() ctx: RequestContext) {
+    return ctx.services.groups.permissionsOf(g, names ?? ['create_discussion_topic', 'join', 'create_announcement']);
+  }
+
+  @FieldResolver(() => GroupMembershipConnection)
+  membershipsConnection(@Root() g: Group, @Args() args: MembershipsArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.groupMemberships.list(String(g.id), args);
+  }
+
+  @FieldResolver(() => UserConnection, { description: 'Accepted members, by sortable name.' })
+  usersConnection(@Root() g: Group, @Args() args: GroupUsersArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.groups.users(String(g.id), args);
+  }
+}

@@ -1,0 +1,384 @@
+import { defineFragment, RestInput, RestRoute } from '../rest/route';
+import { nullableStr, str, strArray, toBool } from '../rest/params';
+import { numericIds } from '../rest/present';
+
+defineFragment(`fragment GroupCategoryJson on GroupSet {
+  id: _id name role self_signup: selfSignup group_limit: groupLimit auto_leader: autoLeader created_at: createdAt
+  context_type: contextType context_id: contextId protected allows_multiple_memberships: allowsMultipleMemberships
+  is_member: isMember non_collaborative: nonCollaborative sis_group_category_id: sisGroupCategoryId sis_import_id: sisImportId
+  groups_count: groupsCount
+}`);
+
+defineFragment(`fragment GroupJson on Group {
+  id: _id name description is_public: isPublic followed_by_user: followedByUser join_level: joinLevel
+  members_count: membersCount avatar_url: avatarUrl context_type: contextType context_id: contextId
+  context_name: contextName role group_category_id: groupCategoryId sis_group_id: sisGroupId sis_import_id: sisImportId
+  storage_quota_mb: storageQuotaMb non_collaborative: nonCollaborative max_membership: maxMembership
+  created_at: createdAt concluded
+  leader { id: _id display_name: shortName avatar_image_url: avatarUrl }
+  sis_rights: permissions(names: ["read_sis", "manage_sis"]) { name granted }
+  users @include(if: $withUsers) { id: _id name sortable_name: sortableName short_name: shortName created_at: createdAt avatar_url: avatarUrl }
+  permissions @include(if: $withPermissions) { name granted }
+  group_category: groupCategory @include(if: $withCategory) { ...GroupCategoryJson }
+}`);
+
+defineFragment(`fragment MembershipJson on GroupMembership {
+  id: _id group_id: groupId user_id: userId workflow_state: workflowState moderator created_at: createdAt
+  sis_import_id: sisImportId just_created: justCreated
+}`);
+
+type Json = Record<string, any>;
+const INCLUDE_VARS = '$withUsers: Boolean!, $withPermissions: Boolean!, $withCategory: Boolean!';
+const ERRORS = 'errors { attribute type message }';
+
+/** `course_id` or `account_id`, named after the context, as Canvas does. */
+function contextKey(o: Json): Json {
+  const { context_id, ...rest } = o;
+  rest[o.context_type === 'Course' ? 'course_id' : 'account_id'] = Number(context_id);
+  return rest;
+}
+
+const granted = (list: { name: string; granted: boolean }[] | undefined) => Object.fromEntries((list ?? []).map((p) => [p.name, p.granted]));
+
+export function presentCategory(c: Json): Json {
+  const out = contextKey(numericIds(c, ['id']));
+  if (out.sis_group_category_id == null) delete out.sis_group_category_id;
+  if (out.sis_import_id == null) delete out.sis_import_id;
+  return out;
+}
+
+/** Group JSON with Canvas's presence rules: SIS fields only for callers with the SIS rights. */
+export function presentGroup(g: Json): Json {
+  const { sis_rights, users, permissions, group_category, leader, ...rest } = g;
+  const out = contextKey(numericIds(rest, ['id', 'group_category_id']));
+  const rights = granted(sis_rights);
+  if (!rights.read_sis) delete out.sis_group_id;
+  if (!rights.manage_sis) delete out.sis_import_id;
+  out.leader = leader ? { ...numericIds(leader, ['id']), html_url: null } : null;
+  out.has_submission = false;
+  if (users !== undefined) out.users = (users as Json[]).map((u) => numericIds(u, ['id']));
+  if (permissions !== undefined) out.permissions = granted(permissions);
+  if (group_category !== undefined) out.group_category = group_category ? presentCategory(group_category) : null;
+  return out;
+}
+
+export function presentMembership(m: Json): Json {
+  const out = numericIds(m, ['id', 'group_id', 'user_id']);
+  if (out.just_created == null) delete out.just_created;
+  if (out.sis_import_id == null) delete out.sis_import_id;
+  return out;
+}
+
+/** include[] → the @include variables of the group fragment. */
+function includes(input: RestInput, always = false): Json {
+  const inc = new Set(strArray(input.params.include));
+  return {
+    withUsers: always || inc.has('users'),
+    withPermissions: always || inc.has('permissions'),
+    withCategory: always || inc.has('group_category'),
+  };
+}
+
+function groupFields(p: Json): Json {
+  return {
+    name: p.name === undefined ? undefined : str(p.name) ?? null,
+    description: p.description === undefined ? undefined : nullableStr(p.description),
+    isPublic: toBool(p.is_public),
+    joinLevel: str(p.join_level),
+    storageQuotaMb: p.storage_quota_mb === undefined || p.storage_quota_mb === '' ? undefined : Number(p.storage_quota_mb),
+    sisGroupId: p.sis_group_id === undefined ? undefined : nullableStr(p.sis_group_id),
+    maxMembership: p.max_membership === undefined || p.max_membership === '' ? undefined : Number(p.max_membership),
+  };
+}
+
+function categoryFields(p: Json): Json {
+  return {
+    name: p.name === undefined ? undefined : str(p.name) ?? null,
+    selfSignup: p.self_signup === undefined ? undefined : nullableStr(p.self_signup),
+    groupLimit: p.group_limit === undefined ? undefined : p.group_limit === '' || p.group_limit === null ? null : Number(p.group_limit),
+    autoLeader: p.auto_leader === undefined ? undefined : nullableStr(p.auto_leader),
+    sisGroupCategoryId: p.sis_group_category_id === undefined ? undefined : nullableStr(p.sis_group_category_id),
+  };
+}
+
+/** The same rows under two Canvas paths (e.g. /memberships/:id and /users/:user_id). */
+function both(base: Omit<RestRoute, 'path'>, paths: string[]): RestRoute[] {
+  return paths.map((path) => ({ ...base, path }));
+}
+
+const membershipRef = (p: Json) => (p.membership_id !== undefined ? { membershipId: str(p.membership_id) } : { userId: str(p.user_id) });
+
+const groupMutation = (name: string, inputType: string) =>
+  `mutation($input: ${inputType}!, ${INCLUDE_VARS}) { ${name}(input: $input) { group { ...GroupJson } ${ERRORS} } }`;
+
+export const groupRoutes: RestRoute[] = [
+  // ---- categories ----
+  ...both(
+    {
+      method: 'POST',
+      operation: `mutation($input: CreateGroupCategoryInput!) { createGroupSet(input: $input) { groupCategory { ...GroupCategoryJson } ${ERRORS} } }`,
+      variables: ({ params }) => ({
+        input: {
+          contextType: params.course_id !== undefined ? 'Course' : 'Account',
+          contextId: str(params.course_id ?? params.account_id),
+          ...categoryFields(params),
+          nonCollaborative: toBool(params.non_collaborative),
+          createGroupCount: params.create_group_count === undefined ? undefined : Number(params.create_group_count),
+        },
+      }),
+      root: 'createGroupSet',
+      payloadKey: 'groupCategory',
+      present: presentCategory,
+    },
+    ['/api/v1/courses/:course_id/group_categories', '/api/v1/accounts/:account_id/group_categories'],
+  ),
+  ...both(
+    {
+      method: 'GET',
+      operation: `query($type: String!, $id: ID!, $first: Int, $after: String) { groupSetsConnection(contextType: $type, contextId: $id, first: $first, after: $after) {
+        nodes { ...GroupCategoryJson } totalCount pageInfo { hasNextPage endCursor } } }`,
+      variables: ({ params }) => ({ type: params.course_id !== undefined ? 'Course' : 'Account', id: str(params.course_id ?? params.account_id) }),
+      root: 'groupSetsConnection',
+      list: true,
+      present: presentCategory,
+    },
+    ['/api/v1/courses/:course_id/group_categories', '/api/v1/accounts/:account_id/group_categories'],
+  ),
+  {
+    method: 'GET',
+    path: '/api/v1/group_categories/:id',
+    operation: `query($id: ID!) { groupSet(id: $id) { ...GroupCategoryJson } }`,
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'groupSet',
+    present: presentCategory,
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/group_categories/:id',
+    operation: `mutation($input: UpdateGroupCategoryInput!) { updateGroupSet(input: $input) { groupCategory { ...GroupCategoryJson } ${ERRORS} } }`,
+    variables: ({ params }) => ({ input: { id: str(params.id), ...categoryFields(params), nonCollaborative: toBool(params.non_collaborative) } }),
+    root: 'updateGroupSet',
+    payloadKey: 'groupCategory',
+    present: presentCategory,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/group_categories/:id',
+    operation: `mutation($id: ID!) { deleteGroupSet(id: $id) { groupCategory { ...GroupCategoryJson } ${ERRORS} } }`,
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'deleteGroupSet',
+    payloadKey: 'groupCategory',
+    present: presentCategory,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/group_categories/:id/groups',
+    operation: `query($id: ID!, $first: Int, $after: String, ${INCLUDE_VARS}) { groupSet(id: $id) { groupsConnection(first: $first, after: $after) {
+      nodes { ...GroupJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+    variables: (input) => ({ id: str(input.params.id), ...includes(input) }),
+    root: 'groupSet.groupsConnection',
+    list: true,
+    present: presentGroup,
+  },
+
+  // ---- groups ----
+  {
+    method: 'GET',
+    path: '/api/v1/users/self/groups',
+    operation: `query($type: String, $first: Int, $after: String, ${INCLUDE_VARS}) { viewerGroupsConnection(contextType: $type, first: $first, after: $after) {
+      nodes { ...GroupJson } totalCount pageInfo { hasNextPage endCursor } } }`,
+    variables: (input) => ({ type: str(input.params.context_type), ...includes(input) }),
+    root: 'viewerGroupsConnection',
+    list: { bookmark: true },
+    present: presentGroup,
+  },
+  ...both(
+    {
+      method: 'GET',
+      operation: `query($type: String!, $id: ID!, $own: Boolean, $state: String, $first: Int, $after: String, ${INCLUDE_VARS}) {
+        contextGroupsConnection(contextType: $type, contextId: $id, onlyOwnGroups: $own, collaborationState: $state, first: $first, after: $after) {
+        nodes { ...GroupJson } totalCount pageInfo { hasNextPage endCursor } } }`,
+      variables: (input) => ({
+        type: input.params.course_id !== undefined ? 'Course' : 'Account',
+        id: str(input.params.course_id ?? input.params.account_id),
+        own: toBool(input.params.only_own_groups),
+        state: str(input.params.collaboration_state),
+        ...includes(input),
+      }),
+      root: 'contextGroupsConnection',
+      list: true,
+      present: presentGroup,
+    },
+    ['/api/v1/courses/:course_id/groups', '/api/v1/accounts/:account_id/groups'],
+  ),
+  {
+    method: 'GET',
+    path: '/api/v1/groups/:group_id',
+    operation: `query($id: ID!, ${INCLUDE_VARS}) { group(id: $id) { ...GroupJson } }`,
+    variables: (input) => ({ id: str(input.params.group_id), ...includes(input) }),
+    root: 'group',
+    present: presentGroup,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/groups',
+    operation: groupMutation('createGroup', 'CreateGroupInput'),
+    variables: (input) => ({ input: groupFields(input.params), ...includes(input, true) }),
+    root: 'createGroup',
+    payloadKey: 'group',
+    present: presentGroup,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/group_categories/:group_category_id/groups',
+    operation: groupMutation('createGroup', 'CreateGroupInput'),
+    variables: (input) => ({ input: { ...groupFields(input.params), groupCategoryId: str(input.params.group_category_id) }, ...includes(input, true) }),
+    root: 'createGroup',
+    payloadKey: 'group',
+    present: presentGroup,
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/groups/:group_id',
+    operation: groupMutation('updateGroup', 'UpdateGroupInput'),
+    variables: (input) => {
+      const p = input.params;
+      return {
+        input: {
+          id: str(p.group_id),
+          ...groupFields(p),
+          avatarId: p.avatar_id === undefined ? undefined : nullableStr(p.avatar_id),
+          members: p.members === undefined ? undefined : strArray(p.members),
+          overrideSisStickiness: toBool(p.override_sis_stickiness),
+          leaderId: p.leader === undefined ? undefined : typeof p.leader === 'object' && p.leader ? str((p.leader as Json).id) ?? null : null,
+        },
+        ...includes(input, true),
+      };
+    },
+    root: 'updateGroup',
+    payloadKey: 'group',
+    present: presentGroup,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/groups/:group_id',
+    operation: `mutation($id: ID!, ${INCLUDE_VARS}) { deleteGroup(id: $id) { group { ...GroupJson } ${ERRORS} } }`,
+    variables: (input) => ({ id: str(input.params.group_id), ...includes(input) }),
+    root: 'deleteGroup',
+    payloadKey: 'group',
+    present: presentGroup,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/groups/:group_id/invite',
+    operation: `mutation($input: InviteToGroupInput!) { inviteToGroup(input: $input) { memberships { ...MembershipJson } pendingEmails ${ERRORS} } }`,
+    variables: ({ params }) => ({ input: { groupId: str(params.group_id), invitees: strArray(params.invitees) } }),
+    root: 'inviteToGroup',
+    payloadKey: 'memberships',
+    present: (list: Json[]) => list.map(presentMembership),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/groups/:group_id/users',
+    operation: `query($id: ID!, $term: String, $inactive: Boolean, $first: Int, $after: String, $avatar: Boolean!) {
+      groupUsersConnection(groupId: $id, searchTerm: $term, excludeInactive: $inactive, first: $first, after: $after) {
+      nodes { id: _id name sortable_name: sortableName short_name: shortName created_at: createdAt avatar_url: avatarUrl @include(if: $avatar) }
+      totalCount pageInfo { hasNextPage endCursor } } }`,
+    variables: ({ params }) => ({
+      id: str(params.group_id),
+      term: params.search_term === undefined ? undefined : str(params.search_term) ?? '',
+      inactive: toBool(params.exclude_inactive),
+      avatar: strArray(params.include).includes('avatar_url'),
+    }),
+    root: 'groupUsersConnection',
+    list: true,
+    present: (u: Json) => numericIds(u, ['id']),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/groups/:group_id/preview_html',
+    operation: `query($id: ID!, $html: String) { previewGroupHtml(groupId: $id, html: $html) }`,
+    variables: ({ params }) => ({ id: str(params.group_id), html: str(params.html) ?? '' }),
+    root: 'previewGroupHtml',
+    present: (html: string) => ({ html }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/groups/:group_id/permissions',
+    operation: `query($id: ID!, $names: [String!]!) { groupPermissions(groupId: $id, names: $names) { name granted } }`,
+    variables: ({ params }) => ({ id: str(params.group_id), names: strArray(params.permissions) }),
+    root: 'groupPermissions',
+    present: granted,
+  },
+
+  // ---- memberships ----
+  {
+    method: 'GET',
+    path: '/api/v1/groups/:group_id/memberships',
+    operation: `query($id: ID!, $states: [String!], $first: Int, $after: String) { groupMembershipsConnection(groupId: $id, filterStates: $states, first: $first, after: $after) {
+      nodes { ...MembershipJson } totalCount pageInfo { hasNextPage endCursor } } }`,
+    variables: ({ params }) => ({ id: str(params.group_id), states: params.filter_states === undefined ? null : strArray(params.filter_states) }),
+    root: 'groupMembershipsConnection',
+    list: true,
+    present: presentMembership,
+  },
+  ...both(
+    {
+      method: 'GET',
+      operation: `query($id: ID!, $mid: ID, $uid: ID) { groupMembership(groupId: $id, membershipId: $mid, userId: $uid) { ...MembershipJson } }`,
+      variables: ({ params }) => {
+        const ref = membershipRef(params);
+        return { id: str(params.group_id), mid: ref.membershipId, uid: ref.userId };
+      },
+      root: 'groupMembership',
+      present: presentMembership,
+    },
+    ['/api/v1/groups/:group_id/memberships/:membership_id', '/api/v1/groups/:group_id/users/:user_id'],
+  ),
+  {
+    method: 'POST',
+    path: '/api/v1/groups/:group_id/memberships',
+    operation: `mutation($input: JoinGroupInput!) { joinGroup(input: $input) { membership { ...MembershipJson } added { ...MembershipJson } invalidUserIds ${ERRORS} } }`,
+    variables: ({ params }) => ({
+      input: {
+        groupId: str(params.group_id),
+        userId: str(params.user_id),
+        members: params.members === undefined ? undefined : strArray(params.members),
+        allInGroupCourse: params.all_in_group_course === undefined ? undefined : toBool(params.all_in_group_course),
+        excludeUserIds: params.exclude_user_ids === undefined ? undefined : strArray(params.exclude_user_ids),
+      },
+    }),
+    root: 'joinGroup',
+    present: (r: Json) => {
+      if (r.membership) return presentMembership(r.membership);
+      // Bulk (tag) additions: Canvas answers an empty object, or the partial failure it met.
+      if (r.invalidUserIds?.length) return { message: 'Partial failure encountered', invalid_user_ids: r.invalidUserIds.map(Number), membership_errors: [] };
+      return {};
+    },
+  },
+  ...both(
+    {
+      method: 'PUT',
+      operation: `mutation($input: UpdateMembershipInput!) { updateGroupMembership(input: $input) { membership { ...MembershipJson } ${ERRORS} } }`,
+      variables: ({ params }) => ({
+        input: { groupId: str(params.group_id), ...membershipRef(params), workflowState: str(params.workflow_state), moderator: toBool(params.moderator) },
+      }),
+      root: 'updateGroupMembership',
+      payloadKey: 'membership',
+      present: presentMembership,
+    },
+    ['/api/v1/groups/:group_id/memberships/:membership_id', '/api/v1/groups/:group_id/users/:user_id'],
+  ),
+  ...both(
+    {
+      method: 'DELETE',
+      operation: `mutation($input: MembershipRefInput!) { leaveGroup(input: $input) { membership { ...MembershipJson } ${ERRORS} } }`,
+      variables: ({ params }) => ({ input: { groupId: str(params.group_id), ...membershipRef(params) } }),
+      root: 'leaveGroup',
+      payloadKey: 'membership',
+      // Canvas answers {"ok": true}; the deleted membership comes along.
+      present: (m: Json) => ({ ok: true, ...presentMembership(m) }),
+    },
+    ['/api/v1/groups/:group_id/memberships/:membership_id', '/api/v1/groups/:group_id/users/:user_id'],
+  ),
+];
