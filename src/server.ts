@@ -10,10 +10,13 @@ import { isRestError, requestContext } from './auth/request-auth';
 import { DomainError } from './common/errors';
 import type { RequestContext } from './graphql/context';
 import { attachGraphqlWs } from './graphql/ws';
+import { registerFileStorageRoutes } from './files/file-storage.routes';
+import { discardTempUploads, receiveFilePart } from './files/temp-uploads';
 import { INTERNAL_BODY } from './rest/errors';
 import { parsePairs } from './rest/params';
 import { baseUrl, registerRestRoutes } from './rest/router';
 import { restRoutes } from './rest/routes';
+import { requestMeta } from './rest/request-meta';
 
 export interface BuiltServer {
   fastify: FastifyInstance;
@@ -55,16 +58,19 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
     done(null, parsePairs(new URLSearchParams(body as string)));
   });
   await fastify.register(multipart, { limits: { fileSize: 500 * 1024 * 1024, fields: 1000 } });
-  // Multipart fields go through the same Rack parsing as forms; file parts are read by upload routes.
+  // Multipart fields go through the same Rack parsing as forms; file parts are streamed to temp files
+  // under FILES_DIR (req.uploadedFiles) for upload routes, and removed after the response.
   fastify.addHook('preValidation', async (req) => {
     if (!req.isMultipart() || req.url.startsWith('/graphql')) return;
     const pairs: [string, string][] = [];
     for await (const part of req.parts()) {
       if (part.type === 'field') pairs.push([part.fieldname, String(part.value)]);
-      else await part.toBuffer();
+      else await receiveFilePart(req, part, pairs, app.config.FILES_DIR);
     }
     req.body = parsePairs(pairs);
   });
+  fastify.addHook('onResponse', discardTempUploads);
+  fastify.addHook('onRequestAbort', discardTempUploads);
 
   fastify.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
@@ -99,6 +105,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
   });
 
   registerRestRoutes(fastify, app, restRoutes);
+  registerFileStorageRoutes(fastify, app);
 
   const apollo = new ApolloServer<RequestContext>({
     schema: app.schema,
@@ -121,6 +128,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
       if (isRestError(ctx)) {
         throw new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
       }
+      ctx.request = requestMeta(req);
       return ctx;
     },
   });

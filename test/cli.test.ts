@@ -15,6 +15,9 @@ import { Enrollment } from '../src/courses/enrollment.entity';
 import { CourseSection } from '../src/courses/section.entity';
 import { buildServer } from '../src/server';
 import { Pseudonym } from '../src/users/pseudonym.entity';
+import { GroupCategory } from '../src/groups/group-category.entity';
+import { GroupMembership } from '../src/groups/group-membership.entity';
+import { Group } from '../src/groups/group.entity';
 import { Api } from './support/api';
 import { testDatabase, TestDatabase } from './support/db';
 
@@ -144,6 +147,38 @@ describe('CLI commands in-process', () => {
         const observer = new Api(url, tokens.get('demo.observer@example.com')!);
         const self = await observer.get('/api/v1/users/self');
         expect(self.body).toMatchObject({ name: 'Olly Observer' });
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('seeds a "Lab Teams" category whose two groups split the students, and a community group', async () => {
+      const ds = session.app.ds;
+      const course = await ds.getRepository(Course).findOneByOrFail({ courseCode: 'BIO101' });
+      const lab = await ds.getRepository(GroupCategory).findOneByOrFail({ contextType: 'Course', contextId: course.id, name: 'Lab Teams' });
+      const teams = await ds.getRepository(Group).find({ where: { groupCategoryId: lab.id }, order: { name: 'ASC' } });
+      expect(teams.map((g) => [g.name, g.joinLevel, g.contextType, g.contextId])).toEqual([
+        ['Lab Team 1', 'invitation_only', 'Course', course.id],
+        ['Lab Team 2', 'invitation_only', 'Course', course.id],
+      ]);
+      const members = async (groupId: number) =>
+        (await ds.getRepository(GroupMembership).find({ where: { groupId, workflowState: 'accepted' }, order: { userId: 'ASC' } })).map((m) => m.userId);
+      const [s1, s2, s3] = [await userIdOf('demo.student1@example.com'), await userIdOf('demo.student2@example.com'), await userIdOf('demo.student3@example.com')];
+      expect(await members(teams[0].id)).toEqual([s1, s2]);
+      expect(await members(teams[1].id)).toEqual([s3]);
+      const circle = await ds.getRepository(Group).findOneByOrFail({ name: 'Biology Study Circle' });
+      expect(circle).toMatchObject({ contextType: 'Account', contextId: session.installation.rootAccountId, joinLevel: 'parent_context_auto_join' });
+      expect((await ds.getRepository(GroupCategory).findOneByOrFail({ id: circle.groupCategoryId })).role).toBe('communities');
+      expect(await members(circle.id)).toEqual([s1, s3]);
+      expect((await ds.getRepository(GroupMembership).findOneByOrFail({ groupId: circle.id, userId: s1 })).moderator).toBe(true);
+      // The API sees them: the first student's groups.
+      const server = await buildServer(session.app);
+      try {
+        await server.fastify.listen({ port: 0, host: '127.0.0.1' });
+        const url = `http://127.0.0.1:${(server.fastify.server.address() as AddressInfo).port}`;
+        const student = new Api(url, printedTokens(firstRun.text).get('demo.student1@example.com')!);
+        const mine = await student.get('/api/v1/users/self/groups');
+        expect(mine.body.map((g: { name: string }) => g.name)).toEqual(['Biology Study Circle', 'Lab Team 1']);
       } finally {
         await server.close();
       }

@@ -69,6 +69,7 @@ const COURSE_MAP = {
   time_zone: 'timeZone',
   workflow_state: 'workflowState',
   restrict_enrollments_to_course_dates: 'restrictEnrollmentsToCourseDates',
+  conditional_release: 'masteryPathsEnabled',
   sis_course_id: 'sisCourseId',
   integration_id: 'integrationId',
 };

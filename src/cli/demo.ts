@@ -10,6 +10,9 @@ import { User } from '../users/user.entity';
 import { UserService } from '../users/user.service';
 import { CliError, CliOutput, CliSession, describeDatabase, formatTable, println, serverBaseUrl, showGeneratedAdminToken } from './common';
 import { findLogin } from './users';
+import { blackoutDatesDemo } from '../blackout-dates/blackout-date.demo';
+import { errorReportsDemo } from '../error-reports/error-report.demo';
+import { groupsDemo } from '../groups/group.demo';
 
 /**
  * The demo world: what `npm run demo` seeds so a newcomer can try the API at once. It is data, so a
@@ -77,7 +80,7 @@ export interface DemoExtension {
   seed(em: EntityManager, world: SeededDemoWorld, ctx: { rootAccountId: number }): Promise<void>;
 }
 
-export const DEMO_EXTENSIONS: DemoExtension[] = [];
+export const DEMO_EXTENSIONS: DemoExtension[] = [blackoutDatesDemo, errorReportsDemo, groupsDemo];
 
 export interface DemoRow {
   role: string;

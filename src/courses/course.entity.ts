@@ -68,6 +68,10 @@ export class Course extends Timestamped {
   @BoolColumn(false)
   restrictEnrollmentsToCourseDates: boolean;
 
+  /** Canvas's Mastery Paths (conditional release) feature for the course. */
+  @BoolColumn(false)
+  masteryPathsEnabled: boolean;
+
   get isAvailable(): boolean {
     return this.workflowState === 'available';
   }

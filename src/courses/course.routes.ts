@@ -8,7 +8,7 @@ defineFragment(`fragment CourseJson on Course {
   public_description: publicDescription storage_quota_mb: storageQuotaMb created_at: createdAt
   time_zone: timeZone workflow_state: workflowState
   restrict_enrollments_to_course_dates: restrictEnrollmentsToCourseDates
-  sis_course_id: sisCourseId integration_id: integrationId
+  sis_course_id: sisCourseId integration_id: integrationId conditional_release: masteryPathsEnabled
 }`);
 
 defineFragment(`fragment SectionJson on Section {
@@ -100,6 +100,7 @@ function courseFields(params: Record<string, unknown>) {
     publicDescription: str(c.public_description),
     defaultView: str(c.default_view),
     restrictEnrollmentsToCourseDates: toBool(c.restrict_enrollments_to_course_dates),
+    masteryPathsEnabled: toBool(c.conditional_release),
   };
 }
 

@@ -24,6 +24,8 @@ export interface CourseFields {
   publicDescription?: string | null;
   defaultView?: string | null;
   restrictEnrollmentsToCourseDates?: boolean | null;
+  /** Mastery Paths (Canvas's conditional_release setting). */
+  masteryPathsEnabled?: boolean | null;
 }
 
 export interface CreateCourseInput extends CourseFields {
@@ -109,6 +111,7 @@ export class CourseService {
     copy('isPublic', (x) => Boolean(x));
     copy('defaultView', (x) => x ?? 'modules');
     copy('restrictEnrollmentsToCourseDates', (x) => Boolean(x));
+    copy('masteryPathsEnabled', (x) => Boolean(x));
     if (rights.sis) {
       copy('sisCourseId', (x) => x || null);
       copy('integrationId', (x) => x || null);
@@ -141,6 +144,7 @@ export class CourseService {
       isPublic: false,
       publicDescription: null,
       restrictEnrollmentsToCourseDates: false,
+      masteryPathsEnabled: false,
     });
     // Only account admins create courses, and they hold manage_sis and manage_storage_quotas.
     Object.assign(draft, this.permittedFields({ ...input, name, courseCode: draft.courseCode }, draft, { sis: true, quota: true }));

@@ -63,6 +63,9 @@ export class CourseType extends Node {
   @Field()
   restrictEnrollmentsToCourseDates: boolean;
 
+  @Field({ description: 'Mastery Paths (conditional release) is on.' })
+  masteryPathsEnabled: boolean;
+
   @Field({ description: 'Concluded: completed or past its end date.' })
   concluded: boolean;
 }
@@ -106,6 +109,8 @@ class CourseFieldsInput {
   defaultView?: string | null;
   @Field(() => Boolean, { nullable: true })
   restrictEnrollmentsToCourseDates?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: 'Mastery Paths (conditional release).' })
+  masteryPathsEnabled?: boolean | null;
 }
 
 @InputType()

@@ -7,10 +7,23 @@ import { Enrollment } from '../courses/enrollment.entity';
 import { Pseudonym } from '../users/pseudonym.entity';
 import { User } from '../users/user.entity';
 import { Setting } from './setting.entity';
+import { DiscussionEntry } from '../discussions/discussion-entry.entity';
+import { DiscussionParticipant } from '../discussions/discussion-participant.entity';
+import { DiscussionTopic } from '../discussions/discussion-topic.entity';
+import { ContextModule } from '../modules/module.entity';
+import { ModuleItem } from '../modules/module-item.entity';
+import { ModuleProgression } from '../modules/progression.entity';
+import { ModuleOverride } from '../modules/module-override.entity';
+import { MasteryPathRule, MasteryPathSelection } from '../modules/mastery-path.entity';
 import { GroupCategory } from '../groups/group-category.entity';
 import { Group } from '../groups/group.entity';
 import { GroupMembership } from '../groups/group-membership.entity';
 import { GroupInvitation } from '../groups/group-invitation.entity';
+import { Folder } from '../files/folder.entity';
+import { Attachment } from '../files/attachment.entity';
+import { BlackoutDate } from '../blackout-dates/blackout-date.entity';
+import { ErrorReport } from '../error-reports/error-report.entity';
+import { contentEntities } from '../content/content.entities';
 
 /** Every entity of the domain; feature areas add theirs here. */
 export const entities = [
@@ -27,4 +40,18 @@ export const entities = [
   Group,
   GroupMembership,
   GroupInvitation,
+  DiscussionTopic,
+  DiscussionEntry,
+  DiscussionParticipant,
+  Folder,
+  Attachment,
+  ContextModule,
+  ModuleItem,
+  ModuleProgression,
+  ModuleOverride,
+  MasteryPathRule,
+  MasteryPathSelection,
+  BlackoutDate,
+  ErrorReport,
+  ...contentEntities,
 ];

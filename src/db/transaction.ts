@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { flushAfterCommit } from '../events/domain-events';
 
 /**
  * One transaction per mutation. SQLite has a single connection, so transactions there are queued
@@ -6,10 +7,20 @@ import { DataSource, EntityManager } from 'typeorm';
  */
 const queues = new WeakMap<DataSource, Promise<unknown>>();
 
-export function transaction<T>(ds: DataSource, fn: (em: EntityManager) => Promise<T>): Promise<T> {
-  if (ds.options.type !== 'better-sqlite3') return ds.transaction(fn);
-  const prev = queues.get(ds) ?? Promise.resolve();
-  const run = prev.catch(() => undefined).then(() => ds.transaction(fn));
-  queues.set(ds, run.catch(() => undefined));
-  return run;
+export async function transaction<T>(ds: DataSource, fn: (em: EntityManager) => Promise<T>): Promise<T> {
+  let manager: EntityManager | undefined;
+  const body = (em: EntityManager) => {
+    manager = em;
+    return fn(em);
+  };
+  let result: T;
+  if (ds.options.type !== 'better-sqlite3') result = await ds.transaction(body);
+  else {
+    const prev = queues.get(ds) ?? Promise.resolve();
+    const run = prev.catch(() => undefined).then(() => ds.transaction(body));
+    queues.set(ds, run.catch(() => undefined));
+    result = await run;
+  }
+  if (manager) await flushAfterCommit(manager);
+  return result;
 }

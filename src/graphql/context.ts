@@ -22,6 +22,23 @@ export interface RequestContext {
   /** Absolute base URL the client used, for Link headers and html_url fields. */
   baseUrl: string;
   log: FastifyBaseLogger;
+  /** The HTTP request behind this context (REST and HTTP GraphQL), without credentials; absent for graphql-ws and the CLI. */
+  request?: RequestMeta;
+}
+
+/** What services may know of an HTTP request: no Authorization header, cookies or secret query values. */
+export interface RequestMeta {
+  id: string;
+  method: string;
+  path: string;
+  /** The query string with access_token and other secrets replaced by [FILTERED]. */
+  query: string;
+  ip: string;
+  protocol: string;
+  host: string;
+  httpVersion: string;
+  /** Allow-listed headers only (accept*, host, referer, user-agent, content-type, x-forwarded-*). */
+  headers: Record<string, string>;
 }
 
 export function createContext(args: {

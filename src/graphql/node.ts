@@ -12,6 +12,20 @@ export enum NodeType {
   Group = 'Group',
   GroupMembership = 'GroupMembership',
   GroupSet = 'GroupSet',
+  Discussion = 'Discussion',
+  DiscussionEntry = 'DiscussionEntry',
+  File = 'File',
+  BlackoutDate = 'BlackoutDate',
+  ErrorReport = 'ErrorReport',
+  Module = 'Module',
+  ModuleItem = 'ModuleItem',
+  ModuleAssignmentOverride = 'ModuleAssignmentOverride',
+  Assignment = 'Assignment',
+  Submission = 'Submission',
+  Quiz = 'Quiz',
+  QuizSubmission = 'QuizSubmission',
+  Page = 'Page',
+  ExternalTool = 'ExternalTool',
 }
 registerEnumType(NodeType, { name: 'NodeType' });
 

@@ -10,6 +10,14 @@ import { UserResolver } from '../users/user.resolver';
 import { GroupCategoryResolver } from '../groups/group-category.resolver';
 import { GroupMembershipResolver } from '../groups/group-membership.resolver';
 import { GroupResolver } from '../groups/group.resolver';
+import { FileResolver, GroupFilesResolver } from '../files/file.resolver';
+import { BlackoutDateResolver, CoursePacingResolver } from '../blackout-dates/blackout-date.resolver';
+import { ErrorReportResolver } from '../error-reports/error-report.resolver';
+import { ModuleItemResolver } from '../modules/module-item.resolver';
+import { ModuleResolver } from '../modules/module.resolver';
+import { MasteryPathRuleResolver, ModuleOverrideResolver, SequenceResolver } from '../modules/module-extras.resolver';
+import { discussionResolvers } from '../discussions/discussion.resolver';
+import { contentResolvers } from '../content/content.resolvers';
 import { NodeResolverRoot } from './node.resolver';
 import { DateTimeScalar } from './scalars';
 
@@ -25,6 +33,18 @@ export const resolvers: NonEmptyArray<Function> = [
   GroupCategoryResolver,
   GroupResolver,
   GroupMembershipResolver,
+  ...discussionResolvers,
+  ...contentResolvers,
+  FileResolver,
+  GroupFilesResolver,
+  BlackoutDateResolver,
+  CoursePacingResolver,
+  ErrorReportResolver,
+  ModuleResolver,
+  ModuleItemResolver,
+  SequenceResolver,
+  MasteryPathRuleResolver,
+  ModuleOverrideResolver,
 ];
 
 let cached: GraphQLSchema | undefined;

@@ -1,20 +1,22 @@
+import { Attachment } from '../files/attachment.entity';
 import type { RequestContext } from '../graphql/context';
 import type { Group } from './group.entity';
 
-/**
- * A group's avatar is an image file uploaded to the group. Files arrive with the group files
- * feature; until an attachment exists for the id, no avatar can be set and the URL is null.
- */
+/** A group's avatar is an available image file uploaded to the group. */
 export class GroupAvatarService {
   constructor(private readonly ctx: RequestContext) {}
 
-  /** The attachment id if it is an image file of this group; null otherwise. */
-  async resolve(_group: Group, _avatarId: string): Promise<number | null> {
-    void this.ctx;
-    return null;
+  /** The attachment id if it is an available image file of this group; null otherwise. */
+  async resolve(group: Group, avatarId: string): Promise<number | null> {
+    const file = await this.ctx.services.files.imageOf('Group', group.id, avatarId);
+    return file?.id ?? null;
   }
 
+  /** The avatar's thumbnail URL; null without an avatar or once its file is gone or replaced. */
   async url(group: Group): Promise<string | null> {
-    return group.avatarAttachmentId == null ? null : null;
+    if (group.avatarAttachmentId == null) return null;
+    const file = await this.ctx.loaders.byId(Attachment).load(group.avatarAttachmentId);
+    if (!file || file.contextType !== 'Group' || file.contextId !== group.id || file.workflowState !== 'available' || !file.isImage) return null;
+    return this.ctx.services.files.thumbnailUrl(file);
   }
 }

@@ -1,4 +1,4 @@
-import { In, Not } from 'typeorm';
+import { EntityManager, In, Not } from 'typeorm';
 import { ForbiddenError, NotFoundError, RequestError, ValidationError, Validator } from '../common/errors';
 import { parseIdParam } from '../common/ids';
 import { nowToSecond } from '../db/columns';
@@ -31,30 +31,33 @@ export class GroupCategoryService {
 
   /** The context's built-in category of a role (student-organized groups, communities), created on first use. */
   async builtIn(context: GroupContext, role: CategoryRole): Promise<GroupCategory> {
-    const repo = this.ctx.ds.getRepository(GroupCategory);
+    const existing = await this.ctx.ds.getRepository(GroupCategory).findOneBy({ contextType: context.type, contextId: context.id, role, workflowState: 'active' });
+    if (existing) return existing;
+    return transaction(this.ctx.ds, (em) => GroupCategoryService.builtInIn(em, context, role));
+  }
+
+  /** builtIn inside a transaction already open (also used by the demo seed). */
+  static async builtInIn(em: EntityManager, context: Pick<GroupContext, 'type' | 'id' | 'rootAccountId'>, role: CategoryRole): Promise<GroupCategory> {
+    const repo = em.getRepository(GroupCategory);
     const existing = await repo.findOneBy({ contextType: context.type, contextId: context.id, role, workflowState: 'active' });
     if (existing) return existing;
-    return transaction(this.ctx.ds, async (em) => {
-      const again = await em.getRepository(GroupCategory).findOneBy({ contextType: context.type, contextId: context.id, role, workflowState: 'active' });
-      if (again) return again;
-      return em.getRepository(GroupCategory).save(
-        em.getRepository(GroupCategory).create({
-          contextType: context.type,
-          contextId: context.id,
-          rootAccountId: context.rootAccountId,
-          name: BUILT_IN_NAMES[role],
-          role,
-          selfSignup: null,
-          groupLimit: null,
-          autoLeader: null,
-          nonCollaborative: false,
-          sisGroupCategoryId: null,
-          sisImportId: null,
-          workflowState: 'active',
-          deletedAt: null,
-        }),
-      );
-    });
+    return repo.save(
+      repo.create({
+        contextType: context.type,
+        contextId: context.id,
+        rootAccountId: context.rootAccountId,
+        name: BUILT_IN_NAMES[role],
+        role,
+        selfSignup: null,
+        groupLimit: null,
+        autoLeader: null,
+        nonCollaborative: false,
+        sisGroupCategoryId: null,
+        sisImportId: null,
+        workflowState: 'active',
+        deletedAt: null,
+      }),
+    );
   }
 
   /** A live category by id or sis_group_category_id:, with no permission check. */

@@ -76,10 +76,26 @@ export class GroupMembershipService {
     return row;
   }
 
+  /**
+   * resolve() for a caller who may lack the right to see other people's memberships: to them a
+   * missing membership is a 403 like an existing one, so /groups/:id/users/:user_id cannot be used
+   * to learn who belongs to a group. Their own membership (`self`) still answers 404 when absent.
+   */
+  private async resolveGuarded(group: Group, ref: MembershipRef, mayLookAtOthers: boolean): Promise<GroupMembership> {
+    try {
+      return await this.resolve(group, ref);
+    } catch (e) {
+      const viewer = this.ctx.authz.requireViewer();
+      const own = ref.membershipId === 'self' || ref.userId === 'self' || ref.userId === String(viewer.id);
+      if (e instanceof NotFoundError && !mayLookAtOthers && !own) throw new ForbiddenError();
+      throw e;
+    }
+  }
+
   async show(groupRaw: string, ref: MembershipRef): Promise<GroupMembership> {
     const group = await this.groups.lookup(groupRaw);
-    const membership = await this.resolve(group, ref);
     const rights = await this.groups.rights(group);
+    const membership = await this.resolveGuarded(group, ref, rights.readRoster);
     if (membership.userId !== this.ctx.viewer!.id && !rights.readRoster) throw new ForbiddenError();
     return membership;
   }
@@ -134,6 +150,7 @@ export class GroupMembershipService {
       state = 'accepted';
     }
     if (state === 'accepted') await this.assertCapacity(group, category);
+    await this.assertSharesSection(group, category, target.id, target.name);
     const justCreated = !existing?.isLive;
     const membership = await transaction(this.ctx.ds, (em) => this.write(em, group, category, target.id, state, existing));
     return { membership, justCreated };
@@ -151,6 +168,23 @@ export class GroupMembershipService {
     if (!limit) return;
     const count = await this.ctx.ds.getRepository(GroupMembership).countBy({ groupId: group.id, workflowState: 'accepted' });
     if (count >= limit) throw ValidationError.of('group_id', 'full', 'The group is full.');
+  }
+
+  /**
+   * Restricted self-signup: the new member must share an active section of the course with every
+   * current member (Canvas's has_common_section_with_user?).
+   */
+  private async assertSharesSection(group: Group, category: GroupCategory, userId: number, userName: string): Promise<void> {
+    if (category.selfSignup !== 'restricted' || group.contextType !== 'Course') return;
+    const members = await this.ctx.ds.getRepository(GroupMembership).findBy({ groupId: group.id, workflowState: 'accepted', userId: Not(userId) });
+    const users = [userId, ...members.map((m) => m.userId)];
+    const enrollments = await this.ctx.ds.getRepository(Enrollment).findBy({ courseId: group.contextId, userId: In(users), workflowState: 'active' });
+    const sectionsOf = (u: number) => new Set(enrollments.filter((e) => e.userId === u).map((e) => e.courseSectionId));
+    const common = users.slice(1).reduce((acc, u) => {
+      const sections = sectionsOf(u);
+      return new Set([...acc].filter((id) => sections.has(id)));
+    }, sectionsOf(userId));
+    if (!common.size) throw ValidationError.of('user_id', 'not_in_group_section', `${userName} does not share a section with the other members of ${group.name}.`);
   }
 
   /**
@@ -188,7 +222,11 @@ export class GroupMembershipService {
     const live = await repo.findBy({ groupId: group.id, workflowState: In(LISTED_STATES) });
     const gone = live.filter((m) => !keep.has(m.userId)).map((m) => m.id);
     if (gone.length) await repo.update({ id: In(gone) }, { workflowState: 'deleted', moderator: false });
-    if (group.leaderId != null && !keep.has(group.leaderId)) await em.getRepository(Group).update({ id: group.id }, { leaderId: null });
+    if (group.leaderId != null && !keep.has(group.leaderId)) {
+      await em.getRepository(Group).update({ id: group.id }, { leaderId: null });
+      // The caller answers with this object: it must not show the removed leader.
+      group.leaderId = null;
+    }
     for (const id of userIds) {
       const row = live.find((m) => m.userId === id);
       if (row) continue;
@@ -235,13 +273,17 @@ export class GroupMembershipService {
    */
   async update(groupRaw: string, ref: MembershipRef, input: { workflowState?: string | null; moderator?: boolean | null }): Promise<{ membership: GroupMembership }> {
     const group = await this.groups.lookup(groupRaw);
-    const membership = await this.resolve(group, ref);
     const rights = await this.groups.rights(group);
+    const membership = await this.resolveGuarded(group, ref, rights.manage);
     const viewer = this.ctx.authz.requireViewer();
     const ownInvitation = membership.userId === viewer.id && membership.workflowState === 'invited' && input.workflowState === 'accepted' && input.moderator == null;
     if (!rights.manage && !ownInvitation) throw new ForbiddenError();
     const category = (await this.ctx.services.groupPolicy.category(group))!;
-    if (input.workflowState === 'accepted' && membership.workflowState !== 'accepted') await this.assertCapacity(group, category);
+    if (input.workflowState === 'accepted' && membership.workflowState !== 'accepted') {
+      await this.assertCapacity(group, category);
+      const user = await this.ctx.services.users.lookup(membership.userId);
+      await this.assertSharesSection(group, category, user.id, user.name);
+    }
     if (input.moderator === true && membership.workflowState !== 'accepted' && input.workflowState !== 'accepted') {
       throw ValidationError.of('moderator', 'invalid', 'Only accepted members can moderate the group');
     }
@@ -258,8 +300,8 @@ export class GroupMembershipService {
   /** DELETE: the member leaves where the group can be left; moderators and admins remove anyone. */
   async remove(groupRaw: string, ref: MembershipRef): Promise<{ membership: GroupMembership }> {
     const group = await this.groups.lookup(groupRaw);
-    const membership = await this.resolve(group, ref);
     const rights = await this.groups.rights(group);
+    const membership = await this.resolveGuarded(group, ref, rights.manage);
     const self = membership.userId === this.ctx.viewer!.id;
     // An invitee or requester may always withdraw; accepted members only where the group can be left.
     const allowed = rights.manage || (self && (rights.leave || membership.workflowState !== 'accepted'));

@@ -123,8 +123,9 @@ export class GroupPolicy {
     const moderator = member && membership!.moderator;
     const leader = member && group.leaderId === viewer.id;
     const selfSignup = category?.selfSignup != null && group.contextType === 'Course';
-    const freelyJoinable =
-      ((category?.allowsMultipleMemberships ?? false) && group.joinLevel !== 'invitation_only') || selfSignup;
+    // The spec: auto_join and request levels let anyone of the parent context join (or ask to); class
+    // groups are always invitation_only, so only self-signup opens them.
+    const freelyJoinable = group.joinLevel !== 'invitation_only' || selfSignup;
     const invited = membership?.workflowState === 'invited';
     const join = canParticipate && !member && (freelyJoinable || invited);
     // A public community group is open to every logged-in user to look at.
@@ -141,10 +142,12 @@ export class GroupPolicy {
       update: moderator || leader || contextAdmin,
       manage: moderator || contextAdmin,
       delete: moderator || contextAdmin,
-      leave: member && ((category?.allowsMultipleMemberships ?? false) || selfSignup),
+      // What the user could join freely they may leave; teacher-assigned class groups cannot be left.
+      leave: member && ((category?.allowsMultipleMemberships ?? false) || freelyJoinable),
       createDiscussionTopic: read,
       createAnnouncement: moderator || contextAdmin || member,
-      manageFiles: read,
+      // Group files are managed by members and admins over the group, not by public readers.
+      manageFiles: member || contextAdmin,
       readSis: sis,
       manageSis,
       manageStorageQuotas: quotas,

@@ -48,13 +48,16 @@ export function presentCategory(c: Json): Json {
 }
 
 /** Group JSON with Canvas's presence rules: SIS fields only for callers with the SIS rights. */
-export function presentGroup(g: Json): Json {
+export function presentGroup(g: Json, input?: RestInput): Json {
   const { sis_rights, users, permissions, group_category, leader, ...rest } = g;
   const out = contextKey(numericIds(rest, ['id', 'group_category_id']));
   const rights = granted(sis_rights);
   if (!rights.read_sis) delete out.sis_group_id;
   if (!rights.manage_sis) delete out.sis_import_id;
-  out.leader = leader ? { ...numericIds(leader, ['id']), html_url: null } : null;
+  // Canvas's user_display_json: html_url is the user's page in the group's course (or the user page).
+  const base = input?.ctx.baseUrl ?? '';
+  const leaderUrl = (id: unknown) => (out.context_type === 'Course' ? `${base}/courses/${out.course_id}/users/${id}` : `${base}/users/${id}`);
+  out.leader = leader ? { ...numericIds(leader, ['id']), html_url: leaderUrl(leader.id) } : null;
   out.has_submission = false;
   if (users !== undefined) out.users = (users as Json[]).map((u) => numericIds(u, ['id']));
   if (permissions !== undefined) out.permissions = granted(permissions);
@@ -352,7 +355,7 @@ export const groupRoutes: RestRoute[] = [
     present: (r: Json) => {
       if (r.membership) return presentMembership(r.membership);
       // Bulk (tag) additions: Canvas answers an empty object, or the partial failure it met.
-      if (r.invalidUserIds?.length) return { message: 'Partial failure encountered', invalid_user_ids: r.invalidUserIds.map(Number), membership_errors: [] };
+      if (r.invalidUserIds?.length) return { message: 'Partial failure encountered', invalid_user_ids: r.invalidUserIds.map((id: string) => (/^\d+$/.test(id) ? Number(id) : id)), membership_errors: [] };
       return {};
     },
   },

@@ -26,12 +26,16 @@ export interface RestRoute {
   /** For mutation payloads: the key inside the payload holding the object. */
   payloadKey?: string;
   /** The root field is a connection: Canvas pagination with a Link header. */
-  list?: boolean | { defaultPerPage?: number; maxPerPage?: number; bookmark?: boolean };
+  list?: boolean | { defaultPerPage?: number; maxPerPage?: number; bookmark?: boolean; envelope?: string };
   /** Canvas body for payload validation errors, when the endpoint nests them differently. */
   validationBody?: (fields: import('../common/errors').FieldError[]) => unknown;
   /** Shapes one object (or each list node) as Canvas JSON. */
   present?: (value: any, input: RestInput) => unknown;
   status?: number;
+  /** Response headers computed from the result (e.g. Location of a created object). */
+  headers?: (value: any, input: RestInput) => Record<string, string>;
+  /** Answer with a 302 to the URL this returns (e.g. the module item redirect). */
+  redirect?: (value: any, input: RestInput) => string | null;
   /** Allowed without a token (the viewer is then null). */
   anonymous?: boolean;
 }

@@ -9,6 +9,7 @@ import { domainToRest, graphqlErrorToRest, INTERNAL_BODY, RestError, validationB
 import { bookmarkLinkHeader, connectionArgs, decodeBookmark, linkHeader, pageRequest, PageRequest } from './pagination';
 import { mergeParams, ParamTree, parsePairs, parseQueryString, str } from './params';
 import { stringifyIds } from './present';
+import { requestMeta } from './request-meta';
 import { RestInput, RestRoute, withFragments } from './route';
 
 const STRING_IDS = 'application/json+canvas-string-ids';
@@ -29,6 +30,20 @@ function compileRoute(app: AppServices, route: RestRoute): CompiledRoute {
 }
 
 const dig = (data: unknown, path: string): any => path.split('.').reduce((v: any, k) => (v == null ? v : v[k]), data);
+
+/**
+ * Absent params are left out of the variables: graphql-jit would read an explicit undefined as
+ * null, which for an update means "clear this field".
+ */
+function withoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutUndefined);
+  if (value && typeof value === 'object' && !(value instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = withoutUndefined(v);
+    return out;
+  }
+  return value;
+}
 
 export function requestParams(req: FastifyRequest): ParamTree {
   const rawQuery = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
@@ -70,6 +85,7 @@ async function handle(app: AppServices, { route, compiled }: CompiledRoute, req:
     log: req.log,
   });
   if (isRestError(ctx)) return sendRestError(reply, ctx);
+  ctx.request = requestMeta(req);
 
   const listOpts = typeof route.list === 'object' ? route.list : {};
   let page: PageRequest | null = null;
@@ -94,7 +110,7 @@ async function handle(app: AppServices, { route, compiled }: CompiledRoute, req:
   const input: RestInput = { params, ctx, page };
   let variables: Record<string, unknown>;
   try {
-    variables = { ...(route.variables?.(input) ?? {}), ...pageArgs };
+    variables = withoutUndefined({ ...(route.variables?.(input) ?? {}), ...pageArgs }) as Record<string, unknown>;
   } catch (e) {
     if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));
     throw e;
@@ -113,10 +129,15 @@ async function handle(app: AppServices, { route, compiled }: CompiledRoute, req:
     return reply.code(400).send(route.validationBody ? route.validationBody(value.errors) : validationBody(value.errors));
   }
   if (route.payloadKey) value = value?.[route.payloadKey];
+  if (route.redirect) {
+    const target = route.redirect(value, input);
+    if (target) return reply.redirect(target, 302);
+  }
   let body: unknown;
   if (route.list) {
     const nodes: unknown[] = value?.nodes ?? [];
     body = nodes.map((n) => (route.present ? route.present(n, input) : n));
+    if (listOpts.envelope) body = { [listOpts.envelope]: body };
     const path = req.url.split('?')[0];
     const rawQuery = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
     if (listOpts.bookmark) reply.header('Link', bookmarkLinkHeader(baseUrl(req), path, rawQuery, page!.perPage, pageArgs.after as string | null, value?.pageInfo));
@@ -125,6 +146,8 @@ async function handle(app: AppServices, { route, compiled }: CompiledRoute, req:
     body = route.present ? route.present(value, input) : value;
   }
   if (String(req.headers.accept ?? '').includes(STRING_IDS)) body = stringifyIds(body);
+  if (route.headers) for (const [k, v] of Object.entries(route.headers(value, input))) reply.header(k, v);
+  if (route.status === 204) return reply.code(204).send();
   return reply.code(route.status ?? 200).send(body);
 }
 

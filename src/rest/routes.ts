@@ -3,7 +3,13 @@ import { accessTokenRoutes } from '../auth/access-token.routes';
 import { courseRoutes } from '../courses/course.routes';
 import { userRoutes } from '../users/user.routes';
 import { groupRoutes } from '../groups/group.routes';
+import { discussionRoutes } from '../discussions/discussion.routes';
+import { fileRoutes } from '../files/file.routes';
+import { blackoutDateRoutes } from '../blackout-dates/blackout-date.routes';
+import { errorReportRoutes } from '../error-reports/error-report.routes';
+import { moduleRoutes } from '../modules/module.routes';
+import { contentRoutes } from '../content/content.routes';
 import type { RestRoute } from './route';
 
 /** The whole compatibility table; feature areas add their rows here. */
-export const restRoutes: RestRoute[] = [...accountRoutes, ...userRoutes, ...accessTokenRoutes, ...courseRoutes, ...groupRoutes];
+export const restRoutes: RestRoute[] = [...accountRoutes, ...userRoutes, ...accessTokenRoutes, ...courseRoutes, ...groupRoutes, ...discussionRoutes, ...fileRoutes, ...blackoutDateRoutes, ...errorReportRoutes, ...contentRoutes, ...moduleRoutes];

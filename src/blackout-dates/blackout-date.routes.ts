@@ -1,0 +1,168 @@
+import { ValidationError } from '../common/errors';
+import type { FieldError } from '../common/errors';
+import { str } from '../rest/params';
+import { numericIds } from '../rest/present';
+import { defineFragment, RestInput, RestRoute } from '../rest/route';
+
+/** Canvas's BlackoutDate JSON: every column, dates as YYYY-MM-DD. */
+defineFragment(`fragment BlackoutDateJson on BlackoutDate {
+  id: _id context_id: contextId context_type: contextType start_date: startDate end_date: endDate event_title: eventTitle
+  root_account_id: rootAccountId created_at: createdAt updated_at: updatedAt
+}`);
+
+defineFragment(`fragment UnsavedBlackoutDateJson on UnsavedBlackoutDate {
+  id: _id context_id: contextId context_type: contextType start_date: startDate end_date: endDate event_title: eventTitle
+  root_account_id: rootAccountId created_at: createdAt updated_at: updatedAt
+}`);
+
+type Json = Record<string, any>;
+const ERRORS = 'errors { attribute type message }';
+const COURSE = '/api/v1/courses/:course_id/blackout_dates';
+const ACCOUNT = '/api/v1/accounts/:account_id/blackout_dates';
+
+export const presentBlackoutDate = (b: Json): Json => numericIds(b, ['id', 'context_id', 'root_account_id']);
+/** show, new, create, update and delete answer `{"blackout_date": {...}}`; index and bulk a bare array. */
+const wrapped = (b: Json): Json => ({ blackout_date: presentBlackoutDate(b) });
+const bare = (list: Json[]): Json[] => list.map(presentBlackoutDate);
+
+const isTree = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Leaves absent fields out of a GraphQL input: an explicit undefined would reach the service as null ("clear it"). */
+const given = (o: Json): Json => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+function context({ params }: RestInput): { contextType: string; contextId: string | undefined } {
+  return params.course_id !== undefined ? { contextType: 'Course', contextId: str(params.course_id) } : { contextType: 'Account', contextId: str(params.account_id) };
+}
+
+/** A field as given: absent stays undefined, JSON null or a non-scalar becomes null (which the service refuses). */
+const field = (v: unknown): string | null | undefined => (v === undefined ? undefined : str(v) ?? null);
+
+/** Fields from Canvas's nested `blackout_date[…]` form or the spec's top-level names; the nested one wins. */
+function blackoutFields(p: Json): Json {
+  const nested = isTree(p.blackout_date) ? p.blackout_date : {};
+  const pick = (k: string) => (nested[k] !== undefined ? nested[k] : p[k]);
+  return given({ startDate: field(pick('start_date')), endDate: field(pick('end_date')), eventTitle: field(pick('event_title')) });
+}
+
+const badBulk = (message: string) => ValidationError.of('blackout_dates', 'invalid', message);
+
+/**
+ * The bulk `blackout_dates` value in the forms Canvas clients send it: a JSON array of
+ * `{id?, start_date, end_date, event_title}`, the Rack form `blackout_dates[][start_date]=…`, an indexed
+ * form `blackout_dates[0][start_date]=…`, or (the spec's "string") that JSON array as a string.
+ */
+export function bulkEntries(raw: unknown): Json[] {
+  if (raw === undefined) throw ValidationError.of('blackout_dates', 'blank', 'blackout_dates is required (an empty list deletes every date)');
+  let value: unknown = raw;
+  if (typeof value === 'string') {
+    if (value.trim() === '') value = [];
+    else {
+      try {
+        value = JSON.parse(value);
+      } catch {
+        throw badBulk('blackout_dates must be a JSON array of blackout dates');
+      }
+    }
+  }
+  if (isTree(value)) {
+    const keys = Object.keys(value);
+    if (!keys.every((k) => /^\d+$/.test(k))) throw badBulk('blackout_dates must be an array of blackout dates');
+    value = keys.sort((a, b) => Number(a) - Number(b)).map((k) => (value as Json)[k]);
+  }
+  if (!Array.isArray(value)) throw badBulk('blackout_dates must be an array of blackout dates');
+  // `blackout_dates[]=` is how a form says "an empty list".
+  const list = value.filter((e) => e !== '');
+  return list.map((e, i) => {
+    if (!isTree(e)) throw ValidationError.of(`blackout_dates[${i}]`, 'invalid', `blackout_dates[${i}] must be an object with start_date, end_date and event_title`);
+    const id = e.id === undefined || e.id === null || e.id === '' ? null : str(e.id) ?? '-';
+    return given({ id, startDate: field(e.start_date), endDate: field(e.end_date), eventTitle: field(e.event_title) });
+  });
+}
+
+const both = (base: Omit<RestRoute, 'path'>, suffix = ''): RestRoute[] => [COURSE, ACCOUNT].map((p) => ({ ...base, path: `${p}${suffix}` }));
+
+const messages = (fields: FieldError[]) => fields.map((f) => f.message);
+
+export const blackoutDateRoutes: RestRoute[] = [
+  ...both({
+    method: 'GET',
+    operation: `query($type: String!, $id: ID!) { blackoutDates(contextType: $type, contextId: $id) { ...BlackoutDateJson } }`,
+    variables: (input) => {
+      const c = context(input);
+      return { type: c.contextType, id: c.contextId };
+    },
+    root: 'blackoutDates',
+    present: bare,
+  }),
+  ...both(
+    {
+      method: 'GET',
+      operation: `query($type: String!, $id: ID!) { newBlackoutDate(contextType: $type, contextId: $id) { ...UnsavedBlackoutDateJson } }`,
+      variables: (input) => {
+        const c = context(input);
+        return { type: c.contextType, id: c.contextId };
+      },
+      root: 'newBlackoutDate',
+      present: (b: Json) => ({ blackout_date: presentBlackoutDate(b) }),
+    },
+    '/new',
+  ),
+  ...both(
+    {
+      method: 'GET',
+      operation: `query($id: ID!, $type: String, $cid: ID) { blackoutDate(id: $id, contextType: $type, contextId: $cid) { ...BlackoutDateJson } }`,
+      variables: (input) => {
+        const c = context(input);
+        return { id: str(input.params.id), type: c.contextType, cid: c.contextId };
+      },
+      root: 'blackoutDate',
+      present: wrapped,
+    },
+    '/:id',
+  ),
+  ...both({
+    method: 'POST',
+    operation: `mutation($input: CreateBlackoutDateInput!) { createBlackoutDate(input: $input) { blackoutDate { ...BlackoutDateJson } ${ERRORS} } }`,
+    variables: (input) => ({ input: { ...context(input), ...blackoutFields(input.params) } }),
+    root: 'createBlackoutDate',
+    payloadKey: 'blackoutDate',
+    present: wrapped,
+    status: 201,
+    // Canvas's create failure body (its status is 422; ours is the service-wide 400).
+    validationBody: (fields) => ({ success: false, errors: messages(fields) }),
+  }),
+  ...both(
+    {
+      method: 'PUT',
+      operation: `mutation($input: UpdateBlackoutDateInput!) { updateBlackoutDate(input: $input) { blackoutDate { ...BlackoutDateJson } ${ERRORS} } }`,
+      variables: (input) => ({ input: { id: str(input.params.id), ...context(input), ...blackoutFields(input.params) } }),
+      root: 'updateBlackoutDate',
+      payloadKey: 'blackoutDate',
+      present: wrapped,
+      // Canvas's update failure body: the bare list of full messages.
+      validationBody: messages,
+    },
+    '/:id',
+  ),
+  ...both(
+    {
+      method: 'DELETE',
+      operation: `mutation($input: DeleteBlackoutDateInput!) { deleteBlackoutDate(input: $input) { blackoutDate { ...BlackoutDateJson } ${ERRORS} } }`,
+      variables: (input) => ({ input: { id: str(input.params.id), ...context(input) } }),
+      root: 'deleteBlackoutDate',
+      payloadKey: 'blackoutDate',
+      // The spec: "Deletes; returns a BlackoutDate" (Canvas itself answers 204).
+      present: wrapped,
+    },
+    '/:id',
+  ),
+  {
+    method: 'PUT',
+    path: COURSE,
+    operation: `mutation($input: ReplaceBlackoutDatesInput!) { replaceBlackoutDates(input: $input) { blackoutDates { ...BlackoutDateJson } ${ERRORS} } }`,
+    variables: (input) => ({ input: { ...context(input), blackoutDates: bulkEntries(input.params.blackout_dates) } }),
+    root: 'replaceBlackoutDates',
+    payloadKey: 'blackoutDates',
+    present: bare,
+  },
+];

@@ -1,0 +1,112 @@
+import { defineFragment, RestInput, RestRoute } from '../../rest/route';
+import { str, strArray, toBool, tree } from '../../rest/params';
+import { numericIds } from '../../rest/present';
+import { date, LOCK_FIELDS, lockKeys, num, PAYLOAD_ERRORS, text } from '../rest-helpers';
+
+defineFragment(`fragment AssignmentJson on Assignment {
+  id: _id name description created_at: createdAt updated_at: updatedAt due_at: dueAt lock_at: lockAt unlock_at: unlockAt
+  course_id: courseId html_url: htmlUrl points_possible: pointsPossible grading_type: gradingType
+  submission_types: submissionTypes published unpublishable has_submitted_submissions: hasSubmittedSubmissions
+  position workflow_state: workflowState quiz_id: quizId is_quiz_assignment: isQuizAssignment
+  ${LOCK_FIELDS}
+}`);
+
+type Json = Record<string, any>;
+
+/** Assignment JSON: our fields plus the keys Canvas always sends for features this service does not have. */
+export function presentAssignment(a: Json, input: RestInput): Json {
+  const out = lockKeys(numericIds(a, ['id', 'course_id', 'quiz_id']));
+  if (!a.submission_types.includes('online_quiz') || out.quiz_id == null) delete out.quiz_id;
+  return {
+    ...out,
+    submissions_download_url: `${input.ctx.baseUrl}/courses/${a.course_id}/assignments/${a.id}/submissions?zip=1`,
+    has_overrides: false,
+    assignment_group_id: null,
+    due_date_required: false,
+    allowed_extensions: [],
+    max_name_length: 255,
+    turnitin_enabled: false,
+    vericite_enabled: false,
+    grade_group_students_individually: false,
+    group_category_id: null,
+    peer_reviews: false,
+    automatic_peer_reviews: false,
+    post_to_sis: false,
+    integration_id: null,
+    grading_standard_id: null,
+    only_visible_to_overrides: false,
+    moderated_grading: false,
+    anonymous_grading: false,
+    omit_from_final_grade: false,
+    muted: false,
+    allowed_attempts: -1,
+  };
+}
+
+function assignmentFields(params: Json): Json {
+  const a = tree(params.assignment);
+  return {
+    name: text(a.name),
+    description: text(a.description),
+    pointsPossible: num(a.points_possible),
+    gradingType: str(a.grading_type),
+    submissionTypes: a.submission_types === undefined ? undefined : strArray(a.submission_types),
+    dueAt: date(a.due_at),
+    unlockAt: date(a.unlock_at),
+    lockAt: date(a.lock_at),
+    published: a.published === undefined ? undefined : toBool(a.published),
+    position: num(a.position),
+  };
+}
+
+const PATH = '/api/v1/courses/:course_id/assignments';
+const mutation = (name: string, type: string) => `mutation($input: ${type}!) { ${name}(input: $input) { assignment { ...AssignmentJson } ${PAYLOAD_ERRORS} } }`;
+
+export const assignmentRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: PATH,
+    operation: mutation('createAssignment', 'CreateAssignmentInput'),
+    variables: ({ params }) => ({ input: { courseId: str(params.course_id), ...assignmentFields(params) } }),
+    root: 'createAssignment',
+    payloadKey: 'assignment',
+    present: presentAssignment,
+    status: 201,
+  },
+  {
+    method: 'GET',
+    path: PATH,
+    operation: `query($id: ID!, $first: Int, $after: String) { course(id: $id) {
+      assignmentsConnection(first: $first, after: $after) { nodes { ...AssignmentJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+    variables: ({ params }) => ({ id: str(params.course_id) }),
+    root: 'course.assignmentsConnection',
+    list: true,
+    present: presentAssignment,
+  },
+  {
+    method: 'GET',
+    path: `${PATH}/:id`,
+    operation: `query($id: ID!, $courseId: ID!) { assignment(id: $id, courseId: $courseId) { ...AssignmentJson } }`,
+    variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
+    root: 'assignment',
+    present: presentAssignment,
+  },
+  {
+    method: 'PUT',
+    path: `${PATH}/:id`,
+    operation: mutation('updateAssignment', 'UpdateAssignmentInput'),
+    variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id), ...assignmentFields(params) } }),
+    root: 'updateAssignment',
+    payloadKey: 'assignment',
+    present: presentAssignment,
+  },
+  {
+    method: 'DELETE',
+    path: `${PATH}/:id`,
+    operation: `mutation($input: ContentRefInput!) { deleteAssignment(input: $input) { assignment { ...AssignmentJson } ${PAYLOAD_ERRORS} } }`,
+    variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id) } }),
+    root: 'deleteAssignment',
+    payloadKey: 'assignment',
+    present: presentAssignment,
+  },
+];

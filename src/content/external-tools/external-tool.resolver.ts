@@ -1,0 +1,37 @@
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../../graphql/context';
+import { NodeResolver, NodeType, registerNode } from '../../graphql/node';
+import { mutationPayload } from '../../graphql/payload';
+import { ContentRefInput } from '../assignments/assignment.types';
+import { ExternalTool } from './external-tool.entity';
+import { CreateExternalToolInput, CustomFieldType, ExternalToolPayload, ExternalToolType, UpdateExternalToolInput } from './external-tool.types';
+
+registerNode(NodeType.ExternalTool, ExternalTool, async (ctx, id) => (await ctx.services.externalTools.find(null, id)).tool);
+
+@Resolver(() => ExternalToolType)
+export class ExternalToolResolver extends NodeResolver(NodeType.ExternalTool, ExternalToolType) {
+  @Query(() => ExternalToolType, { description: 'A course external tool.' })
+  externalTool(@Arg('id', () => ID) id: string, @Arg('courseId', () => ID, { nullable: true }) courseId: string | null, @Ctx() ctx: RequestContext) {
+    return ctx.services.externalTools.find(courseId, id).then((r) => r.tool);
+  }
+
+  @Mutation(() => ExternalToolPayload, { description: 'Adds an external tool to a course (manage_content).' })
+  createExternalTool(@Arg('input') input: CreateExternalToolInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.externalTools.create(input.courseId, input));
+  }
+
+  @Mutation(() => ExternalToolPayload)
+  updateExternalTool(@Arg('input') input: UpdateExternalToolInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.externalTools.update(input.courseId, input.id, input));
+  }
+
+  @Mutation(() => ExternalToolPayload)
+  deleteExternalTool(@Arg('input') input: ContentRefInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.externalTools.delete(input.courseId, input.id));
+  }
+
+  @FieldResolver(() => [CustomFieldType])
+  customFields(@Root() t: ExternalTool, @Ctx() ctx: RequestContext) {
+    return ctx.services.externalTools.customFields(t);
+  }
+}

@@ -1,0 +1,93 @@
+import { defineFragment, RestRoute } from '../../rest/route';
+import { str, tree } from '../../rest/params';
+import { numericIds } from '../../rest/present';
+import { PAYLOAD_ERRORS, text } from '../rest-helpers';
+
+defineFragment(`fragment ExternalToolJson on ExternalTool {
+  id: _id name description url domain consumer_key: consumerKey privacy_level: privacyLevel workflow_state: workflowState
+  created_at: createdAt updated_at: updatedAt custom_fields: customFields { name value }
+}`);
+
+type Json = Record<string, any>;
+
+/** Tool JSON as Canvas's: workflow_state is the privacy level while the tool lives; the shared secret never appears. */
+export function presentTool(t: Json): Json {
+  const out = numericIds(t, ['id']);
+  return {
+    ...out,
+    workflow_state: t.workflow_state === 'deleted' ? 'deleted' : t.privacy_level,
+    custom_fields: Object.fromEntries((t.custom_fields as { name: string; value: string }[]).map((f) => [f.name, f.value])),
+    is_rce_favorite: false,
+    not_selectable: false,
+    version: '1.1',
+    deployment_id: null,
+    developer_key_id: null,
+    vendor_help_link: null,
+    icon_url: null,
+  };
+}
+
+function toolFields(params: Json): Json {
+  const custom = params.custom_fields === undefined ? undefined : Object.entries(tree(params.custom_fields)).map(([name, value]) => ({ name, value: String(value ?? '') }));
+  return {
+    name: text(params.name),
+    description: text(params.description),
+    url: text(params.url),
+    domain: text(params.domain),
+    consumerKey: text(params.consumer_key),
+    sharedSecret: text(params.shared_secret),
+    privacyLevel: str(params.privacy_level),
+    customFields: custom,
+  };
+}
+
+const PATH = '/api/v1/courses/:course_id/external_tools';
+const mutation = (name: string, type: string) => `mutation($input: ${type}!) { ${name}(input: $input) { externalTool { ...ExternalToolJson } ${PAYLOAD_ERRORS} } }`;
+
+export const externalToolRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: PATH,
+    operation: mutation('createExternalTool', 'CreateExternalToolInput'),
+    variables: ({ params }) => ({ input: { courseId: str(params.course_id), ...toolFields(params) } }),
+    root: 'createExternalTool',
+    payloadKey: 'externalTool',
+    present: presentTool,
+  },
+  {
+    method: 'GET',
+    path: PATH,
+    operation: `query($id: ID!, $first: Int, $after: String) { course(id: $id) {
+      externalToolsConnection(first: $first, after: $after) { nodes { ...ExternalToolJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+    variables: ({ params }) => ({ id: str(params.course_id) }),
+    root: 'course.externalToolsConnection',
+    list: true,
+    present: presentTool,
+  },
+  {
+    method: 'GET',
+    path: `${PATH}/:id`,
+    operation: `query($id: ID!, $courseId: ID!) { externalTool(id: $id, courseId: $courseId) { ...ExternalToolJson } }`,
+    variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
+    root: 'externalTool',
+    present: presentTool,
+  },
+  {
+    method: 'PUT',
+    path: `${PATH}/:id`,
+    operation: mutation('updateExternalTool', 'UpdateExternalToolInput'),
+    variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id), ...toolFields(params) } }),
+    root: 'updateExternalTool',
+    payloadKey: 'externalTool',
+    present: presentTool,
+  },
+  {
+    method: 'DELETE',
+    path: `${PATH}/:id`,
+    operation: `mutation($input: ContentRefInput!) { deleteExternalTool(input: $input) { externalTool { ...ExternalToolJson } ${PAYLOAD_ERRORS} } }`,
+    variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id) } }),
+    root: 'deleteExternalTool',
+    payloadKey: 'externalTool',
+    present: presentTool,
+  },
+];

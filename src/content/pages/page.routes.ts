@@ -1,0 +1,95 @@
+import { defineFragment, RestInput, RestRoute } from '../../rest/route';
+import { str, strArray, toBool, tree } from '../../rest/params';
+import { numericIds } from '../../rest/present';
+import { date, PAYLOAD_ERRORS, text } from '../rest-helpers';
+
+defineFragment(`fragment PageJson on Page {
+  page_id: _id url title created_at: createdAt updated_at: updatedAt hide_from_students: hideFromStudents
+  editing_roles: editingRoles published front_page: frontPage todo_date: todoDate html_url: htmlUrl
+  last_edited_by: lastEditedBy { id: _id display_name: shortName avatar_image_url: avatarUrl }
+  body @include(if: $withBody)
+}`);
+
+type Json = Record<string, any>;
+
+export function presentPage(p: Json, input: RestInput): Json {
+  const out: Json = numericIds(p, ['page_id']);
+  out.last_edited_by = p.last_edited_by
+    ? { ...numericIds(p.last_edited_by, ['id']), html_url: `${input.ctx.baseUrl}/courses/${input.params.course_id}/users/${p.last_edited_by.id}` }
+    : null;
+  return { ...out, publish_at: null, locked_for_user: false };
+}
+
+function pageFields(params: Json): Json {
+  const w = tree(params.wiki_page);
+  return {
+    title: text(w.title),
+    body: text(w.body),
+    published: w.published === undefined ? undefined : toBool(w.published),
+    frontPage: w.front_page === undefined ? undefined : toBool(w.front_page),
+    editingRoles: str(w.editing_roles),
+    // Canvas writes the to-do date as student_todo_at (wiki_page[todo_date] is ignored).
+    studentTodoAt: date(w.student_todo_at),
+    studentPlannerCheckbox: w.student_planner_checkbox === undefined ? undefined : toBool(w.student_planner_checkbox),
+  };
+}
+
+const PATH = '/api/v1/courses/:course_id/pages';
+const mutation = (name: string, type: string) => `mutation($input: ${type}!, $withBody: Boolean!) { ${name}(input: $input) { page { ...PageJson } ${PAYLOAD_ERRORS} } }`;
+
+export const pageRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: PATH,
+    operation: mutation('createPage', 'CreatePageInput'),
+    variables: ({ params }) => ({ input: { courseId: str(params.course_id), ...pageFields(params) }, withBody: true }),
+    root: 'createPage',
+    payloadKey: 'page',
+    present: presentPage,
+  },
+  {
+    method: 'GET',
+    path: PATH,
+    operation: `query($id: ID!, $first: Int, $after: String, $term: String, $sort: String, $order: String, $published: Boolean, $withBody: Boolean!) { course(id: $id) {
+      pagesConnection(first: $first, after: $after, searchTerm: $term, sort: $sort, order: $order, published: $published) {
+        nodes { ...PageJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+    variables: ({ params }) => ({
+      id: str(params.course_id),
+      term: str(params.search_term),
+      sort: str(params.sort),
+      order: str(params.order),
+      published: params.published === undefined ? undefined : toBool(params.published),
+      // Canvas lists pages without their bodies unless include[]=body.
+      withBody: strArray(params.include).includes('body'),
+    }),
+    root: 'course.pagesConnection',
+    list: true,
+    present: presentPage,
+  },
+  {
+    method: 'GET',
+    path: `${PATH}/:url_or_id`,
+    operation: `query($courseId: ID!, $urlOrId: String!, $withBody: Boolean!) { page(courseId: $courseId, urlOrId: $urlOrId) { ...PageJson } }`,
+    variables: ({ params }) => ({ courseId: str(params.course_id), urlOrId: str(params.url_or_id), withBody: true }),
+    root: 'page',
+    present: presentPage,
+  },
+  {
+    method: 'PUT',
+    path: `${PATH}/:url_or_id`,
+    operation: mutation('updatePage', 'UpdatePageInput'),
+    variables: ({ params }) => ({ input: { courseId: str(params.course_id), urlOrId: str(params.url_or_id), ...pageFields(params) }, withBody: true }),
+    root: 'updatePage',
+    payloadKey: 'page',
+    present: presentPage,
+  },
+  {
+    method: 'DELETE',
+    path: `${PATH}/:url_or_id`,
+    operation: `mutation($input: PageRefInput!, $withBody: Boolean!) { deletePage(input: $input) { page { ...PageJson } ${PAYLOAD_ERRORS} } }`,
+    variables: ({ params }) => ({ input: { courseId: str(params.course_id), urlOrId: str(params.url_or_id) }, withBody: true }),
+    root: 'deletePage',
+    payloadKey: 'page',
+    present: presentPage,
+  },
+];

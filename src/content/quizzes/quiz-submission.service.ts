@@ -1,0 +1,321 @@
+import { randomBytes } from 'node:crypto';
+import DataLoader from 'dataloader';
+import { EntityManager, In } from 'typeorm';
+import { ForbiddenError, NotFoundError, RequestError } from '../../common/errors';
+import type { Course } from '../../courses/course.entity';
+import { nowToSecond } from '../../db/columns';
+import { transaction } from '../../db/transaction';
+import { raise } from '../../events/domain-events';
+import type { RequestContext } from '../../graphql/context';
+import { ConnectionResult, pageWindow, toConnection } from '../../graphql/relay';
+import { contentId, lockState } from '../content-access';
+import { Assignment } from '../assignments/assignment.entity';
+import { QuizSubmission, QuizSubmissionAttempt } from './quiz-submission.entity';
+import type { Quiz } from './quiz.entity';
+
+/** Canvas's RequestError body for the quiz submission endpoints: {"status": "...", "message": "..."}. */
+const STATUS_NAMES: Record<number, string> = { 400: 'bad_request', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 501: 'not_implemented' };
+export function reject(message: string, status = 400): RequestError {
+  return new RequestError(message, status, { status: STATUS_NAMES[status] ?? 'bad_request', message });
+}
+
+export interface QuestionScoreInput {
+  questionId: string;
+  score?: number | null;
+  comment?: string | null;
+}
+
+export interface ScoreInput {
+  attempt?: number | null;
+  fudgePoints?: number | null;
+  questions?: QuestionScoreInput[] | null;
+}
+
+const parseScores = (json: string | null): Record<string, number> => (json ? (JSON.parse(json) as Record<string, number>) : {});
+const sum = (scores: Record<string, number>) => Object.values(scores).reduce((a, b) => a + b, 0);
+
+export class QuizSubmissionService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  private get access() {
+    return this.ctx.services.contentAccess;
+  }
+
+  /** The viewer's own submission for each quiz, batched (null when there is none). */
+  ownLoader(): DataLoader<number, QuizSubmission | null> {
+    return this.ctx.loaders.get('quizSubmissions:own', () =>
+      new DataLoader<number, QuizSubmission | null>(async (quizIds) => {
+        const viewer = this.ctx.viewer;
+        if (!viewer) return quizIds.map(() => null);
+        const rows = await this.ctx.ds.getRepository(QuizSubmission).findBy({ quizId: In([...quizIds]), userId: viewer.id });
+        return quizIds.map((id) => rows.find((r) => r.quizId === id) ?? null);
+      }),
+    );
+  }
+
+  private async inQuiz(quiz: Quiz, raw: string | number): Promise<QuizSubmission> {
+    const qs = await this.ctx.loaders.byId(QuizSubmission).load(contentId(raw, 'QuizSubmission'));
+    if (!qs || qs.quizId !== quiz.id) throw new NotFoundError();
+    return qs;
+  }
+
+  /** Canvas's takeability checks: access code, then the quiz's dates (unless manually unlocked). */
+  private assertTakeable(quiz: Quiz, qs: QuizSubmission | null, accessCode: string | null | undefined): void {
+    if (quiz.accessCode && accessCode !== quiz.accessCode) throw reject('invalid access code', 403);
+    if (lockState(quiz).locked && !qs?.manuallyUnlocked) throw reject('quiz is locked', 400);
+  }
+
+  /** Attempts allowed in all, or null when unlimited. */
+  private allowed(quiz: Quiz, qs: QuizSubmission): number | null {
+    return quiz.unlimitedAttempts ? null : quiz.allowedAttempts + (qs.extraAttempts ?? 0);
+  }
+
+  /** Whether a new attempt may start over this row: settings-only and preview rows, or a completed attempt with attempts left. */
+  private retriable(quiz: Quiz, qs: QuizSubmission): boolean {
+    if (qs.workflowState === 'settings_only' || qs.wasPreview) return true;
+    const allowed = this.allowed(quiz, qs);
+    return qs.completed && (allowed == null || allowed - qs.attempt > 0);
+  }
+
+  /** When the attempt must end: the time limit (plus extra time), capped at the lock date unless manually unlocked. */
+  private endAt(quiz: Quiz, qs: QuizSubmission, startedAt: Date, staff: boolean): Date | null {
+    let end: Date | null = quiz.timeLimit ? new Date(startedAt.getTime() + (quiz.timeLimit + (qs.extraTime ?? 0)) * 60_000) : null;
+    if (!staff && quiz.lockAt && !qs.manuallyUnlocked && (!end || quiz.lockAt < end)) end = quiz.lockAt;
+    return end;
+  }
+
+  // ---- start / complete -------------------------------------------------------------------------
+
+  /** POST …/quizzes/:quiz_id/submissions: a new attempt (or a preview for the quiz's authors). */
+  async start(courseRaw: string | null | undefined, quizRaw: string, opts: { accessCode?: string | null; preview?: boolean | null }): Promise<{ quizSubmission: QuizSubmission }> {
+    const { course, quiz } = await this.ctx.services.quizzes.find(courseRaw, quizRaw);
+    const viewer = this.ctx.authz.requireViewer();
+    const preview = Boolean(opts.preview);
+    if (preview) {
+      if (!(await this.access.can(course, 'manage_assignments'))) throw reject('you are not allowed to preview this quiz', 403);
+    } else if (!(await this.access.isStudent(course))) {
+      throw reject('you are not allowed to participate in this quiz', 403);
+    }
+    const existing = await this.ctx.ds.getRepository(QuizSubmission).findOneBy({ quizId: quiz.id, userId: viewer.id });
+    if (!preview) {
+      this.assertTakeable(quiz, existing, opts.accessCode);
+      if (existing && !this.retriable(quiz, existing)) throw reject('a quiz submission already exists', 409);
+    } else if (existing && !existing.wasPreview) {
+      throw reject('a quiz submission already exists', 409);
+    }
+    return transaction(this.ctx.ds, async (em) => {
+      const repo = em.getRepository(QuizSubmission);
+      const qs =
+        (existing && (await repo.findOneBy({ id: existing.id }))) ??
+        repo.create({ quizId: quiz.id, userId: viewer.id, attempt: 0, extraAttempts: null, extraTime: null, manuallyUnlocked: false, submissionId: null, keptScore: null });
+      const startedAt = nowToSecond();
+      Object.assign(qs, {
+        attempt: qs.attempt + 1,
+        workflowState: preview ? 'preview' : 'untaken',
+        wasPreview: preview,
+        score: null,
+        fudgePoints: null,
+        questionScores: null,
+        startedAt,
+        finishedAt: null,
+        endAt: this.endAt(quiz, qs, startedAt, preview),
+        validationToken: randomBytes(32).toString('hex'),
+      });
+      return { quizSubmission: await repo.save(qs) };
+    });
+  }
+
+  /** POST …/submissions/:id/complete: turns the current attempt in and scores it. */
+  async complete(
+    courseRaw: string | null | undefined,
+    quizRaw: string,
+    raw: string,
+    input: { attempt?: string | number | null; validationToken?: string | null; accessCode?: string | null },
+  ): Promise<{ quizSubmission: QuizSubmission }> {
+    const { course, quiz } = await this.ctx.services.quizzes.find(courseRaw, quizRaw);
+    const viewer = this.ctx.authz.requireViewer();
+    const qs = await this.inQuiz(quiz, raw);
+    const preview = qs.wasPreview;
+    if (!preview && !(await this.access.isStudent(course))) throw reject('you are not allowed to complete this quiz submission', 403);
+    if (!preview) this.assertTakeable(quiz, qs, input.accessCode);
+    if (qs.userId !== viewer.id || !input.validationToken || input.validationToken !== qs.validationToken) throw reject('invalid token', 403);
+    if (qs.workflowState !== 'untaken' && qs.workflowState !== 'preview') throw reject('quiz submission is already complete', 400);
+    if (qs.workflowState === 'preview' && qs.finishedAt) throw reject('quiz submission is already complete', 400);
+    const attempt = input.attempt == null ? NaN : Number(input.attempt);
+    if (!Number.isInteger(attempt)) throw reject('invalid attempt', 400);
+    if (!preview && attempt !== qs.attempt) throw reject(`attempt ${attempt} can not be modified`, 400);
+
+    return transaction(this.ctx.ds, async (em) => {
+      const row = await em.getRepository(QuizSubmission).findOneByOrFail({ id: qs.id });
+      const finishedAt = nowToSecond();
+      // No question is scored automatically here: an attempt scores what manual scoring gives it.
+      Object.assign(row, { finishedAt, workflowState: preview ? 'preview' : 'complete', score: sum(parseScores(row.questionScores)) + (row.fudgePoints ?? 0) });
+      if (preview) {
+        await em.getRepository(QuizSubmission).save(row);
+        return { quizSubmission: row };
+      }
+      await em.getRepository(QuizSubmissionAttempt).save(
+        em.getRepository(QuizSubmissionAttempt).create({
+          quizSubmissionId: row.id,
+          attempt: row.attempt,
+          workflowState: 'complete',
+          score: row.score,
+          fudgePoints: row.fudgePoints,
+          questionScores: row.questionScores,
+          startedAt: row.startedAt,
+          finishedAt,
+          endAt: row.endAt,
+        }),
+      );
+      row.keptScore = await this.keptScore(em, quiz, row);
+      await this.writeAssignment(em, quiz, row, true);
+      await em.getRepository(QuizSubmission).save(row);
+      await raise(em, this.ctx, { type: 'quiz_submission.completed', courseId: course.id, quizId: quiz.id, userId: row.userId, quizSubmissionId: row.id, score: row.score });
+      return { quizSubmission: row };
+    });
+  }
+
+  /** The score that counts: the highest of all attempts, or the latest one, per the quiz's policy. */
+  private async keptScore(em: EntityManager, quiz: Quiz, qs: QuizSubmission): Promise<number | null> {
+    const attempts = await em.getRepository(QuizSubmissionAttempt).find({ where: { quizSubmissionId: qs.id }, order: { attempt: 'ASC' } });
+    const scored = attempts.filter((a) => a.score != null);
+    if (!scored.length) return null;
+    if (quiz.scoringPolicy === 'keep_latest') return scored[scored.length - 1].score;
+    return Math.max(...scored.map((a) => a.score!));
+  }
+
+  /** A graded quiz's result goes to its assignment submission, as Canvas's quiz submissions do. */
+  private async writeAssignment(em: EntityManager, quiz: Quiz, qs: QuizSubmission, newAttempt: boolean): Promise<void> {
+    if (!quiz.assignmentId) return;
+    const assignment = await em.getRepository(Assignment).findOneBy({ id: quiz.assignmentId });
+    if (!assignment || assignment.workflowState === 'deleted') return;
+    const s = await this.ctx.services.submissions.recordQuizResult(em, assignment, qs.userId, {
+      attempt: qs.attempt,
+      submittedAt: qs.finishedAt,
+      score: qs.keptScore,
+      quizSubmissionId: qs.id,
+      pendingReview: qs.workflowState === 'pending_review',
+      newAttempt,
+    });
+    qs.submissionId = s.id;
+  }
+
+  // ---- manual scoring ---------------------------------------------------------------------------
+
+  /** PUT …/quizzes/:quiz_id/submissions/:id: fudge points and question scores for a completed attempt. */
+  async updateScores(courseRaw: string | null | undefined, quizRaw: string, raw: string, input: ScoreInput): Promise<{ quizSubmission: QuizSubmission }> {
+    const { course, quiz } = await this.ctx.services.quizzes.find(courseRaw, quizRaw);
+    const qs = await this.inQuiz(quiz, raw);
+    if (!(await this.access.can(course, 'manage_grades'))) throw reject('you are not allowed to update scores for this quiz submission', 403);
+    if (input.attempt == null || !Number.isInteger(input.attempt)) throw reject('invalid attempt', 400);
+    const snapshot = await this.ctx.ds.getRepository(QuizSubmissionAttempt).findOneBy({ quizSubmissionId: qs.id, attempt: input.attempt });
+    const current = input.attempt === qs.attempt;
+    if (!snapshot && !current) throw reject('invalid attempt', 400);
+    if (!snapshot || (current && !qs.completed)) throw reject('quiz submission attempt must be complete', 400);
+    const scores = parseScores(snapshot.questionScores);
+    let changed = false;
+    for (const q of input.questions ?? []) {
+      if (q.score == null) continue;
+      if (!Number.isFinite(q.score)) throw reject('question score must be an unsigned decimal', 400);
+      scores[String(q.questionId)] = q.score;
+      changed = true;
+    }
+    if (input.fudgePoints != null) changed = true;
+    if (!changed) return { quizSubmission: qs };
+
+    return transaction(this.ctx.ds, async (em) => {
+      const snap = await em.getRepository(QuizSubmissionAttempt).findOneByOrFail({ id: snapshot.id });
+      if (input.fudgePoints != null) snap.fudgePoints = input.fudgePoints;
+      snap.questionScores = Object.keys(scores).length ? JSON.stringify(scores) : null;
+      snap.score = sum(scores) + (snap.fudgePoints ?? 0);
+      await em.getRepository(QuizSubmissionAttempt).save(snap);
+      const row = await em.getRepository(QuizSubmission).findOneByOrFail({ id: qs.id });
+      if (current) Object.assign(row, { fudgePoints: snap.fudgePoints, questionScores: snap.questionScores, score: snap.score });
+      row.keptScore = await this.keptScore(em, quiz, row);
+      await this.writeAssignment(em, quiz, row, false);
+      await em.getRepository(QuizSubmission).save(row);
+      await raise(em, this.ctx, { type: 'quiz_submission.scored', courseId: course.id, quizId: quiz.id, userId: row.userId, quizSubmissionId: row.id, score: row.keptScore });
+      return { quizSubmission: row };
+    });
+  }
+
+  // ---- reads ------------------------------------------------------------------------------------
+
+  /** GET …/submissions/:id: the taker, their observers and the course's graders. */
+  async show(courseRaw: string | null | undefined, quizRaw: string, raw: string): Promise<QuizSubmission> {
+    const { course, quiz } = await this.ctx.services.quizzes.find(courseRaw, quizRaw);
+    const qs = await this.inQuiz(quiz, raw);
+    if (!(await this.canRead(course, qs))) throw reject('you are not allowed to view this quiz submission', 403);
+    return qs;
+  }
+
+  private async canRead(course: Course, qs: QuizSubmission): Promise<boolean> {
+    const scope = await this.access.workScope(course);
+    return scope.all || scope.userIds.has(qs.userId);
+  }
+
+  /**
+   * GET …/submissions: graders see every current student's submission; a student sees their attempt
+   * in progress, or else every attempt they turned in; anyone else is refused.
+   */
+  async list(quiz: Quiz, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<QuizSubmission>> {
+    const course = await this.access.courseOf(quiz.courseId);
+    const rows = await this.forQuizzes(await this.access.isGrader(course)).load(quiz.id);
+    if (rows == null) throw new ForbiddenError();
+    const w = pageWindow(args);
+    return toConnection(rows.slice(w.offset, w.offset + w.limit), rows.length, w);
+  }
+
+  /** One batch for a list of quizzes: null for a quiz the viewer may not list. */
+  private forQuizzes(grader: boolean): DataLoader<number, QuizSubmission[] | null> {
+    return this.ctx.loaders.get(`quizSubmissions:list:${grader}`, () =>
+      new DataLoader<number, QuizSubmission[] | null>(async (quizIds) => {
+        const quizzes = await this.ctx.services.quizzes.loadMany([...quizIds]);
+        if (grader) {
+          const courseIds = [...new Set(quizzes.map((q) => q?.courseId).filter((x): x is number => x != null))];
+          const [students, rows] = await Promise.all([
+            this.access.currentStudents().loadMany(courseIds),
+            this.ctx.ds.getRepository(QuizSubmission).find({ where: { quizId: In([...quizIds]), wasPreview: false }, order: { userId: 'ASC' } }),
+          ]);
+          const byCourse = new Map(courseIds.map((id, i) => [id, students[i] instanceof Set ? (students[i] as Set<number>) : new Set<number>()]));
+          return quizzes.map((q) => (q ? rows.filter((r) => r.quizId === q.id && byCourse.get(q.courseId)!.has(r.userId)) : []));
+        }
+        const own = await this.ownLoader().loadMany([...quizIds]);
+        const taken = own.filter((r): r is QuizSubmission => r != null && !(r instanceof Error) && r.workflowState !== 'untaken');
+        const attempts = taken.length
+          ? await this.ctx.ds.getRepository(QuizSubmissionAttempt).find({ where: { quizSubmissionId: In(taken.map((r) => r.id)) }, order: { attempt: 'ASC' } })
+          : [];
+        const courses = await this.ctx.services.courses.loadMany([...new Set(quizzes.map((q) => q?.courseId).filter((x): x is number => x != null))]);
+        const student = new Map<number, boolean>();
+        for (const c of courses) if (c) student.set(c.id, await this.access.isStudent(c));
+        return quizzes.map((q, i) => {
+          if (!q || !student.get(q.courseId)) return null;
+          const row = own[i] instanceof Error ? null : (own[i] as QuizSubmission | null);
+          if (!row || row.wasPreview) return [];
+          if (row.workflowState === 'untaken') return [row];
+          return attempts.filter((a) => a.quizSubmissionId === row.id).map((a) => asAttempt(row, a));
+        });
+      }),
+    );
+  }
+
+  /** Attempts the student may still start (null when unlimited). */
+  attemptsLeft(quiz: Quiz, qs: QuizSubmission): number | null {
+    const allowed = this.allowed(quiz, qs);
+    return allowed == null ? null : Math.max(0, allowed - qs.attempt);
+  }
+}
+
+/** A turned-in attempt shown as the quiz submission it was then (same id, that attempt's state). */
+function asAttempt(row: QuizSubmission, a: QuizSubmissionAttempt): QuizSubmission {
+  return Object.assign(new QuizSubmission(), row, {
+    attempt: a.attempt,
+    workflowState: a.workflowState,
+    score: a.score,
+    fudgePoints: a.fudgePoints,
+    questionScores: a.questionScores,
+    startedAt: a.startedAt,
+    finishedAt: a.finishedAt,
+    endAt: a.endAt,
+  });
+}

@@ -1,0 +1,79 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../../graphql/context';
+import { NodeResolver, NodeType, registerNode } from '../../graphql/node';
+import { mutationPayload } from '../../graphql/payload';
+import { DateTimeScalar } from '../../graphql/scalars';
+import { User } from '../../users/user.entity';
+import { UserType } from '../../users/user.types';
+import { Assignment } from '../assignments/assignment.entity';
+import { AssignmentType } from '../assignments/assignment.types';
+import { Submission } from './submission.entity';
+import { CreateSubmissionInput, GradeSubmissionInput, SubmissionPayload, SubmissionType } from './submission.types';
+
+registerNode(NodeType.Submission, Submission, async (ctx, id) => {
+  const s = await ctx.ds.getRepository(Submission).findOneBy({ id });
+  return s ? ctx.services.submissions.show(null, String(s.assignmentId), String(s.userId)) : null;
+});
+
+@Resolver(() => SubmissionType)
+export class SubmissionResolver extends NodeResolver(NodeType.Submission, SubmissionType) {
+  @Query(() => SubmissionType, { description: "A student's submission for an assignment (the student, their observers and graders may read it)." })
+  submission(
+    @Arg('assignmentId', () => ID) assignmentId: string,
+    @Arg('userId', () => ID, { description: 'Numeric id, self, or sis_user_id:…' }) userId: string,
+    @Arg('courseId', () => ID, { nullable: true }) courseId: string | null,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return ctx.services.submissions.show(courseId, assignmentId, userId);
+  }
+
+  @Mutation(() => SubmissionPayload, { description: 'Submits a new attempt for the calling student.' })
+  createSubmission(@Arg('input') input: CreateSubmissionInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.submissions.submit(input.courseId, input.assignmentId, input));
+  }
+
+  @Mutation(() => SubmissionPayload, { description: 'Grades, clears, excuses or sets the late policy status of a submission (manage_grades).' })
+  gradeSubmission(@Arg('input') input: GradeSubmissionInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.submissions.grade(input.courseId, input.assignmentId, input.userId, input));
+  }
+
+  @FieldResolver(() => Boolean)
+  async late(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<boolean> {
+    return (await ctx.services.submissions.status(s)).late;
+  }
+
+  @FieldResolver(() => Boolean)
+  async missing(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<boolean> {
+    return (await ctx.services.submissions.status(s)).missing;
+  }
+
+  @FieldResolver(() => Int)
+  async secondsLate(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<number> {
+    return (await ctx.services.submissions.status(s)).secondsLate;
+  }
+
+  @FieldResolver(() => DateTimeScalar, { nullable: true, description: "The assignment's due date for this student." })
+  async cachedDueDate(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<Date | null> {
+    return (await ctx.services.submissions.status(s)).dueAt;
+  }
+
+  @FieldResolver(() => DateTimeScalar, { nullable: true, description: 'Grades are posted as soon as they are given.' })
+  postedAt(@Root() s: Submission): Date | null {
+    return s.score != null || s.excused ? s.gradedAt : null;
+  }
+
+  @FieldResolver(() => [ID], { description: 'Files of an online_upload.' })
+  attachmentIds(@Root() s: Submission): number[] {
+    return s.fileIds;
+  }
+
+  @FieldResolver(() => AssignmentType, { nullable: true })
+  assignment(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<Assignment | null> {
+    return ctx.loaders.byId(Assignment).load(s.assignmentId);
+  }
+
+  @FieldResolver(() => UserType, { nullable: true })
+  user(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<User | null> {
+    return ctx.loaders.byId(User).load(s.userId);
+  }
+}

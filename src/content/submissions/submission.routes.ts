@@ -1,0 +1,102 @@
+import { defineFragment, RestInput, RestRoute } from '../../rest/route';
+import { str, strArray, toBool, tree } from '../../rest/params';
+import { numericIds } from '../../rest/present';
+import { PAYLOAD_ERRORS } from '../rest-helpers';
+
+defineFragment(`fragment SubmissionJson on Submission {
+  id: _id assignment_id: assignmentId user_id: userId course_id: courseId grader_id: graderId submission_type: submissionType
+  body url attempt grade score submitted_at: submittedAt graded_at: gradedAt posted_at: postedAt workflow_state: workflowState
+  grade_matches_current_submission: gradeMatchesCurrentSubmission late missing excused late_policy_status: latePolicyStatus
+  seconds_late: secondsLate cached_due_date: cachedDueDate attachment_ids: attachmentIds
+}`);
+
+type Json = Record<string, any>;
+
+/** Submission JSON as Canvas's submission_json: entered_* mirror the grade (no late deductions here). */
+export function presentSubmission(s: Json, input: RestInput): Json {
+  const { attachment_ids, course_id, ...rest } = numericIds(s, ['id', 'assignment_id', 'user_id', 'course_id', 'grader_id', 'attachment_ids']);
+  return {
+    ...rest,
+    entered_grade: s.grade,
+    entered_score: s.score,
+    points_deducted: s.late ? 0 : null,
+    extra_attempts: null,
+    redo_request: false,
+    preview_url: `${input.ctx.baseUrl}/courses/${course_id}/assignments/${s.assignment_id}/submissions/${s.user_id}?preview=1&version=${s.attempt ?? 0}`,
+    attachments: (attachment_ids as number[]).map((id) => ({ id })),
+  };
+}
+
+/** The create response also carries (empty) comments, as Canvas's includes %w[submission_comments attachments]. */
+const presentCreated = (s: Json, input: RestInput) => ({ ...presentSubmission(s, input), submission_comments: [] });
+
+const PATH = '/api/v1/courses/:course_id/assignments/:assignment_id/submissions';
+const ref = (params: Json) => ({ assignmentId: str(params.assignment_id), courseId: str(params.course_id) });
+
+export const submissionRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: PATH,
+    operation: `mutation($input: CreateSubmissionInput!) { createSubmission(input: $input) { submission { ...SubmissionJson } ${PAYLOAD_ERRORS} } }`,
+    variables: ({ params }) => {
+      const s = tree(params.submission);
+      return {
+        input: {
+          ...ref(params),
+          submissionType: str(s.submission_type),
+          // Present-but-empty and absent differ: Canvas names the missing parameter.
+          body: s.body === undefined ? undefined : str(s.body) ?? '',
+          url: s.url === undefined ? undefined : str(s.url) ?? '',
+          fileIds: s.file_ids === undefined ? undefined : strArray(s.file_ids),
+        },
+      };
+    },
+    root: 'createSubmission',
+    payloadKey: 'submission',
+    present: presentCreated,
+    status: 201,
+    headers: (s: Json, input) => ({ Location: `${input.ctx.baseUrl}/api/v1/courses/${input.params.course_id}/assignments/${input.params.assignment_id}/submissions/${s.user_id}` }),
+  },
+  {
+    method: 'GET',
+    path: PATH,
+    operation: `query($id: ID!, $courseId: ID!, $states: [String!], $first: Int, $after: String) { assignment(id: $id, courseId: $courseId) {
+      submissionsConnection(workflowStates: $states, first: $first, after: $after) { nodes { ...SubmissionJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+    variables: ({ params }) => ({
+      id: str(params.assignment_id),
+      courseId: str(params.course_id),
+      states: params.workflow_state === undefined ? undefined : strArray(params.workflow_state),
+    }),
+    root: 'assignment.submissionsConnection',
+    list: true,
+    present: presentSubmission,
+  },
+  {
+    method: 'GET',
+    path: `${PATH}/:user_id`,
+    operation: `query($assignmentId: ID!, $userId: ID!, $courseId: ID) { submission(assignmentId: $assignmentId, userId: $userId, courseId: $courseId) { ...SubmissionJson } }`,
+    variables: ({ params }) => ({ ...ref(params), userId: str(params.user_id) }),
+    root: 'submission',
+    present: presentSubmission,
+  },
+  {
+    method: 'PUT',
+    path: `${PATH}/:user_id`,
+    operation: `mutation($input: GradeSubmissionInput!) { gradeSubmission(input: $input) { submission { ...SubmissionJson } ${PAYLOAD_ERRORS} } }`,
+    variables: ({ params }) => {
+      const s = tree(params.submission);
+      return {
+        input: {
+          ...ref(params),
+          userId: str(params.user_id),
+          postedGrade: s.posted_grade === undefined ? undefined : s.posted_grade === null ? '' : str(s.posted_grade),
+          excuse: s.excuse === undefined ? undefined : toBool(s.excuse),
+          latePolicyStatus: s.late_policy_status === undefined ? undefined : s.late_policy_status === null ? '' : str(s.late_policy_status),
+        },
+      };
+    },
+    root: 'gradeSubmission',
+    payloadKey: 'submission',
+    present: presentSubmission,
+  },
+];

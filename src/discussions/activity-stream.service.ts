@@ -1,0 +1,114 @@
+import { Brackets, SelectQueryBuilder } from 'typeorm';
+import { STAFF_TYPES } from '../auth/permissions';
+import { ForbiddenError } from '../common/errors';
+import type { RequestContext } from '../graphql/context';
+import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { DiscussionEntry } from './discussion-entry.entity';
+import { DiscussionParticipant } from './discussion-participant.entity';
+import { DiscussionTopic } from './discussion-topic.entity';
+
+/** Canvas pages activity streams 21 items at a time. */
+export const STREAM_PAGE_SIZE = 21;
+
+/** Whose stream: one group's, one course's, or the viewer's across their courses and groups. */
+export type StreamScope = { kind: 'Group'; id: number } | { kind: 'Course'; id: number } | { kind: 'User'; userId: number };
+
+export interface StreamSummaryItem {
+  type: string;
+  unreadCount: number;
+  count: number;
+  notificationCategory: string | null;
+}
+
+/**
+ * Activity streams, derived from the discussion topics and announcements of the scope's contexts:
+ * every published topic that has been posted, newest activity (posting, a new top-level entry, a
+ * change of content) first, as Canvas's stream items for DiscussionTopic and Announcement. The read
+ * state is the viewer's read state of the topic, as Canvas copies it onto their stream item.
+ */
+export class ActivityStreamService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  /** The scope of a path: a group or course the caller may read (403 otherwise), or the caller. */
+  async scope(kind: string, raw?: string | null): Promise<StreamScope> {
+    const viewer = this.ctx.authz.requireViewer();
+    if (kind === 'Group') {
+      const group = await this.ctx.services.groups.lookup(raw ?? '');
+      if (!(await this.ctx.services.groupPolicy.rights(group)).read) throw new ForbiddenError();
+      return { kind: 'Group', id: group.id };
+    }
+    if (kind === 'Course') {
+      const course = await this.ctx.services.courses.find(raw ?? '', 'read');
+      return { kind: 'Course', id: course.id };
+    }
+    return { kind: 'User', userId: viewer.id };
+  }
+
+  private topics(scope: StreamScope): SelectQueryBuilder<DiscussionTopic> {
+    const qb = this.ctx.ds
+      .getRepository(DiscussionTopic)
+      .createQueryBuilder('t')
+      .where('t.workflow_state = :active', { active: 'active' })
+      .andWhere('(t.delayed_post_at IS NULL OR t.delayed_post_at <= :now)', { now: new Date() });
+    if (scope.kind !== 'User') return qb.andWhere('t.context_type = :ct AND t.context_id = :cid', { ct: scope.kind, cid: scope.id });
+    // The viewer's contexts: courses they take part in (published ones, unless they teach there) and groups they belong to.
+    return qb
+      .andWhere(
+        new Brackets((b) =>
+          b
+            .where(
+              `t.context_type = 'Course' AND t.context_id IN (SELECT e.course_id FROM enrollments e INNER JOIN courses c ON c.id = e.course_id
+                WHERE e.user_id = :uid AND e.workflow_state = 'active' AND c.workflow_state <> 'deleted'
+                AND (c.workflow_state IN ('available', 'completed') OR e.type IN (:...staff)))`,
+            )
+            .orWhere(
+              `t.context_type = 'Group' AND t.context_id IN (SELECT m.group_id FROM group_memberships m INNER JOIN groups g ON g.id = m.group_id
+                WHERE m.user_id = :uid AND m.workflow_state = 'accepted' AND g.workflow_state = 'available' AND g.non_collaborative = :collab)`,
+            ),
+        ),
+      )
+      .setParameters({ uid: scope.userId, staff: [...STAFF_TYPES], collab: false });
+  }
+
+  async stream(scope: StreamScope, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<DiscussionTopic>> {
+    const w = pageWindow(args, STREAM_PAGE_SIZE);
+    const [rows, total] = await this.topics(scope).orderBy('t.activity_at', 'DESC').addOrderBy('t.activity_seq', 'DESC').addOrderBy('t.id', 'DESC').skip(w.offset).take(w.limit).getManyAndCount();
+    for (const r of rows) this.ctx.loaders.byId(DiscussionTopic).prime(r.id, r);
+    return toConnection(rows, total, w);
+  }
+
+  /** Counts per item type (Announcement, DiscussionTopic), sorted by type, as Canvas's summary. */
+  async summary(scope: StreamScope): Promise<StreamSummaryItem[]> {
+    const rows: { ann: number | string | boolean; n: number | string; unread: number | string | null }[] = await this.topics(scope)
+      .leftJoin(DiscussionParticipant, 'p', 'p.discussion_topic_id = t.id AND p.user_id = :viewer', { viewer: this.ctx.viewer?.id ?? -1 })
+      .select('t.is_announcement', 'ann')
+      .addSelect('COUNT(*)', 'n')
+      .addSelect("SUM(CASE WHEN p.workflow_state = 'read' THEN 0 ELSE 1 END)", 'unread')
+      .groupBy('t.is_announcement')
+      .getRawMany();
+    return rows
+      .map((r) => ({
+        type: Number(r.ann) ? 'Announcement' : 'DiscussionTopic',
+        unreadCount: Number(r.unread ?? 0),
+        count: Number(r.n),
+        notificationCategory: null,
+      }))
+      .filter((r) => r.count > 0)
+      .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  }
+
+  // ---- per-item facts ---------------------------------------------------------------------------
+
+  /** Null unless the topic requires an initial post; then whether the viewer may see the responses. */
+  async userHasPosted(topic: DiscussionTopic): Promise<boolean | null> {
+    const sees = await this.ctx.services.discussions.userCanSeePosts(topic);
+    return topic.requireInitialPost ? sees : null;
+  }
+
+  /** The latest three top-level entries, hidden from a student who has yet to post in a require_initial_post topic. */
+  async rootEntries(topic: DiscussionTopic): Promise<DiscussionEntry[]> {
+    // Loaded alongside the check, so every item of a page joins the same batch.
+    const [posted, entries] = await Promise.all([this.userHasPosted(topic), this.ctx.services.discussions.loaders.recentRootEntries(topic.id)]);
+    return posted === false ? [] : entries;
+  }
+}

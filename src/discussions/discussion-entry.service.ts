@@ -1,0 +1,141 @@
+import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
+import { sanitizeHtml } from '../common/sanitize';
+import { nowToSecond } from '../db/columns';
+import { transaction } from '../db/transaction';
+import { raise } from '../events/domain-events';
+import type { RequestContext } from '../graphql/context';
+import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { User } from '../users/user.entity';
+import { DiscussionEntry } from './discussion-entry.entity';
+import { DiscussionParticipant } from './discussion-participant.entity';
+import { DiscussionTopic } from './discussion-topic.entity';
+import { RECENT_REPLIES_LIMIT } from './discussion.loaders';
+import { DiscussionService, MESSAGE_MAX_BYTES, nextActivitySeq, TopicRef } from './discussion.service';
+
+export interface EntryInput {
+  message?: string | null;
+  /** The entry replied to; a top-level entry when absent. */
+  parentEntryId?: string | null;
+}
+
+/** Canvas answers 403 with this bare JSON string while a require_initial_post topic awaits the caller's post. */
+export const REQUIRE_INITIAL_POST = 'require_initial_post';
+
+export class DiscussionEntryService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  private get topics(): DiscussionService {
+    return this.ctx.services.discussions;
+  }
+
+  /** Refuses a student who must post before seeing others' posts. */
+  private async requireSeesPosts(topic: DiscussionTopic): Promise<void> {
+    if (!(await this.topics.userCanSeePosts(topic))) throw new RequestError(REQUIRE_INITIAL_POST, 403, REQUIRE_INITIAL_POST);
+  }
+
+  private async entryIn(topic: DiscussionTopic, raw: string | number): Promise<DiscussionEntry> {
+    const s = String(raw).trim();
+    const entry = /^\d{1,15}$/.test(s) ? await this.ctx.loaders.byId(DiscussionEntry).load(Number(s)) : null;
+    if (!entry || entry.discussionTopicId !== topic.id || entry.workflowState === 'deleted') throw new NotFoundError();
+    return entry;
+  }
+
+  /**
+   * POST …/entries (and …/entries/:id/replies): a member contributes to the topic. Refused (403) on
+   * a topic the caller may not reply to: no post right, closed for comments, or not yet posted.
+   */
+  async create(ref: TopicRef, input: EntryInput): Promise<{ discussionEntry: DiscussionEntry }> {
+    const located = await this.topics.locate(ref);
+    const { topic, rights } = located;
+    const viewer = this.ctx.authz.requireViewer();
+    if (!this.topics.canReply(topic, rights)) throw new ForbiddenError();
+    let parent: DiscussionEntry | null = null;
+    if (input.parentEntryId != null) {
+      parent = await this.entryIn(topic, input.parentEntryId);
+      await this.requireSeesPosts(topic);
+    }
+    const message = input.message == null ? '' : sanitizeHtml(input.message);
+    const v = new Validator();
+    if (!message.trim()) v.add('message', 'blank', "can't be blank");
+    else if (Buffer.byteLength(message, 'utf8') > MESSAGE_MAX_BYTES) v.add('message', 'too_long', `is too long (maximum is ${MESSAGE_MAX_BYTES} characters)`);
+    v.throwIfInvalid();
+    const student = await this.topics.isStudent(located.context);
+
+    return transaction(this.ctx.ds, async (em) => {
+      const entry = await em.getRepository(DiscussionEntry).save(
+        em.getRepository(DiscussionEntry).create({
+          discussionTopicId: topic.id,
+          userId: viewer.id,
+          message,
+          parentId: parent?.id ?? null,
+          rootEntryId: parent ? (parent.rootEntryId ?? parent.id) : null,
+          workflowState: 'active',
+        }),
+      );
+      const now = nowToSecond();
+      // A top-level entry brings the topic back to the top of activity streams.
+      await em.getRepository(DiscussionTopic).update({ id: topic.id }, parent ? { lastReplyAt: now } : { lastReplyAt: now, activityAt: now, activitySeq: await nextActivitySeq(em) });
+      const participants = em.getRepository(DiscussionParticipant);
+      const mine = await participants.findOneBy({ discussionTopicId: topic.id, userId: viewer.id });
+      if (mine) {
+        if (mine.workflowState !== 'read') await participants.update({ id: mine.id }, { workflowState: 'read' });
+      } else {
+        await participants.save(participants.create({ discussionTopicId: topic.id, userId: viewer.id, workflowState: 'read', lastReadEntryId: 0 }));
+      }
+      if (student) {
+        await raise(em, this.ctx, { type: 'content.contributed', courseId: topic.contextId, userId: viewer.id, contentType: 'Discussion', contentId: topic.id });
+      }
+      return { discussionEntry: entry };
+    });
+  }
+
+  /** GET …/entries: top-level entries, newest first (batched, so a list of topics may ask each for its entries). */
+  async list(topic: DiscussionTopic, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<DiscussionEntry>> {
+    const w = pageWindow(args);
+    // Loaded alongside the check, so every topic of a list joins the same batches.
+    const [, rows, total] = await Promise.all([
+      this.requireSeesPosts(topic),
+      w.limit > 0 ? this.topics.loaders.rootEntriesPage(topic.id, w.offset, w.limit) : Promise.resolve([]),
+      this.topics.loaders.entryCount(true).load(topic.id),
+    ]);
+    return toConnection(rows, total, w);
+  }
+
+  /** One entry of a topic the caller sees. */
+  async find(topic: DiscussionTopic, raw: string | number): Promise<DiscussionEntry> {
+    await this.requireSeesPosts(topic);
+    return this.entryIn(topic, raw);
+  }
+
+  /** GET …/entries/:id/replies: every reply under a top-level entry, newest first. */
+  async replies(entry: DiscussionEntry, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<DiscussionEntry>> {
+    const w = pageWindow(args);
+    const [rows, total] = await this.ctx.ds
+      .getRepository(DiscussionEntry)
+      .createQueryBuilder('e')
+      .where('e.root_entry_id = :rid AND e.workflow_state = :active', { rid: entry.rootEntryId ?? entry.id, active: 'active' })
+      .orderBy('e.id', 'DESC')
+      .skip(w.offset)
+      .take(w.limit)
+      .getManyAndCount();
+    return toConnection(rows, total, w);
+  }
+
+  /** The ten newest replies under a top-level entry (empty for replies), and whether there are more. */
+  async recentReplies(entry: DiscussionEntry): Promise<{ replies: DiscussionEntry[]; more: boolean }> {
+    if (entry.rootEntryId != null) return { replies: [], more: false };
+    const rows = await this.topics.loaders.recentReplies(entry.id);
+    return { replies: rows.slice(0, RECENT_REPLIES_LIMIT), more: rows.length > RECENT_REPLIES_LIMIT };
+  }
+
+  author(entry: DiscussionEntry): Promise<User | null> {
+    return this.ctx.loaders.byId(User).load(entry.userId);
+  }
+
+  /** An entry is read by its author, and by anyone who has read the topic's entries up to it. */
+  async readState(entry: DiscussionEntry): Promise<'read' | 'unread'> {
+    if (this.ctx.viewer && entry.userId === this.ctx.viewer.id) return 'read';
+    const p = await this.topics.loaders.viewerParticipant().load(entry.discussionTopicId);
+    return p && entry.id <= p.lastReadEntryId ? 'read' : 'unread';
+  }
+}

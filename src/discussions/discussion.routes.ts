@@ -1,0 +1,306 @@
+import type { FieldError } from '../common/errors';
+import { validationBody } from '../rest/errors';
+import { nullableStr, str, toBool } from '../rest/params';
+import { numericIds } from '../rest/present';
+import { defineFragment, RestInput, RestRoute } from '../rest/route';
+import { CONTROLLER_ERROR } from './discussion.service';
+
+defineFragment(`fragment DiscussionTopicJson on Discussion {
+  id: _id title message html_url: htmlUrl posted_at: postedAt last_reply_at: lastReplyAt created_at: createdAt
+  require_initial_post: requireInitialPost user_can_see_posts: userCanSeePosts
+  discussion_subentry_count: discussionSubentryCount read_state: readState unread_count: unreadCount subscribed
+  assignment_id: assignmentId delayed_post_at: delayedPostAt published lock_at: lockAt locked pinned position
+  user_name: userName discussion_type: discussionType todo_date: todoDate is_announcement: isAnnouncement
+  context_type: contextType context_id: contextId can_unpublish: canUnpublish can_lock: canLock
+  lock_info: lockInfo { asset_string: assetString unlock_at: unlockAt lock_at: lockAt can_view: canView explanation }
+  permissions { attach update reply delete }
+  author { id: _id display_name: shortName avatar_image_url: avatarUrl }
+}`);
+
+defineFragment(`fragment DiscussionReplyJson on DiscussionEntry {
+  id: _id user_id: userId parent_id: parentId created_at: createdAt updated_at: updatedAt user_name: userName message
+  read_state: readState
+}`);
+
+defineFragment(`fragment DiscussionEntryJson on DiscussionEntry {
+  ...DiscussionReplyJson
+  recent_replies: recentReplies { ...DiscussionReplyJson }
+  has_more_replies: hasMoreReplies
+}`);
+
+defineFragment(`fragment StreamItemJson on StreamItem {
+  id: _id title message type read_state: readState context_type: contextType context_id: contextId
+  created_at: createdAt updated_at: updatedAt html_url: htmlUrl
+  total_root_discussion_entries: totalRootDiscussionEntries require_initial_post: requireInitialPost
+  user_has_posted: userHasPosted
+  root_discussion_entries: rootDiscussionEntries { user_id: userId user_name: userName message }
+}`);
+
+type Json = Record<string, any>;
+const ERRORS = 'errors { attribute type message }';
+const PAGE = 'totalCount pageInfo { hasNextPage endCursor }';
+
+const contextPath = (type: string) => (type === 'Course' ? 'courses' : 'groups');
+const contextKey = (type: string) => (type === 'Course' ? 'course_id' : 'group_id');
+
+/** Canvas's DiscussionTopic JSON. */
+export function presentTopic(t: Json, input: RestInput): Json {
+  const { context_type, context_id, lock_info, author, ...rest } = t;
+  const out: Json = numericIds(rest, ['id', 'assignment_id']);
+  const base = input.ctx.baseUrl;
+  out.url = out.html_url;
+  out.context_code = `${String(context_type).toLowerCase()}_${context_id}`;
+  out.locked_for_user = lock_info != null;
+  if (lock_info) {
+    const { explanation, ...info } = lock_info;
+    out.lock_info = Object.fromEntries(Object.entries(info).filter(([, v]) => v != null));
+    out.lock_explanation = explanation;
+  }
+  out.author = author
+    ? { id: Number(author.id), display_name: author.display_name, avatar_image_url: author.avatar_image_url, html_url: `${base}/${contextPath(context_type)}/${context_id}/users/${author.id}`, pronouns: null }
+    : {};
+  out.can_group = out.can_unpublish;
+  Object.assign(out, {
+    root_topic_id: null,
+    topic_children: [],
+    group_topic_children: [],
+    group_category_id: null,
+    podcast_url: null,
+    podcast_has_student_posts: false,
+    attachments: [],
+    allow_rating: false,
+    only_graders_can_rate: false,
+    sort_by_rating: false,
+  });
+  return out;
+}
+
+function presentReply(e: Json): Json {
+  return { ...numericIds(e, ['id', 'user_id', 'parent_id']), forced_read_state: false };
+}
+
+/** Canvas's discussion entry JSON: recent_replies and has_more_replies only when there are replies. */
+export function presentEntry(e: Json): Json {
+  const { recent_replies, has_more_replies, ...rest } = e;
+  const out = presentReply(rest);
+  if (recent_replies?.length) {
+    out.recent_replies = recent_replies.map(presentReply);
+    out.has_more_replies = has_more_replies;
+  }
+  return out;
+}
+
+/** Canvas's stream item JSON for DiscussionTopic and Announcement items. */
+export function presentStreamItem(s: Json): Json {
+  const { context_type, context_id, root_discussion_entries, ...rest } = s;
+  const out: Json = numericIds(rest, ['id']);
+  out.context_type = context_type;
+  out[contextKey(context_type)] = Number(context_id);
+  out[s.type === 'Announcement' ? 'announcement_id' : 'discussion_topic_id'] = out.id;
+  out.root_discussion_entries = (root_discussion_entries as Json[]).map((r) => ({ user: { user_id: Number(r.user_id), user_name: r.user_name }, message: r.message }));
+  return out;
+}
+
+const presentSummary = (list: Json[]) =>
+  list.map((s) => ({ type: s.type, unread_count: s.unreadCount, count: s.count, notification_category: s.notificationCategory }));
+
+/** Canvas reports its controller's objections (todo_date, published) as plain strings, model errors as lists. */
+function topicValidationBody(fields: FieldError[]): unknown {
+  const controller = fields.filter((f) => f.type === CONTROLLER_ERROR);
+  if (controller.length) return { errors: Object.fromEntries(controller.map((f) => [f.attribute, f.message])) };
+  return validationBody(fields);
+}
+
+/** A parameter that was not sent must reach the GraphQL input as absent, not null (which clears a field). */
+function compact<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(compact) as T;
+  if (v && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v))) {
+    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).map(([k, x]) => [k, compact(x)])) as T;
+  }
+  return v;
+}
+
+const contextOf = (p: Json) => (p.course_id !== undefined ? { type: 'Course', id: str(p.course_id) } : { type: 'Group', id: str(p.group_id) });
+
+/** Canvas's topic params are top-level; dates arrive as strings for the DateTime scalar to judge, '' clears one. */
+function topicFields(p: Json): Json {
+  const date = (v: unknown) => (v === undefined ? undefined : nullableStr(v));
+  return {
+    title: p.title === undefined ? undefined : str(p.title) ?? null,
+    message: p.message === undefined ? undefined : str(p.message) ?? null,
+    discussionType: str(p.discussion_type),
+    published: toBool(p.published),
+    delayedPostAt: date(p.delayed_post_at),
+    lockAt: date(p.lock_at),
+    locked: toBool(p.locked),
+    requireInitialPost: toBool(p.require_initial_post),
+    pinned: toBool(p.pinned),
+    todoDate: date(p.todo_date),
+  };
+}
+
+const topicRef = (p: Json) => {
+  const c = contextOf(p);
+  return { id: str(p.topic_id), contextType: c.type, contextId: c.id };
+};
+
+/** The same row under the course and the group prefix. */
+function both(path: string, base: Omit<RestRoute, 'path'>): RestRoute[] {
+  return ['/api/v1/courses/:course_id', '/api/v1/groups/:group_id'].map((prefix) => ({ ...base, path: `${prefix}${path}` }));
+}
+
+const topicPayload = (name: string, inputType: string) => `mutation($input: ${inputType}!) { ${name}(input: $input) { discussionTopic { ...DiscussionTopicJson } ${ERRORS} } }`;
+const entryPayload = `mutation($input: CreateDiscussionEntryInput!) { createDiscussionEntry(input: $input) { discussionEntry { ...DiscussionEntryJson } ${ERRORS} } }`;
+const markRead = (read: boolean, allEntries: boolean): Omit<RestRoute, 'path'> => ({
+  method: read ? 'PUT' : 'DELETE',
+  operation: `mutation($input: MarkDiscussionReadInput!) { markDiscussionTopicRead(input: $input) { discussionTopic { id } ${ERRORS} } }`,
+  variables: ({ params }) => ({ input: { ...topicRef(params), read, allEntries } }),
+  root: 'markDiscussionTopicRead',
+  payloadKey: 'discussionTopic',
+  present: () => undefined,
+  status: 204,
+});
+
+/** GET of an activity stream and its summary; `arg` names the scope's id argument (none for the caller's own). */
+function streamRoutes(path: string, stream: string, summary: string, arg?: { name: string; param: string }): RestRoute[] {
+  const decl = arg ? '$id: ID!, ' : '';
+  const pass = arg ? `${arg.name}: $id, ` : '';
+  const vars = ({ params }: RestInput) => (arg ? { id: str(params[arg.param]) } : {});
+  return [
+    {
+      method: 'GET',
+      path,
+      operation: `query(${decl}$first: Int, $after: String) { ${stream}(${pass}first: $first, after: $after) { nodes { ...StreamItemJson } ${PAGE} } }`,
+      variables: vars,
+      root: stream,
+      // Canvas pages activity streams 21 items at a time.
+      list: { defaultPerPage: 21 },
+      present: presentStreamItem,
+    },
+    {
+      method: 'GET',
+      path: `${path}/summary`,
+      operation: arg
+        ? `query($id: ID!) { ${summary}(${arg.name}: $id) { type unreadCount count notificationCategory } }`
+        : `query { ${summary} { type unreadCount count notificationCategory } }`,
+      variables: vars,
+      root: summary,
+      present: presentSummary,
+    },
+  ];
+}
+
+const routes: RestRoute[] = [
+  ...both('/discussion_topics', {
+    method: 'GET',
+    operation: `query($type: String!, $id: ID!, $ann: Boolean, $order: String, $term: String, $first: Int, $after: String) {
+      discussionTopics(contextType: $type, contextId: $id, onlyAnnouncements: $ann, orderBy: $order, searchTerm: $term, first: $first, after: $after) {
+      nodes { ...DiscussionTopicJson } ${PAGE} } }`,
+    variables: ({ params }) => {
+      const c = contextOf(params);
+      return { type: c.type, id: c.id, ann: toBool(params.only_announcements), order: str(params.order_by), term: str(params.search_term) };
+    },
+    root: 'discussionTopics',
+    list: true,
+    present: presentTopic,
+  }),
+  ...both('/discussion_topics', {
+    method: 'POST',
+    operation: topicPayload('createDiscussionTopic', 'CreateDiscussionTopicInput'),
+    variables: ({ params }) => {
+      const c = contextOf(params);
+      return { input: { contextType: c.type, contextId: c.id, ...topicFields(params), isAnnouncement: toBool(params.is_announcement) } };
+    },
+    root: 'createDiscussionTopic',
+    payloadKey: 'discussionTopic',
+    validationBody: topicValidationBody,
+    present: presentTopic,
+  }),
+  ...both('/discussion_topics/:topic_id', {
+    method: 'GET',
+    operation: `query($id: ID!, $type: String, $cid: ID) { discussionTopic(id: $id, contextType: $type, contextId: $cid) { ...DiscussionTopicJson } }`,
+    variables: ({ params }) => {
+      const r = topicRef(params);
+      return { id: r.id, type: r.contextType, cid: r.contextId };
+    },
+    root: 'discussionTopic',
+    present: presentTopic,
+  }),
+  ...both('/discussion_topics/:topic_id', {
+    method: 'PUT',
+    operation: topicPayload('updateDiscussionTopic', 'UpdateDiscussionTopicInput'),
+    variables: ({ params }) => ({ input: { ...topicRef(params), ...topicFields(params) } }),
+    root: 'updateDiscussionTopic',
+    payloadKey: 'discussionTopic',
+    validationBody: topicValidationBody,
+    present: presentTopic,
+  }),
+  ...both('/discussion_topics/:topic_id', {
+    method: 'DELETE',
+    operation: topicPayload('deleteDiscussionTopic', 'DiscussionRefInput'),
+    variables: ({ params }) => ({ input: topicRef(params) }),
+    root: 'deleteDiscussionTopic',
+    payloadKey: 'discussionTopic',
+    present: presentTopic,
+  }),
+  ...both('/discussion_topics/:topic_id/entries', {
+    method: 'GET',
+    operation: `query($id: ID!, $type: String, $cid: ID, $first: Int, $after: String) { discussionTopic(id: $id, contextType: $type, contextId: $cid) {
+      entriesConnection(first: $first, after: $after) { nodes { ...DiscussionEntryJson } ${PAGE} } } }`,
+    variables: ({ params }) => {
+      const r = topicRef(params);
+      return { id: r.id, type: r.contextType, cid: r.contextId };
+    },
+    root: 'discussionTopic.entriesConnection',
+    list: true,
+    present: presentEntry,
+  }),
+  ...both('/discussion_topics/:topic_id/entries', {
+    method: 'POST',
+    operation: entryPayload,
+    variables: ({ params }) => {
+      const r = topicRef(params);
+      return { input: { discussionTopicId: r.id, contextType: r.contextType, contextId: r.contextId, message: str(params.message) ?? null } };
+    },
+    root: 'createDiscussionEntry',
+    payloadKey: 'discussionEntry',
+    present: presentEntry,
+    status: 201,
+  }),
+  ...both('/discussion_topics/:topic_id/entries/:entry_id/replies', {
+    method: 'GET',
+    operation: `query($id: ID!, $type: String, $cid: ID, $entry: ID!, $first: Int, $after: String) { discussionTopic(id: $id, contextType: $type, contextId: $cid) {
+      entry(id: $entry) { repliesConnection(first: $first, after: $after) { nodes { ...DiscussionReplyJson } ${PAGE} } } } }`,
+    variables: ({ params }) => {
+      const r = topicRef(params);
+      return { id: r.id, type: r.contextType, cid: r.contextId, entry: str(params.entry_id) };
+    },
+    root: 'discussionTopic.entry.repliesConnection',
+    list: true,
+    present: presentReply,
+  }),
+  ...both('/discussion_topics/:topic_id/entries/:entry_id/replies', {
+    method: 'POST',
+    operation: entryPayload,
+    variables: ({ params }) => {
+      const r = topicRef(params);
+      return {
+        input: { discussionTopicId: r.id, contextType: r.contextType, contextId: r.contextId, message: str(params.message) ?? null, parentEntryId: str(params.entry_id) },
+      };
+    },
+    root: 'createDiscussionEntry',
+    payloadKey: 'discussionEntry',
+    present: presentEntry,
+    status: 201,
+  }),
+  ...both('/discussion_topics/:topic_id/read', markRead(true, false)),
+  ...both('/discussion_topics/:topic_id/read', markRead(false, false)),
+  ...both('/discussion_topics/:topic_id/read_all', markRead(true, true)),
+  ...both('/discussion_topics/:topic_id/read_all', markRead(false, true)),
+  ...streamRoutes('/api/v1/groups/:group_id/activity_stream', 'groupActivityStream', 'groupActivityStreamSummary', { name: 'groupId', param: 'group_id' }),
+  ...streamRoutes('/api/v1/courses/:course_id/activity_stream', 'courseActivityStream', 'courseActivityStreamSummary', { name: 'courseId', param: 'course_id' }),
+  ...streamRoutes('/api/v1/users/self/activity_stream', 'viewerActivityStream', 'viewerActivityStreamSummary'),
+  ...streamRoutes('/api/v1/users/activity_stream', 'viewerActivityStream', 'viewerActivityStreamSummary'),
+];
+
+export const discussionRoutes: RestRoute[] = routes.map((r) => (r.variables ? { ...r, variables: (input: RestInput) => compact(r.variables!(input)) } : r));

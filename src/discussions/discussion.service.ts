@@ -1,0 +1,461 @@
+import { Brackets, EntityManager } from 'typeorm';
+import { ForbiddenError, NotFoundError, ValidationError, Validator } from '../common/errors';
+import { sanitizeHtml } from '../common/sanitize';
+import { nowToSecond } from '../db/columns';
+import { transaction } from '../db/transaction';
+import { raise } from '../events/domain-events';
+import type { RequestContext } from '../graphql/context';
+import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { User } from '../users/user.entity';
+import { DiscussionContext, DiscussionContexts, DiscussionRights, NO_RIGHTS } from './discussion-context';
+import { DiscussionEntry } from './discussion-entry.entity';
+import { DiscussionParticipant } from './discussion-participant.entity';
+import { DISCUSSION_TYPES, DiscussionTopic, DiscussionType } from './discussion-topic.entity';
+import { DiscussionLoaders } from './discussion.loaders';
+
+/** Canvas's maximum_string_length; and the most a TEXT column holds on MySQL. */
+export const TITLE_MAX = 255;
+export const MESSAGE_MAX_BYTES = 65_535;
+export const DEFAULT_TITLE = 'No Title';
+
+/** Field errors Canvas's controller (not the model) reports: rendered as plain strings, as Canvas does. */
+export const CONTROLLER_ERROR = 'unauthorized';
+
+export interface TopicFields {
+  title?: string | null;
+  message?: string | null;
+  discussionType?: string | null;
+  published?: boolean | null;
+  delayedPostAt?: Date | null;
+  lockAt?: Date | null;
+  locked?: boolean | null;
+  requireInitialPost?: boolean | null;
+  pinned?: boolean | null;
+  todoDate?: Date | null;
+}
+
+export interface CreateTopicInput extends TopicFields {
+  isAnnouncement?: boolean | null;
+}
+
+/** A topic as a path names it: its id, and (REST) the course or group it must belong to. */
+export interface TopicRef {
+  id: string | number;
+  contextType?: string | null;
+  contextId?: string | null;
+}
+
+export interface TopicListArgs {
+  first?: number | null;
+  after?: string | null;
+  onlyAnnouncements?: boolean | null;
+  orderBy?: string | null;
+  searchTerm?: string | null;
+}
+
+export interface Located {
+  topic: DiscussionTopic;
+  context: DiscussionContext;
+  rights: DiscussionRights;
+}
+
+export const ORDERS = ['position', 'recent_activity', 'title'] as const;
+
+const contentChanged = (before: { title: string; message: string | null }, topic: DiscussionTopic): boolean => before.title !== topic.title || before.message !== topic.message;
+
+/** The next number of the activity sequence (see DiscussionTopic.activitySeq). */
+export async function nextActivitySeq(em: EntityManager): Promise<number> {
+  const row: { m: number | string | null } | undefined = await em.getRepository(DiscussionTopic).createQueryBuilder('t').select('MAX(t.activity_seq)', 'm').getRawOne();
+  return Number(row?.m ?? 0) + 1;
+}
+
+/** Times are kept to the second, as Canvas renders them (MySQL would round the rest, SQLite keep it). */
+const toSecond = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
+
+/** A LIKE pattern with an explicit escape character: SQLite has no default one, and `!` needs no doubling in MySQL. */
+const likePattern = (s: string) => `%${s.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+
+export class DiscussionService {
+  readonly contexts: DiscussionContexts;
+  readonly loaders: DiscussionLoaders;
+
+  constructor(private readonly ctx: RequestContext) {
+    this.contexts = new DiscussionContexts(ctx);
+    this.loaders = new DiscussionLoaders(ctx);
+  }
+
+  // ---- lookups and visibility -------------------------------------------------------------------
+
+  /** Whether the viewer sees a topic of a context they may read: moderators see everything live. */
+  static visible(topic: DiscussionTopic, rights: DiscussionRights): boolean {
+    if (topic.workflowState === 'deleted' || !rights.read) return false;
+    if (rights.moderate) return true;
+    // Students never see drafts, nor an announcement before its delayed post date.
+    return topic.published && !(topic.isAnnouncement && topic.notYetPosted());
+  }
+
+  /** Context rights for a stored topic (none when its context is gone). */
+  async rightsFor(topic: DiscussionTopic): Promise<DiscussionRights> {
+    const context = await this.contexts.load(topic.contextType, topic.contextId);
+    return context ? this.contexts.rights(context) : NO_RIGHTS;
+  }
+
+  /**
+   * The topic a caller names, with its context and the caller's rights there. A context the caller
+   * may not read is 403; a topic that is missing, elsewhere or invisible to them is 404.
+   */
+  async locate(ref: TopicRef): Promise<Located> {
+    this.ctx.authz.requireViewer();
+    let context: DiscussionContext | null = null;
+    if (ref.contextType != null && ref.contextId != null) context = await this.contexts.lookup(ref.contextType, ref.contextId);
+    const id = /^\d{1,15}$/.test(String(ref.id).trim()) ? Number(String(ref.id).trim()) : null;
+    const topic = id == null ? null : await this.ctx.loaders.byId(DiscussionTopic).load(id);
+    if (context) {
+      const rights = await this.contexts.readable(context);
+      if (!topic || topic.contextType !== context.type || topic.contextId !== context.id || !DiscussionService.visible(topic, rights)) throw new NotFoundError();
+      return { topic, context, rights };
+    }
+    if (!topic || topic.workflowState === 'deleted') throw new NotFoundError();
+    context = await this.contexts.load(topic.contextType, topic.contextId);
+    if (!context) throw new NotFoundError();
+    const rights = await this.contexts.readable(context);
+    if (!DiscussionService.visible(topic, rights)) throw new NotFoundError();
+    return { topic, context, rights };
+  }
+
+  /** GET of one topic. Viewing course content counts as viewing it (module progress). */
+  async show(ref: TopicRef): Promise<DiscussionTopic> {
+    const { topic, context } = await this.locate(ref);
+    if (context.course && (await this.isStudent(context))) {
+      const userId = this.ctx.viewer!.id;
+      await transaction(this.ctx.ds, (em) => raise(em, this.ctx, { type: 'content.viewed', courseId: topic.contextId, userId, contentType: 'Discussion', contentId: topic.id }));
+    }
+    return topic;
+  }
+
+  /** An active student of the topic's course: their views and posts count for module progress. */
+  async isStudent(context: DiscussionContext): Promise<boolean> {
+    if (!context.course || !this.ctx.viewer || !(await this.ctx.authz.canCourse(context.course, 'participate_as_student'))) return false;
+    return (await this.ctx.authz.courseRoles(context.course)).types.has('StudentEnrollment');
+  }
+
+  // ---- lists ------------------------------------------------------------------------------------
+
+  /**
+   * A context's topics (or, with onlyAnnouncements, its announcements) that the viewer may see.
+   * Topics: pinned ones first in their order, then newest first; announcements newest posted first.
+   */
+  async list(contextType: string, contextRaw: string, args: TopicListArgs): Promise<ConnectionResult<DiscussionTopic>> {
+    const context = await this.contexts.lookup(contextType, contextRaw);
+    return this.listIn(context, args);
+  }
+
+  async listIn(context: DiscussionContext, args: TopicListArgs): Promise<ConnectionResult<DiscussionTopic>> {
+    const rights = await this.contexts.readable(context);
+    const orderBy = args.orderBy ?? 'position';
+    if (!(ORDERS as readonly string[]).includes(orderBy)) throw ValidationError.of('order_by', 'inclusion', `order_by must be one of ${ORDERS.join(', ')}`);
+    const w = pageWindow(args);
+    const qb = this.ctx.ds
+      .getRepository(DiscussionTopic)
+      .createQueryBuilder('t')
+      .where('t.context_type = :ct AND t.context_id = :cid', { ct: context.type, cid: context.id })
+      .andWhere('t.is_announcement = :ann', { ann: Boolean(args.onlyAnnouncements) });
+    if (rights.moderate) qb.andWhere('t.workflow_state <> :deleted', { deleted: 'deleted' });
+    else {
+      qb.andWhere('t.workflow_state = :active', { active: 'active' });
+      if (args.onlyAnnouncements) qb.andWhere('(t.delayed_post_at IS NULL OR t.delayed_post_at <= :now)', { now: new Date() });
+    }
+    const term = args.searchTerm?.trim();
+    if (term) {
+      const like = likePattern(term);
+      qb.andWhere(new Brackets((b) => b.where("LOWER(t.title) LIKE :like ESCAPE '!'", { like }).orWhere("LOWER(t.message) LIKE :like ESCAPE '!'", { like })));
+    }
+    if (args.onlyAnnouncements) qb.orderBy('t.posted_at', 'DESC').addOrderBy('t.id', 'DESC');
+    else if (orderBy === 'title') qb.orderBy('t.title', 'ASC').addOrderBy('t.id', 'ASC');
+    else if (orderBy === 'recent_activity') qb.orderBy('t.last_reply_at', 'DESC').addOrderBy('t.posted_at', 'DESC').addOrderBy('t.id', 'DESC');
+    else qb.orderBy('t.pinned', 'DESC').addOrderBy('t.position', 'ASC').addOrderBy('t.created_at', 'DESC').addOrderBy('t.id', 'DESC');
+    const [rows, total] = await qb.skip(w.offset).take(w.limit).getManyAndCount();
+    // The loader cache learns the rows, so per-topic lookups by id that follow cost nothing.
+    for (const r of rows) this.ctx.loaders.byId(DiscussionTopic).prime(r.id, r);
+    return toConnection(rows, total, w);
+  }
+
+  // ---- writes -----------------------------------------------------------------------------------
+
+  /** POST …/discussion_topics: a topic, or an announcement with isAnnouncement. */
+  async create(contextType: string, contextRaw: string, input: CreateTopicInput): Promise<{ discussionTopic: DiscussionTopic }> {
+    const context = await this.contexts.lookup(contextType, contextRaw);
+    const viewer = this.ctx.authz.requireViewer();
+    const rights = await this.contexts.readable(context);
+    const announcement = Boolean(input.isAnnouncement);
+    if (announcement ? !rights.createAnnouncement : !rights.createTopic) throw new ForbiddenError();
+
+    const topic = this.ctx.ds.getRepository(DiscussionTopic).create({
+      contextType: context.type,
+      contextId: context.id,
+      userId: viewer.id,
+      title: DEFAULT_TITLE,
+      message: null,
+      isAnnouncement: announcement,
+      // Canvas makes a moderator's new topic a draft unless told to publish it; announcements are always published.
+      workflowState: !announcement && rights.moderate && input.published == null ? 'unpublished' : 'active',
+      discussionType: 'side_comment',
+      postedAt: null,
+      delayedPostAt: null,
+      lockAt: null,
+      // Course announcements are closed for comments unless the caller says otherwise.
+      locked: announcement && context.type === 'Course',
+      lastReplyAt: null,
+      activityAt: null,
+      todoDate: null,
+      assignmentId: null,
+      pinned: false,
+      position: null,
+      requireInitialPost: false,
+      deletedAt: null,
+    });
+    const bumped = this.apply(topic, input, rights, true);
+
+    return transaction(this.ctx.ds, async (em) => {
+      if (topic.pinned) topic.position = await this.nextPosition(em, topic);
+      if (bumped) topic.activitySeq = await nextActivitySeq(em);
+      const saved = await em.getRepository(DiscussionTopic).save(topic);
+      // The author has read their own topic.
+      await em.getRepository(DiscussionParticipant).save(
+        em.getRepository(DiscussionParticipant).create({ discussionTopicId: saved.id, userId: viewer.id, workflowState: 'read', lastReadEntryId: 0 }),
+      );
+      if (saved.contextType === 'Course') {
+        await raise(em, this.ctx, { type: 'content.changed', courseId: saved.contextId, contentType: 'Discussion', contentId: saved.id, change: 'created' });
+      }
+      return { discussionTopic: saved };
+    });
+  }
+
+  /** PUT …/discussion_topics/:id: the author or a moderator. */
+  async update(ref: TopicRef, input: TopicFields): Promise<{ discussionTopic: DiscussionTopic }> {
+    const { topic, rights } = await this.locate(ref);
+    if (!this.canUpdate(topic, rights)) throw new ForbiddenError();
+    const draft = Object.assign(new DiscussionTopic(), topic);
+    const wasPinned = topic.pinned;
+    const hasEntries = input.published === false && topic.published ? (await this.loaders.entryCount(false).load(topic.id)) > 0 : false;
+    const bumped = this.apply(draft, input, rights, false, hasEntries);
+    return transaction(this.ctx.ds, async (em) => {
+      if (bumped) draft.activitySeq = await nextActivitySeq(em);
+      if (draft.pinned && !wasPinned) draft.position = await this.nextPosition(em, draft);
+      if (!draft.pinned) draft.position = null;
+      const saved = await em.getRepository(DiscussionTopic).save(draft);
+      if (saved.contextType === 'Course') {
+        await raise(em, this.ctx, { type: 'content.changed', courseId: saved.contextId, contentType: 'Discussion', contentId: saved.id, change: 'updated' });
+      }
+      this.ctx.loaders.byId(DiscussionTopic).clear(saved.id).prime(saved.id, saved);
+      return { discussionTopic: saved };
+    });
+  }
+
+  /** DELETE …/discussion_topics/:id: moderators, or the author while nobody has replied. */
+  async delete(ref: TopicRef): Promise<{ discussionTopic: DiscussionTopic }> {
+    const { topic, rights } = await this.locate(ref);
+    const viewer = this.ctx.authz.requireViewer();
+    const ownUnanswered = topic.userId === viewer.id && (await this.loaders.entryCount(false).load(topic.id)) === 0;
+    if (!rights.moderate && !ownUnanswered) throw new ForbiddenError();
+    return transaction(this.ctx.ds, async (em) => {
+      topic.workflowState = 'deleted';
+      topic.deletedAt = nowToSecond();
+      const saved = await em.getRepository(DiscussionTopic).save(topic);
+      if (saved.contextType === 'Course') {
+        await raise(em, this.ctx, { type: 'content.changed', courseId: saved.contextId, contentType: 'Discussion', contentId: saved.id, change: 'deleted' });
+      }
+      return { discussionTopic: saved };
+    });
+  }
+
+  /**
+   * PUT/DELETE …/read and PUT …/read_all: marks the topic (and with allEntries its entries) read or
+   * unread for the caller. Reading course content counts as viewing it.
+   */
+  async markRead(ref: TopicRef, read: boolean, allEntries = false): Promise<{ discussionTopic: DiscussionTopic }> {
+    const { topic, context } = await this.locate(ref);
+    const viewer = this.ctx.authz.requireViewer();
+    const latest = allEntries && read ? await this.latestEntryId(topic.id) : 0;
+    const student = read && (await this.isStudent(context));
+    return transaction(this.ctx.ds, async (em) => {
+      const repo = em.getRepository(DiscussionParticipant);
+      const row = (await repo.findOneBy({ discussionTopicId: topic.id, userId: viewer.id })) ?? repo.create({ discussionTopicId: topic.id, userId: viewer.id, lastReadEntryId: 0 });
+      row.workflowState = read ? 'read' : 'unread';
+      if (allEntries) row.lastReadEntryId = read ? Math.max(row.lastReadEntryId, latest) : 0;
+      await repo.save(row);
+      if (student) {
+        await raise(em, this.ctx, { type: 'content.viewed', courseId: topic.contextId, userId: viewer.id, contentType: 'Discussion', contentId: topic.id });
+      }
+      this.loaders.viewerParticipant().clear(topic.id);
+      return { discussionTopic: topic };
+    });
+  }
+
+  private async latestEntryId(topicId: number): Promise<number> {
+    const row: { m: number | string | null } | undefined = await this.ctx.ds
+      .getRepository(DiscussionEntry)
+      .createQueryBuilder('e')
+      .select('MAX(e.id)', 'm')
+      .where('e.discussion_topic_id = :tid', { tid: topicId })
+      .getRawOne();
+    return Number(row?.m ?? 0);
+  }
+
+  private async nextPosition(em: EntityManager, topic: DiscussionTopic): Promise<number> {
+    const row: { m: number | string | null } | undefined = await em
+      .getRepository(DiscussionTopic)
+      .createQueryBuilder('t')
+      .select('MAX(t.position)', 'm')
+      .where('t.context_type = :ct AND t.context_id = :cid AND t.pinned = :pinned', { ct: topic.contextType, cid: topic.contextId, pinned: true })
+      .getRawOne();
+    return Number(row?.m ?? 0) + 1;
+  }
+
+  /**
+   * Validates and applies the fields a caller sent (undefined = not sent). Throws with every problem
+   * at once; the topic is only saved by the caller when this returns. Returns whether the topic moved
+   * in activity streams.
+   */
+  private apply(topic: DiscussionTopic, input: TopicFields, rights: DiscussionRights, creating: boolean, hasEntries = false): boolean {
+    const v = new Validator();
+    const controller = new Validator();
+    const before = { title: topic.title, message: topic.message, published: topic.published };
+    if (input.title !== undefined) {
+      const title = (input.title ?? '').trim();
+      if (title.length > TITLE_MAX) v.add('title', 'too_long', `is too long (maximum is ${TITLE_MAX} characters)`);
+      else topic.title = title || DEFAULT_TITLE;
+    }
+    if (input.message !== undefined) {
+      const message = input.message == null ? null : sanitizeHtml(input.message);
+      if (message != null && Buffer.byteLength(message, 'utf8') > MESSAGE_MAX_BYTES) v.add('message', 'too_long', `is too long (maximum is ${MESSAGE_MAX_BYTES} characters)`);
+      else topic.message = message;
+    }
+    if (input.discussionType != null) {
+      if (!(DISCUSSION_TYPES as readonly string[]).includes(input.discussionType)) {
+        v.add('discussion_type', 'inclusion', `discussion_type must be one of ${DISCUSSION_TYPES.join(', ')}`);
+      } else topic.discussionType = input.discussionType as DiscussionType;
+    }
+    if (input.requireInitialPost != null) topic.requireInitialPost = input.requireInitialPost;
+    // Pinning and closing for comments are moderators' business; others' values are ignored.
+    if (input.pinned != null && rights.moderate) topic.pinned = input.pinned;
+    if (input.locked != null && (rights.moderate || creating)) topic.locked = input.locked;
+
+    for (const k of ['delayedPostAt', 'lockAt', 'todoDate'] as const) if (input[k]) input = { ...input, [k]: toSecond(input[k]!) };
+    const delayedChanged = input.delayedPostAt !== undefined && (input.delayedPostAt?.getTime() ?? null) !== (topic.delayedPostAt?.getTime() ?? null);
+    if (input.delayedPostAt !== undefined) topic.delayedPostAt = input.delayedPostAt;
+    if (input.lockAt !== undefined) topic.lockAt = input.lockAt;
+    if (topic.delayedPostAt && topic.lockAt && topic.lockAt.getTime() < topic.delayedPostAt.getTime()) {
+      v.add('lock_at', 'invalid', 'Lock date cannot be before the delayed post date');
+    }
+
+    // Publishing: announcements are always published; only moderators make drafts.
+    if (!topic.isAnnouncement && input.published != null && input.published !== topic.published) {
+      if (input.published) topic.workflowState = 'active';
+      else if (!rights.moderate) controller.add('published', CONTROLLER_ERROR, 'You do not have permission to set this topic to draft state.');
+      else if (hasEntries) v.add('published', 'invalid', 'This topic cannot be set to draft state because it contains posts.');
+      else topic.workflowState = 'unpublished';
+    }
+
+    if (input.todoDate !== undefined) {
+      if (input.todoDate != null && !rights.manageContent) {
+        controller.add('todo_date', CONTROLLER_ERROR, 'You do not have permission to add this topic to the student to-do list.');
+      } else if (input.todoDate != null && topic.assignmentId != null) {
+        controller.add('todo_date', CONTROLLER_ERROR, 'Date cannot be added if discussion topic is graded');
+      } else if (rights.manageContent) topic.todoDate = input.todoDate;
+    }
+    // Canvas reports its controller's objections alone, before any model validation.
+    controller.throwIfInvalid();
+    v.throwIfInvalid();
+
+    // Changed content, or a draft going (back) out, brings the topic to the top of activity streams.
+    const bump = !creating && (contentChanged(before, topic) || !before.published);
+    if (!topic.published) return false;
+    this.schedule(topic, delayedChanged, bump);
+    // Whether its place in activity streams changed: it then takes the next activity sequence number.
+    return creating || bump || delayedChanged;
+  }
+
+  /**
+   * posted_at is when the topic went (or, delayed, will go) out; activity_at places it in activity
+   * streams: its posting, its latest top-level entry, or its latest change of content, which Canvas
+   * answers by regenerating the stream item.
+   */
+  private schedule(topic: DiscussionTopic, delayedChanged: boolean, contentChanged: boolean): void {
+    const now = nowToSecond();
+    const future = topic.delayedPostAt && topic.delayedPostAt.getTime() > now.getTime() ? topic.delayedPostAt : null;
+    if (topic.postedAt == null) topic.postedAt = future ?? now;
+    else if (delayedChanged) topic.postedAt = future ?? (topic.postedAt.getTime() > now.getTime() ? now : topic.postedAt);
+    let activity = topic.activityAt ?? topic.postedAt;
+    if (contentChanged && !future) activity = now;
+    topic.activityAt = activity.getTime() < topic.postedAt.getTime() ? topic.postedAt : activity;
+  }
+
+  // ---- per-topic facts for presenters -------------------------------------------------------------
+
+  canUpdate(topic: DiscussionTopic, rights: DiscussionRights): boolean {
+    if (rights.moderate) return true;
+    const mine = this.ctx.viewer != null && topic.userId === this.ctx.viewer.id;
+    return mine && (topic.isAnnouncement ? rights.createAnnouncement : rights.createTopic) && !topic.closed();
+  }
+
+  /** Whether the viewer may reply now: a reader with post rights, on a posted topic open for comments. */
+  canReply(topic: DiscussionTopic, rights: DiscussionRights): boolean {
+    if (!rights.post || !DiscussionService.visible(topic, rights)) return false;
+    if (rights.moderate) return true;
+    return topic.published && !topic.notYetPosted() && !topic.closed();
+  }
+
+  author(topic: { userId: number | null }): Promise<User | null> {
+    return topic.userId == null ? Promise.resolve(null) : this.ctx.loaders.byId(User).load(topic.userId);
+  }
+
+  async readState(topic: DiscussionTopic): Promise<'read' | 'unread'> {
+    const p = await this.loaders.viewerParticipant().load(topic.id);
+    return p?.workflowState ?? 'unread';
+  }
+
+  unreadCount(topic: DiscussionTopic): Promise<number> {
+    return this.loaders.unreadCount().load(topic.id);
+  }
+
+  /** With require_initial_post, posts are hidden from students until they have posted themselves. */
+  async userCanSeePosts(topic: DiscussionTopic): Promise<boolean> {
+    // Asked for every topic alike, so that each topic of a list waits on the same batches and what
+    // its fields load next is batched together again (on a pooled engine, batches finish in any order).
+    const [rights, posted] = await Promise.all([this.rightsFor(topic), this.loaders.viewerPosted().load(topic.id)]);
+    return !topic.requireInitialPost || rights.moderate || posted;
+  }
+
+  /** Authors follow their topics, and so does anyone who has posted in one. */
+  async subscribed(topic: DiscussionTopic): Promise<boolean> {
+    if (!this.ctx.viewer) return false;
+    const posted = await this.loaders.viewerPosted().load(topic.id);
+    return topic.userId === this.ctx.viewer.id || posted;
+  }
+
+  /** Why the viewer cannot take part (yet), as Canvas's lock_info; null when nothing locks the topic for them. */
+  async lockInfo(topic: DiscussionTopic): Promise<{ assetString: string; unlockAt: Date | null; lockAt: Date | null; canView: boolean; explanation: string } | null> {
+    const rights = await this.rightsFor(topic);
+    if (rights.moderate) return null;
+    if (topic.notYetPosted()) {
+      return { assetString: topic.assetString, unlockAt: topic.delayedPostAt, lockAt: null, canView: false, explanation: `This topic is locked until ${topic.delayedPostAt!.toISOString()}.` };
+    }
+    if (topic.lockAt && topic.lockAt.getTime() <= Date.now()) {
+      return { assetString: topic.assetString, unlockAt: null, lockAt: topic.lockAt, canView: true, explanation: `This topic was locked ${topic.lockAt.toISOString()}.` };
+    }
+    return null;
+  }
+
+  async permissions(topic: DiscussionTopic): Promise<{ attach: boolean; update: boolean; reply: boolean; delete: boolean }> {
+    const [rights, entries] = await Promise.all([this.rightsFor(topic), this.loaders.entryCount(false).load(topic.id)]);
+    const update = this.canUpdate(topic, rights);
+    const mine = this.ctx.viewer != null && topic.userId === this.ctx.viewer.id;
+    const del = rights.moderate || (mine && entries === 0);
+    return { attach: update, update, reply: this.canReply(topic, rights), delete: del };
+  }
+
+  htmlUrl(topic: DiscussionTopic, kind: 'discussion_topics' | 'announcements' = 'discussion_topics'): string {
+    return `${this.ctx.baseUrl}/${topic.contextType === 'Course' ? 'courses' : 'groups'}/${topic.contextId}/${kind}/${topic.id}`;
+  }
+}

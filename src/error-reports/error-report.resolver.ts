@@ -1,0 +1,41 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../graphql/context';
+import { NodeResolver, NodeType, registerNode } from '../graphql/node';
+import { mutationPayload } from '../graphql/payload';
+import { User } from '../users/user.entity';
+import { UserType } from '../users/user.types';
+import { ErrorReport } from './error-report.entity';
+import { ErrorReportService } from './error-report.service';
+import { CreateErrorReportInput, CreateErrorReportPayload, ErrorReportConnection, ErrorReportsArgs, ErrorReportType } from './error-report.types';
+
+registerNode(NodeType.ErrorReport, ErrorReport, (ctx, id) => ctx.services.errorReports.find(id));
+
+@Resolver(() => ErrorReportType)
+export class ErrorReportResolver extends NodeResolver(NodeType.ErrorReport, ErrorReportType) {
+  @Mutation(() => CreateErrorReportPayload, { description: 'Files a problem report, as the help dialog does; anonymous callers too.' })
+  async createErrorReport(@Arg('input') input: CreateErrorReportInput, @Ctx() ctx: RequestContext) {
+    const r = await mutationPayload(() => ctx.services.errorReports.create(input));
+    return { logged: Boolean(r.errorReport), errorReportId: r.errorReport ? String(r.errorReport.id) : null, errors: r.errors };
+  }
+
+  @Query(() => ErrorReportConnection, { description: 'Problem reports, newest first; site admins only.' })
+  errorReportsConnection(@Args() args: ErrorReportsArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.errorReports.list(args);
+  }
+
+  @Query(() => ErrorReportType, { description: 'One problem report by id or global id; site admins only.' })
+  errorReport(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<ErrorReport> {
+    return ctx.services.errorReports.find(id);
+  }
+
+  @FieldResolver(() => GraphQLJSONObject, { nullable: true, description: 'Environment metadata as the client sent it or as the server collected it; never credentials.' })
+  httpEnv(@Root() r: ErrorReport): Record<string, unknown> | null {
+    return ErrorReportService.httpEnvObject(r);
+  }
+
+  @FieldResolver(() => UserType, { nullable: true })
+  user(@Root() r: ErrorReport, @Ctx() ctx: RequestContext): Promise<User | null> {
+    return r.userId == null ? Promise.resolve(null) : ctx.loaders.byId(User).load(r.userId);
+  }
+}

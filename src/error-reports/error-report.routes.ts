@@ -1,0 +1,54 @@
+import { RequestError } from '../common/errors';
+import { str, tree } from '../rest/params';
+import type { RestRoute } from '../rest/route';
+
+type Json = Record<string, any>;
+
+/** A field as given: absent stays undefined; a non-scalar becomes null (and a required one then fails). */
+const field = (v: unknown): string | null | undefined => (v === undefined ? undefined : str(v) ?? null);
+
+/**
+ * error[http_env] as Canvas takes it from API clients: a nested hash (`error[http_env][KEY]=…` or a JSON
+ * object) or a string holding a JSON object. Anything else is ignored, and the server then records
+ * the request's environment itself.
+ */
+export function httpEnvParam(v: unknown): Json | undefined {
+  if (v && typeof v === 'object' && !Array.isArray(v)) return v as Json;
+  if (typeof v === 'string' && v.trim().startsWith('{')) {
+    try {
+      const parsed = JSON.parse(v);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
+    } catch {
+      // not JSON: ignored, as in Canvas
+    }
+  }
+  return undefined;
+}
+
+export const errorReportRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/error_reports',
+    // Canvas lets anyone report a problem, logged in or not.
+    anonymous: true,
+    operation: `mutation($input: CreateErrorReportInput!) { createErrorReport(input: $input) { logged errorReportId errors { attribute type message } } }`,
+    variables: ({ params }) => {
+      const e = tree(params.error);
+      // Canvas's honeypot: a hidden form field only spam bots fill in.
+      if (field(e.username)) throw new RequestError('bad request', 400);
+      const input: Json = {
+        subject: field(e.subject),
+        comments: field(e.comments),
+        email: field(e.email),
+        url: field(e.url),
+        httpEnv: httpEnvParam(e.http_env),
+        userPerceivedSeverity: field(e.user_perceived_severity),
+        contextAssetString: field(e.context_asset_string),
+      };
+      // Absent fields stay out of the input (an explicit undefined would arrive as null).
+      return { input: Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) };
+    },
+    root: 'createErrorReport',
+    present: (r: Json) => ({ logged: r.logged, id: r.errorReportId == null ? null : Number(r.errorReportId) }),
+  },
+];

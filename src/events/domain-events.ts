@@ -1,0 +1,64 @@
+import type { EntityManager } from 'typeorm';
+import type { RequestContext } from '../graphql/context';
+
+/**
+ * Domain events: what happened, raised by services inside the transaction of the change. Handlers
+ * run in that same transaction (so module progress, the webhook outbox and anything else derived
+ * from a change commits or rolls back with it); work that must wait for the commit (live
+ * subscriptions) is queued with `afterCommit`.
+ */
+export type DomainEvent =
+  | { type: 'submission.submitted'; courseId: number; assignmentId: number; userId: number; submissionId: number; attempt: number }
+  | { type: 'submission.updated'; courseId: number; assignmentId: number; userId: number; submissionId: number }
+  | {
+      type: 'submission.graded';
+      courseId: number;
+      assignmentId: number;
+      userId: number;
+      submissionId: number;
+      oldScore: number | null;
+      newScore: number | null;
+      oldGrade: string | null;
+      newGrade: string | null;
+      excused: boolean;
+    }
+  | { type: 'quiz_submission.completed'; courseId: number; quizId: number; userId: number; quizSubmissionId: number; score: number | null }
+  | { type: 'quiz_submission.scored'; courseId: number; quizId: number; userId: number; quizSubmissionId: number; score: number | null }
+  | { type: 'content.viewed'; courseId: number; userId: number; contentType: ContentKind; contentId: number }
+  | { type: 'content.contributed'; courseId: number; userId: number; contentType: ContentKind; contentId: number }
+  | { type: 'content.changed'; courseId: number; contentType: ContentKind; contentId: number; change: 'created' | 'updated' | 'deleted' }
+  | { type: 'attachment.created'; contextType: string; contextId: number; attachmentId: number; userId: number | null };
+
+/** Course content kinds as module items name them. */
+export type ContentKind = 'Assignment' | 'Quiz' | 'Page' | 'Discussion' | 'File' | 'ExternalTool' | 'ExternalUrl' | 'SubHeader';
+
+export type DomainEventHandler = (em: EntityManager, ctx: RequestContext, event: DomainEvent) => Promise<void>;
+
+const handlers: DomainEventHandler[] = [];
+
+/** Areas register what they derive from events (module progress, webhook outbox, …) once, at load. */
+export function onDomainEvent(handler: DomainEventHandler): void {
+  handlers.push(handler);
+}
+
+/** Raises an event inside the caller's transaction; every handler runs before the commit. */
+export async function raise(em: EntityManager, ctx: RequestContext, event: DomainEvent): Promise<void> {
+  for (const h of handlers) await h(em, ctx, event);
+}
+
+const pending = new WeakMap<EntityManager, (() => Promise<void> | void)[]>();
+
+/** Work to run only once the transaction of `em` has committed (e.g. publishing to subscribers). */
+export function afterCommit(em: EntityManager, fn: () => Promise<void> | void): void {
+  const list = pending.get(em) ?? [];
+  list.push(fn);
+  pending.set(em, list);
+}
+
+/** Called by db/transaction.ts after a successful commit. */
+export async function flushAfterCommit(em: EntityManager): Promise<void> {
+  const list = pending.get(em);
+  if (!list) return;
+  pending.delete(em);
+  for (const fn of list) await fn();
+}

@@ -1,0 +1,117 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DocumentNode, execute, parse } from 'graphql';
+import type { AppServices } from '../app-services';
+import { bearerToken } from '../auth/authenticate';
+import { isRestError, requestContext } from '../auth/request-auth';
+import { DomainError, NotFoundError } from '../common/errors';
+import { createContext } from '../graphql/context';
+import { domainToRest } from '../rest/errors';
+import type { ParamTree } from '../rest/params';
+import { withFragments } from '../rest/route';
+import { baseUrl, sendRestError } from '../rest/router';
+import { User } from '../users/user.entity';
+import type { Attachment } from './attachment.entity';
+import { presentFile } from './file.routes';
+import { FileService } from './file.service';
+import { UNKNOWN_CONTENT_TYPE } from './mime';
+import { discardTempUploads } from './temp-uploads';
+
+/**
+ * The storage endpoints of the files area, which move bytes rather than JSON and so are not rows of
+ * the GraphQL-backed route table: the upload target of step 2 (authenticated by its signed policy)
+ * and the downloads. Their bookkeeping is the files service's, shared with the GraphQL mutations.
+ */
+const JSON_TYPE = 'application/json; charset=utf-8';
+// User content is never run as a page of this origin: sandboxed, not sniffed.
+const CONTENT_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; sandbox",
+  'Cache-Control': 'private, max-age=0',
+};
+
+let fileQuery: DocumentNode | undefined;
+
+/** File JSON as the uploader sees it, through the same query and presenter as GET /api/v1/files/:id. */
+async function fileJsonForUploader(app: AppServices, req: FastifyRequest, att: Attachment): Promise<unknown> {
+  fileQuery ??= parse(withFragments('query($id: ID!) { file(id: $id) { ...FileJson } }'));
+  const uploader = att.userId == null ? null : await app.ds.getRepository(User).findOneBy({ id: att.userId });
+  const ctx = createContext({ app, viewer: uploader, baseUrl: baseUrl(req), log: req.log });
+  const result = await execute({ schema: app.schema, document: fileQuery, contextValue: ctx, variableValues: { id: String(att.id) } });
+  const data = result.data as { file?: Record<string, unknown> } | null | undefined;
+  if (data?.file) return presentFile(data.file);
+  // The bytes are stored; an uploader who can no longer read the file still learns where to confirm.
+  return { id: att.id, uuid: att.uuid, upload_status: 'success' };
+}
+
+/** `attachment; filename="…"` with an ASCII fallback and the UTF-8 name. */
+function disposition(kind: 'attachment' | 'inline', name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+async function streamFile(reply: FastifyReply, files: FileService, att: Attachment, kind: 'attachment' | 'inline') {
+  const opened = att.storageKey ? await files.storage.open(att.storageKey) : null;
+  if (!opened) return sendRestError(reply, domainToRest(new NotFoundError()));
+  reply.headers(CONTENT_HEADERS);
+  reply.header('Content-Type', att.contentType || UNKNOWN_CONTENT_TYPE);
+  reply.header('Content-Length', String(opened.size));
+  reply.header('Content-Disposition', disposition(kind, att.displayName || 'file'));
+  return reply.code(200).send(opened.stream);
+}
+
+export function registerFileStorageRoutes(fastify: FastifyInstance, app: AppServices): void {
+  // Step 2: the multipart hook keeps the file only up to what the signed policy allows.
+  fastify.route({
+    method: 'POST',
+    url: '/files_api',
+    config: { uploadLimit: (fields: ParamTree) => FileService.uploadLimit(app.tokenKey, fields.Policy, fields.Signature) },
+    handler: async (req, reply) => {
+      reply.type(JSON_TYPE);
+      const ctx = createContext({ app, viewer: null, baseUrl: baseUrl(req), log: req.log });
+      const fields = (req.body && typeof req.body === 'object' ? req.body : {}) as ParamTree;
+      let att: Attachment;
+      try {
+        att = await ctx.services.files.completeUpload(fields.Policy, fields.Signature, req.uploadedFiles ?? []);
+      } catch (e) {
+        await discardTempUploads(req);
+        if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));
+        throw e;
+      }
+      await discardTempUploads(req);
+      const body = await fileJsonForUploader(app, req, att);
+      reply.header('Location', `${baseUrl(req)}/api/v1/files/${att.id}/create_success?uuid=${att.uuid}`);
+      return reply.code(201).send(body);
+    },
+  });
+
+  // Downloads: the verifier of the file's URL, or a token of someone who may see the file.
+  fastify.get('/files/:id/download', async (req, reply) => {
+    reply.type(JSON_TYPE);
+    const query = req.query as Record<string, unknown>;
+    const ctx = await requestContext(app, { token: bearerToken(req.headers.authorization, query.access_token), requireUser: false, baseUrl: baseUrl(req), log: req.log });
+    if (isRestError(ctx)) return sendRestError(reply, ctx);
+    const { id } = req.params as { id: string };
+    try {
+      const att = await ctx.services.files.forDownload(id, typeof query.verifier === 'string' ? query.verifier : undefined);
+      return await streamFile(reply, ctx.services.files, att, 'attachment');
+    } catch (e) {
+      if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));
+      throw e;
+    }
+  });
+
+  // Image thumbnails (avatars): the image itself, addressed by id and uuid as Canvas's are.
+  fastify.get('/images/thumbnails/:id/:uuid', async (req, reply) => {
+    reply.type(JSON_TYPE);
+    const ctx = createContext({ app, viewer: null, baseUrl: baseUrl(req), log: req.log });
+    const { id, uuid } = req.params as { id: string; uuid: string };
+    try {
+      const att = await ctx.services.files.forDownload(id, uuid);
+      if (!att.isImage) return sendRestError(reply, domainToRest(new NotFoundError()));
+      return await streamFile(reply, ctx.services.files, att, 'inline');
+    } catch (e) {
+      if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));
+      throw e;
+    }
+  });
+}

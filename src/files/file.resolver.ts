@@ -1,0 +1,129 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../graphql/context';
+import { NodeResolver, NodeType, registerNode } from '../graphql/node';
+import { mutationPayload } from '../graphql/payload';
+import { ConnectionArgs, parseAnyId } from '../graphql/relay';
+import { Group } from '../groups/group.entity';
+import { GroupType } from '../groups/group.types';
+import { Attachment } from './attachment.entity';
+import { groupFileContext } from './file-context';
+import { ConfirmFileUploadInput, CreateFileUploadInput, FileConnection, FilePayload, FileType, FileUploadPayload } from './file.types';
+import { mimeClass, UNKNOWN_CONTENT_TYPE } from './mime';
+
+registerNode(NodeType.File, Attachment, (ctx, id) => ctx.services.files.show(id));
+
+const fileIdArg = (id: string) => String(parseAnyId(id, 'File') ?? id);
+
+@Resolver(() => FileType)
+export class FileResolver extends NodeResolver(NodeType.File, FileType) {
+  @Query(() => FileType, { description: 'A file the viewer may see: numeric or global id.' })
+  file(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<Attachment> {
+    return ctx.services.files.show(fileIdArg(id));
+  }
+
+  @Mutation(() => FileUploadPayload, { description: 'Step 1 of an upload (preflight): a pending file and where to send its bytes.' })
+  createFileUpload(@Arg('input') input: CreateFileUploadInput, @Ctx() ctx: RequestContext) {
+    const contextId = String(parseAnyId(input.contextId, input.contextType) ?? input.contextId);
+    return mutationPayload(() => ctx.services.files.createUpload({ ...input, contextId }));
+  }
+
+  @Mutation(() => FilePayload, { description: 'Step 3 of an upload: the uploader makes the file available.' })
+  confirmFileUpload(@Arg('input') input: ConfirmFileUploadInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.files.confirm(fileIdArg(input.id), input.uuid));
+  }
+
+  @FieldResolver(() => String)
+  uploadStatus(@Root() f: Attachment): string {
+    return f.hasBytes ? 'success' : 'pending';
+  }
+
+  @FieldResolver(() => String)
+  contentType(@Root() f: Attachment): string {
+    return f.contentType || UNKNOWN_CONTENT_TYPE;
+  }
+
+  @FieldResolver(() => String)
+  url(@Root() f: Attachment, @Ctx() ctx: RequestContext): string {
+    return ctx.services.files.downloadUrl(f);
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  thumbnailUrl(@Root() f: Attachment, @Ctx() ctx: RequestContext): string | null {
+    return ctx.services.files.thumbnailUrl(f);
+  }
+
+  @FieldResolver(() => Int, { nullable: true })
+  size(@Root() f: Attachment): number | null {
+    return f.size;
+  }
+
+  @FieldResolver(() => Date, { nullable: true })
+  modifiedAt(@Root() f: Attachment): Date | null {
+    return f.uploadedAt ?? f.updatedAt;
+  }
+
+  @FieldResolver(() => String)
+  mimeClass(@Root() f: Attachment): string {
+    return mimeClass(f.contentType || UNKNOWN_CONTENT_TYPE);
+  }
+
+  // No locking, hiding, media or usage categories for files here yet: Canvas's values for a plain file.
+  @FieldResolver(() => Date, { nullable: true })
+  unlockAt(): null {
+    return null;
+  }
+
+  @FieldResolver(() => Date, { nullable: true })
+  lockAt(): null {
+    return null;
+  }
+
+  @FieldResolver(() => Boolean)
+  locked(): boolean {
+    return false;
+  }
+
+  @FieldResolver(() => Boolean)
+  hidden(): boolean {
+    return false;
+  }
+
+  @FieldResolver(() => Boolean)
+  lockedForUser(): boolean {
+    return false;
+  }
+
+  @FieldResolver(() => Boolean)
+  hiddenForUser(): boolean {
+    return false;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  lockExplanation(): null {
+    return null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  previewUrl(): null {
+    return null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  mediaEntryId(): null {
+    return null;
+  }
+
+  @FieldResolver(() => String)
+  category(): string {
+    return 'uncategorized';
+  }
+}
+
+/** Files as a field of the group type (the groups area need not know about files). */
+@Resolver(() => GroupType)
+export class GroupFilesResolver {
+  @FieldResolver(() => FileConnection, { description: 'Available files of the group, by name.' })
+  filesConnection(@Root() g: Group, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.files.listForContext(groupFileContext(g), args);
+  }
+}

@@ -1,0 +1,116 @@
+import { nullableStr, str } from '../rest/params';
+import { numericIds } from '../rest/present';
+import { defineFragment, RestInput, RestRoute } from '../rest/route';
+
+defineFragment(`fragment FileJson on File {
+  id: _id uuid folder_id: folderId display_name: displayName filename upload_status: uploadStatus content_type: contentType
+  url size created_at: createdAt updated_at: updatedAt unlock_at: unlockAt locked hidden lock_at: lockAt
+  hidden_for_user: hiddenForUser thumbnail_url: thumbnailUrl modified_at: modifiedAt mime_class: mimeClass
+  media_entry_id: mediaEntryId locked_for_user: lockedForUser lock_explanation: lockExplanation preview_url: previewUrl
+  category context_type: contextType
+}`);
+
+type Json = Record<string, any>;
+const ERRORS = 'errors { attribute type message }';
+
+/** Canvas File JSON, in Canvas's key order (`content-type` with a hyphen; no lock info on unlocked files). */
+export function presentFile(f: Json): Json {
+  const n = numericIds(f, ['id', 'folder_id']);
+  const out: Json = {
+    id: n.id,
+    uuid: n.uuid,
+    folder_id: n.folder_id,
+    display_name: n.display_name,
+    filename: n.filename,
+    upload_status: n.upload_status,
+    'content-type': n.content_type,
+    url: n.url,
+    size: n.size,
+    created_at: n.created_at,
+    updated_at: n.updated_at,
+    unlock_at: n.unlock_at,
+    locked: n.locked,
+    hidden: n.hidden,
+    lock_at: n.lock_at,
+    hidden_for_user: n.hidden_for_user,
+    thumbnail_url: n.thumbnail_url,
+    modified_at: n.modified_at,
+    mime_class: n.mime_class,
+    media_entry_id: n.media_entry_id,
+    locked_for_user: n.locked_for_user,
+    lock_info: null,
+    lock_explanation: n.lock_explanation,
+    preview_url: n.preview_url,
+    category: n.category,
+  };
+  if (n.context_type === 'Course') out.visibility_level = 'inherit';
+  return out;
+}
+
+const CONTEXTS: [string, string, string][] = [
+  ['Group', 'group_id', '/api/v1/groups/:group_id/files'],
+  ['Course', 'course_id', '/api/v1/courses/:course_id/files'],
+  ['User', 'user_id', '/api/v1/users/:user_id/files'],
+];
+
+/** Preflight params → CreateFileUploadInput (`folder` is Canvas's deprecated alias of the path). */
+function uploadInput(contextType: string, idParam: string, { params }: RestInput): Json {
+  const size = params.size === undefined || params.size === null || params.size === '' ? undefined : Number(params.size);
+  return {
+    contextType,
+    contextId: str(params[idParam]),
+    name: str(params.name),
+    size,
+    contentType: nullableStr(params.content_type) ?? undefined,
+    parentFolderId: nullableStr(params.parent_folder_id) ?? undefined,
+    parentFolderPath: str(params.parent_folder_path) ?? str(params.folder),
+    onDuplicate: nullableStr(params.on_duplicate) ?? undefined,
+  };
+}
+
+const confirmRoute = (method: 'GET' | 'POST'): RestRoute => ({
+  method,
+  path: '/api/v1/files/:id/create_success',
+  operation: `mutation($input: ConfirmFileUploadInput!) { confirmFileUpload(input: $input) { file { ...FileJson } ${ERRORS} } }`,
+  variables: ({ params }) => ({ input: { id: str(params.id), uuid: str(params.uuid) ?? '' } }),
+  root: 'confirmFileUpload',
+  payloadKey: 'file',
+  present: presentFile,
+});
+
+export const fileRoutes: RestRoute[] = [
+  ...CONTEXTS.map(
+    ([type, idParam, path]): RestRoute => ({
+      method: 'POST',
+      path,
+      operation: `mutation($input: CreateFileUploadInput!) { createFileUpload(input: $input) { uploadUrl uploadParams { name value } fileParam ${ERRORS} } }`,
+      variables: (input) => ({ input: uploadInput(type, idParam, input) }),
+      root: 'createFileUpload',
+      present: (r: Json) => ({
+        upload_url: r.uploadUrl,
+        upload_params: Object.fromEntries((r.uploadParams as { name: string; value: string }[]).map((p) => [p.name, p.value])),
+        file_param: r.fileParam,
+      }),
+    }),
+  ),
+  confirmRoute('GET'),
+  confirmRoute('POST'),
+  {
+    method: 'GET',
+    path: '/api/v1/files/:id',
+    operation: `query($id: ID!) { file(id: $id) { ...FileJson } }`,
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'file',
+    present: presentFile,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/groups/:group_id/files',
+    operation: `query($id: ID!, $first: Int, $after: String) { group(id: $id) { filesConnection(first: $first, after: $after) {
+      nodes { ...FileJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+    variables: ({ params }) => ({ id: str(params.group_id) }),
+    root: 'group.filesConnection',
+    list: true,
+    present: presentFile,
+  },
+];

@@ -1,0 +1,338 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { EntityManager, In, Not } from 'typeorm';
+import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
+import { numericId } from '../common/ids';
+import { nowToSecond } from '../db/columns';
+import { transaction } from '../db/transaction';
+import type { RequestContext } from '../graphql/context';
+import { ConnectionResult, pageWindow, parseAnyId, toConnection } from '../graphql/relay';
+import { Attachment, OnDuplicate } from './attachment.entity';
+import { assertManageFiles, canReadFiles, FileContext, FileContextType, isFileContextType, loadFileContext, lookupFileContext } from './file-context';
+import { FileStorage } from './file-storage';
+import { folderAtPath, folderOfContext, fullNameFits, lockContextFolders, parseFolderPath } from './folders';
+import { CONTENT_TYPE_FORMAT, guessContentType } from './mime';
+import type { UploadedFile } from './temp-uploads';
+import { POLICY_TTL_MS, signPolicy, verifyPolicy } from './upload-policy';
+
+export interface CreateUploadInput {
+  contextType: string;
+  contextId: string;
+  name?: string | null;
+  size?: number | null;
+  contentType?: string | null;
+  parentFolderId?: string | null;
+  parentFolderPath?: string | null;
+  onDuplicate?: string | null;
+}
+
+export interface UploadTicket {
+  file: Attachment;
+  uploadUrl: string;
+  uploadParams: { name: string; value: string }[];
+  fileParam: string;
+}
+
+/** The multipart field names that carry the bytes (Canvas's local storage also takes the second). */
+export const FILE_PARAMS = ['file', 'attachment[uploaded_data]'];
+const ON_DUPLICATE: OnDuplicate[] = ['overwrite', 'rename'];
+const HAS_BYTES = ['uploaded', 'available'] as const;
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+
+/** A client-given name as a display name: control characters out, trimmed; '' when nothing is left. */
+function cleanName(raw: string | null | undefined): string {
+  return (raw ?? '').replace(CONTROL, '').trim();
+}
+
+/** A display name made safe as a file name (the disk path never uses it). */
+function safeFilename(displayName: string): string {
+  return displayName.replace(/[/\\]/g, '_').slice(0, 255) || 'file';
+}
+
+/** `notes.txt` → `notes-1.txt`, `notes-2.txt` … until a name is free. */
+function renamed(name: string, taken: Set<string>): string {
+  const dot = name.lastIndexOf('.');
+  const [base, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  for (let i = 1; ; i++) {
+    const candidate = `${base}-${i}${ext}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+/**
+ * Files of courses, groups and users: Canvas's three-step upload (preflight, bytes, confirm), reads
+ * and downloads. Bytes live on local disk under FILES_DIR; rows in `attachments`.
+ */
+export class FileService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  get storage(): FileStorage {
+    return new FileStorage(this.ctx.app.config.FILES_DIR);
+  }
+
+  // ---- step 1: preflight --------------------------------------------------------------------
+
+  /** POST /api/v1/{groups|courses|users}/:id/files: a pending attachment and a signed upload ticket. */
+  async createUpload(input: CreateUploadInput): Promise<UploadTicket> {
+    if (!isFileContextType(input.contextType)) throw new NotFoundError();
+    const fc = await lookupFileContext(this.ctx, input.contextType, input.contextId);
+    await assertManageFiles(this.ctx, fc);
+    const viewer = this.ctx.authz.requireViewer();
+
+    if (input.parentFolderId != null && input.parentFolderPath != null) throw new RequestError("Can't set folder path and folder id");
+    const onDuplicate = (input.onDuplicate ?? 'overwrite') as OnDuplicate;
+    if (!ON_DUPLICATE.includes(onDuplicate)) throw new RequestError('invalid on_duplicate option');
+
+    const v = new Validator();
+    const displayName = cleanName(input.name);
+    v.check(displayName.length <= 255, 'name', 'too_long', 'name is too long (maximum is 255 characters)');
+    if (input.size != null) v.check(Number.isSafeInteger(input.size) && input.size >= 0, 'size', 'invalid', 'size must be a whole number of bytes');
+    const declaredType = input.contentType?.trim() || null;
+    if (declaredType != null) {
+      v.check(declaredType.length <= 255 && CONTENT_TYPE_FORMAT.test(declaredType), 'content_type', 'invalid', 'content_type must look like type/subtype');
+    }
+    let segments: string[] = [];
+    if (input.parentFolderPath != null) {
+      const parsed = parseFolderPath(input.parentFolderPath);
+      if (!parsed) v.add('parent_folder_path', 'invalid', 'parent_folder_path has an invalid folder name');
+      else if (!fullNameFits(fc, parsed)) v.add('parent_folder_path', 'too_long', 'parent_folder_path is too long');
+      else segments = parsed;
+    }
+    let folderId: number | null = null;
+    if (input.parentFolderId != null) {
+      folderId = parseAnyId(input.parentFolderId, 'Folder');
+      if (folderId == null) throw new NotFoundError();
+    }
+    v.throwIfInvalid();
+
+    if (input.size != null && (await this.usedBytes(this.ctx.ds.manager, fc)) + input.size > fc.quotaBytes) {
+      throw new RequestError('file size exceeds quota');
+    }
+
+    const file = await transaction(this.ctx.ds, async (em) => {
+      const folder = folderId != null ? await folderOfContext(em, fc, folderId) : await folderAtPath(em, fc, segments);
+      return this.insertAttachment(em, fc, {
+        folderId: folder.id,
+        userId: viewer.id,
+        displayName,
+        // Without a name the type is guessed from the uploaded file's name in step 2.
+        contentType: declaredType ?? (displayName ? guessContentType(displayName) : ''),
+        size: input.size ?? null,
+        onDuplicate,
+      });
+    });
+
+    const policy = signPolicy(this.ctx.app.tokenKey, { attachmentId: file.id, uuid: file.uuid, expiresAt: Date.now() + POLICY_TTL_MS, maxBytes: input.size ?? null });
+    return {
+      file,
+      uploadUrl: `${this.ctx.baseUrl}/files_api`,
+      uploadParams: [
+        { name: 'Filename', value: displayName },
+        { name: 'content-type', value: file.contentType },
+        { name: 'Policy', value: policy.Policy },
+        { name: 'Signature', value: policy.Signature },
+      ],
+      fileParam: 'file',
+    };
+  }
+
+  /**
+   * The one place an attachment row is created (Canvas fires `attachment_created` here, at preflight
+   * for local storage): a domain event belongs in this transaction when the outbox arrives.
+   */
+  private async insertAttachment(
+    em: EntityManager,
+    fc: FileContext,
+    fields: { folderId: number; userId: number; displayName: string; contentType: string; size: number | null; onDuplicate: OnDuplicate },
+  ): Promise<Attachment> {
+    const repo = em.getRepository(Attachment);
+    return repo.save(
+      repo.create({
+        contextType: fc.type,
+        contextId: fc.id,
+        rootAccountId: fc.rootAccountId,
+        folderId: fields.folderId,
+        userId: fields.userId,
+        displayName: fields.displayName,
+        filename: fields.displayName ? safeFilename(fields.displayName) : '',
+        contentType: fields.contentType,
+        size: fields.size,
+        uuid: randomUUID(),
+        storageKey: null,
+        onDuplicate: fields.onDuplicate,
+        workflowState: 'pending_upload',
+        uploadedAt: null,
+        deletedAt: null,
+      }),
+    );
+  }
+
+  /** Bytes stored in the context (uploaded and available files), optionally leaving one file out. */
+  private async usedBytes(em: EntityManager, fc: FileContext, excludeId?: number): Promise<number> {
+    const qb = em
+      .getRepository(Attachment)
+      .createQueryBuilder('a')
+      .select('COALESCE(SUM(a.size), 0)', 'total')
+      .where('a.context_type = :type AND a.context_id = :id', { type: fc.type, id: fc.id })
+      .andWhere('a.workflow_state IN (:...states)', { states: [...HAS_BYTES] });
+    if (excludeId != null) qb.andWhere('a.id <> :exclude', { exclude: excludeId });
+    const row = await qb.getRawOne<{ total: string | number | null }>();
+    return Number(row?.total ?? 0);
+  }
+
+  // ---- step 2: the bytes --------------------------------------------------------------------
+
+  /** The byte limit the multipart hook applies before the policy is checked again: 0 without a valid one. */
+  static uploadLimit(secret: string, policy: unknown, signature: unknown): number {
+    const p = verifyPolicy(secret, policy, signature);
+    return p ? p.maxBytes ?? Infinity : 0;
+  }
+
+  /**
+   * POST <upload_url>: the signed policy authenticates (no viewer). Moves the received temp file into
+   * the store, re-checking the declared size and the quota with the real size; on any refusal the
+   * bytes are not kept.
+   */
+  async completeUpload(encodedPolicy: unknown, signature: unknown, files: UploadedFile[]): Promise<Attachment> {
+    const invalid = () => new RequestError('Invalid or expired upload policy');
+    const policy = verifyPolicy(this.ctx.app.tokenKey, encodedPolicy, signature);
+    if (!policy) throw invalid();
+    const repo = this.ctx.ds.getRepository(Attachment);
+    const att = await repo.findOneBy({ id: policy.attachmentId });
+    if (!att || att.uuid !== policy.uuid || att.workflowState === 'deleted') throw invalid();
+    if (att.workflowState !== 'pending_upload') throw new RequestError('the file was already uploaded');
+    const fc = await loadFileContext(this.ctx, att.contextType, att.contextId);
+    if (!fc) throw invalid();
+
+    const upload = files.find((f) => FILE_PARAMS.includes(f.fieldname));
+    if (!upload) throw new RequestError('file is missing');
+    if (upload.overLimit || (policy.maxBytes != null && upload.size > policy.maxBytes)) throw new RequestError('file size exceeds the size given at preflight');
+    if (upload.size === 0) throw new RequestError('file is empty');
+    if (!upload.path) throw new RequestError('file is missing');
+
+    if (!att.displayName) {
+      att.displayName = cleanName(path.win32.basename(upload.filename ?? '')).slice(0, 255) || 'file';
+      att.filename = safeFilename(att.displayName);
+    }
+    if (!att.contentType) att.contentType = guessContentType(att.displayName);
+
+    const storage = this.storage;
+    const key = storage.keyFor(att.uuid);
+    let adopted = false;
+    try {
+      return await transaction(this.ctx.ds, async (em) => {
+        await lockContextFolders(em, fc);
+        if ((await this.usedBytes(em, fc, att.id)) + upload.size > fc.quotaBytes) throw new RequestError('file size exceeds quota');
+        await storage.adopt(upload.path!, key);
+        upload.path = null;
+        adopted = true;
+        att.size = upload.size;
+        att.storageKey = key;
+        att.workflowState = 'uploaded';
+        att.uploadedAt = nowToSecond();
+        return em.getRepository(Attachment).save(att);
+      });
+    } catch (e) {
+      if (adopted) await storage.remove(key);
+      throw e;
+    }
+  }
+
+  // ---- step 3: confirm ----------------------------------------------------------------------
+
+  /** GET/POST /api/v1/files/:id/create_success?uuid=…: the uploader makes the file available. */
+  async confirm(rawId: string, uuid: string | null | undefined): Promise<{ file: Attachment }> {
+    const viewer = this.ctx.authz.requireViewer();
+    const att = await this.ctx.loaders.byId(Attachment).load(numericId(rawId));
+    if (!att || att.workflowState === 'deleted' || !uuid || att.uuid !== uuid || att.userId !== viewer.id) throw new NotFoundError();
+    const fc = await loadFileContext(this.ctx, att.contextType, att.contextId);
+    if (!fc) throw new NotFoundError();
+    await assertManageFiles(this.ctx, fc);
+    if (att.workflowState === 'available') return { file: att };
+    if (att.workflowState !== 'uploaded') throw new RequestError('the file has not been uploaded');
+
+    const replaced: string[] = [];
+    const file = await transaction(this.ctx.ds, async (em) => {
+      const repo = em.getRepository(Attachment);
+      const siblings = await repo.find({ where: { folderId: att.folderId, workflowState: 'available', id: Not(att.id) }, select: { id: true, displayName: true, storageKey: true } });
+      const clashing = siblings.filter((s) => s.displayName === att.displayName);
+      if (clashing.length && att.onDuplicate === 'rename') {
+        att.displayName = renamed(att.displayName, new Set(siblings.map((s) => s.displayName)));
+        att.filename = safeFilename(att.displayName);
+      } else if (clashing.length) {
+        await repo.update({ id: In(clashing.map((c) => c.id)) }, { workflowState: 'deleted', deletedAt: nowToSecond(), updatedAt: nowToSecond() });
+        for (const c of clashing) if (c.storageKey) replaced.push(c.storageKey);
+      }
+      att.workflowState = 'available';
+      return repo.save(att);
+    });
+    // Overwritten files are gone for good: their bytes go once the replacement is committed.
+    for (const key of replaced) await this.storage.remove(key).catch(() => undefined);
+    return { file };
+  }
+
+  // ---- reads --------------------------------------------------------------------------------
+
+  /**
+   * A file the viewer may see: its context is readable to them, and it is available (or still being
+   * uploaded by them). 404 when missing; 403 when the context is not theirs to read.
+   */
+  async show(raw: string | number): Promise<Attachment> {
+    const att = await this.ctx.loaders.byId(Attachment).load(numericId(raw));
+    if (!att || att.workflowState === 'deleted') throw new NotFoundError();
+    const fc = await loadFileContext(this.ctx, att.contextType, att.contextId);
+    if (!fc) throw new NotFoundError();
+    const viewer = this.ctx.authz.requireViewer();
+    if (att.workflowState !== 'available' && att.userId !== viewer.id) throw new NotFoundError();
+    if (!(await canReadFiles(this.ctx, fc))) throw new ForbiddenError();
+    return att;
+  }
+
+  /** Available files of a context, by name (Group.filesConnection, GET /groups/:id/files). */
+  async listForContext(fc: FileContext, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<Attachment>> {
+    this.ctx.authz.requireViewer();
+    if (!(await canReadFiles(this.ctx, fc))) throw new ForbiddenError();
+    const w = pageWindow(args);
+    const [rows, total] = await this.ctx.ds.getRepository(Attachment).findAndCount({
+      where: { contextType: fc.type, contextId: fc.id, workflowState: 'available' },
+      order: { displayName: 'ASC', id: 'ASC' },
+      skip: w.offset,
+      take: w.limit,
+    });
+    return toConnection(rows, total, w);
+  }
+
+  /**
+   * A file to stream: with the right `verifier` (its uuid, as Canvas's download URLs carry) anyone
+   * may fetch it; without one the caller must be able to see it.
+   */
+  async forDownload(rawId: string, verifier: string | undefined): Promise<Attachment> {
+    const att = /^\d{1,15}$/.test(rawId) ? await this.ctx.loaders.byId(Attachment).load(Number(rawId)) : null;
+    if (!att || att.workflowState !== 'available' || !att.storageKey) throw new NotFoundError();
+    if (verifier !== undefined) {
+      if (verifier !== att.uuid) throw new NotFoundError();
+      return att;
+    }
+    return this.show(att.id);
+  }
+
+  /** An available image file of the context (for thumbnails and avatars); null otherwise. */
+  async imageOf(contextType: FileContextType, contextId: number, raw: string | number): Promise<Attachment | null> {
+    const id = parseAnyId(raw, 'File');
+    if (id == null) return null;
+    const att = await this.ctx.loaders.byId(Attachment).load(id);
+    if (!att || att.contextType !== contextType || att.contextId !== contextId || att.workflowState !== 'available' || !att.isImage) return null;
+    return att;
+  }
+
+  // ---- URLs ---------------------------------------------------------------------------------
+
+  downloadUrl(att: Attachment): string {
+    return `${this.ctx.baseUrl}/files/${att.id}/download?download_frd=1&verifier=${att.uuid}`;
+  }
+
+  /** Images only, as Canvas: the image itself (no resizing here). */
+  thumbnailUrl(att: Attachment): string | null {
+    return att.isImage ? `${this.ctx.baseUrl}/images/thumbnails/${att.id}/${att.uuid}` : null;
+  }
+}

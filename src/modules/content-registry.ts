@@ -1,0 +1,91 @@
+import type { EntityManager } from 'typeorm';
+import type { RequestContext } from '../graphql/context';
+import type { ItemType } from './module-item.entity';
+
+/** What modules need to know about the object an item links to. */
+export interface ContentInfo {
+  id: number;
+  courseId: number;
+  title: string;
+  published: boolean;
+  /** The assignment that scores it (an assignment itself, a graded quiz or discussion), if any. */
+  assignmentId: number | null;
+  /** For quizzes: the quiz id, whose (kept) quiz-submission score counts. */
+  quizId?: number | null;
+  pointsPossible: number | null;
+  dueAt: Date | null;
+  unlockAt: Date | null;
+  lockAt: Date | null;
+  /** Page slug. */
+  pageUrl?: string;
+  /** External tool launch URL. */
+  url?: string | null;
+  /** The content cannot be unpublished (e.g. an assignment with submissions). */
+  unpublishable?: boolean;
+}
+
+/** How modules reach one kind of content; the content areas register theirs. */
+export interface ContentAdapter {
+  kind: ItemType;
+  /** Live (non-deleted) objects of a course by id, batched. */
+  load(ctx: RequestContext, courseId: number, ids: number[]): Promise<Map<number, ContentInfo>>;
+  /** Pages are addressed by slug. */
+  findBySlug?(ctx: RequestContext, courseId: number, slug: string): Promise<ContentInfo | null>;
+  /** Publishing a module publishes its items' content (and unpublishing unpublishes what can be). */
+  setPublished?(em: EntityManager, courseId: number, ids: number[], published: boolean): Promise<void>;
+  /** Renaming an item renames assignments, quizzes, pages and discussions. */
+  rename?(em: EntityManager, courseId: number, id: number, title: string): Promise<void>;
+  /** API URL of the object. */
+  apiUrl(baseUrl: string, courseId: number, info: ContentInfo): string;
+}
+
+const adapters = new Map<ItemType, ContentAdapter>();
+
+export function registerContentAdapter(adapter: ContentAdapter): void {
+  adapters.set(adapter.kind, adapter);
+}
+
+export function contentAdapter(kind: ItemType): ContentAdapter | undefined {
+  return adapters.get(kind);
+}
+
+/** Item types that link no object. */
+export const CONTENTLESS: ReadonlySet<ItemType> = new Set(['SubHeader', 'ExternalUrl']);
+
+/** Requirement applicability per the spec: inapplicable requirements are dropped silently. */
+export function requirementApplies(type: string, itemType: ItemType, scoreable: boolean): boolean {
+  switch (type) {
+    case 'must_view':
+      return itemType !== 'SubHeader';
+    case 'must_contribute':
+      return ['Assignment', 'Discussion', 'Page'].includes(itemType);
+    case 'must_submit':
+    case 'min_score':
+    case 'min_percentage':
+      return itemType === 'Assignment' || itemType === 'Quiz' || (scoreable && (itemType === 'Discussion' || itemType === 'Page'));
+    case 'must_mark_done':
+      return itemType === 'Assignment' || itemType === 'Page';
+    default:
+      return false;
+  }
+}
+
+/** A student's work on scored content, keyed by assignment id and by quiz id. */
+export interface StudentFacts {
+  byAssignment: Map<number, import('./progression-evaluator').ItemFacts>;
+  byQuiz: Map<number, import('./progression-evaluator').ItemFacts>;
+}
+
+export type FactsProvider = (ctx: RequestContext, courseId: number, userIds: number[]) => Promise<Map<number, StudentFacts>>;
+
+let factsProvider: FactsProvider = async (_ctx, _courseId, userIds) =>
+  new Map(userIds.map((id) => [id, { byAssignment: new Map(), byQuiz: new Map() }]));
+
+/** The content area tells modules how to read submissions and quiz scores. */
+export function registerFactsProvider(provider: FactsProvider): void {
+  factsProvider = provider;
+}
+
+export function loadStudentFacts(ctx: RequestContext, courseId: number, userIds: number[]): Promise<Map<number, StudentFacts>> {
+  return factsProvider(ctx, courseId, userIds);
+}

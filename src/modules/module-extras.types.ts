@@ -1,0 +1,163 @@
+import { Field, Float, ID, InputType, ObjectType } from 'type-graphql';
+import { Node } from '../graphql/node';
+import { ValidationErrorType } from '../graphql/payload';
+import { Connection } from '../graphql/relay';
+import { ModuleItemType, ModuleType } from './module.types';
+
+@ObjectType('AssignmentSet')
+export class AssignmentSetType {
+  @Field(() => ID)
+  id: number;
+  @Field(() => [ID])
+  assignmentIds: number[];
+}
+
+@ObjectType('MasteryPath', { description: 'Where a student stands on a Mastery Paths trigger assignment.' })
+export class MasteryPathType {
+  @Field()
+  locked: boolean;
+  @Field(() => [AssignmentSetType])
+  assignmentSets: AssignmentSetType[];
+  @Field(() => ID, { nullable: true })
+  selectedSetId: number | null;
+  @Field()
+  awaitingChoice: boolean;
+  @Field()
+  stillProcessing: boolean;
+  @Field()
+  modulesUrl: string;
+  @Field()
+  chooseUrl: string;
+  @Field()
+  modulesTabDisabled: boolean;
+}
+
+@ObjectType('ModuleItemSequenceNode')
+export class SequenceNodeType {
+  @Field(() => ModuleItemType, { nullable: true })
+  prev: unknown;
+  @Field(() => ModuleItemType)
+  current: unknown;
+  @Field(() => ModuleItemType, { nullable: true })
+  next: unknown;
+  @Field(() => MasteryPathType, { nullable: true })
+  masteryPath: MasteryPathType | null;
+}
+
+@ObjectType('ModuleItemSequence')
+export class SequenceType {
+  @Field(() => [SequenceNodeType], { description: 'At most 10, one per appearance of the asset.' })
+  items: SequenceNodeType[];
+  @Field(() => [ModuleType])
+  modules: unknown[];
+}
+
+@ObjectType('OverrideTarget')
+export class OverrideTargetType {
+  @Field(() => ID)
+  id: number;
+  @Field()
+  name: string;
+}
+
+@ObjectType('OverrideGroup')
+export class OverrideGroupType {
+  @Field(() => ID)
+  id: number;
+  @Field()
+  nonCollaborative: boolean;
+}
+
+@ObjectType('ModuleAssignmentOverride', { implements: Node })
+export class ModuleOverrideType extends Node {
+  @Field(() => ID)
+  _id: string;
+  @Field(() => ID)
+  moduleId: number;
+  @Field()
+  title: string;
+  @Field(() => [OverrideTargetType], { nullable: true, description: 'Only for an ad-hoc set of students.' })
+  students: OverrideTargetType[] | null;
+  @Field(() => OverrideTargetType, { nullable: true, description: 'Only for a section override.' })
+  courseSection: OverrideTargetType | null;
+  @Field(() => OverrideGroupType, { nullable: true, description: 'Only for a differentiation tag override.' })
+  group: OverrideGroupType | null;
+}
+
+export const ModuleOverrideConnection = Connection('ModuleAssignmentOverride', ModuleOverrideType);
+
+@InputType()
+export class ModuleOverrideInput {
+  @Field(() => ID, { nullable: true, description: 'An existing override to update; absent creates one.' })
+  id?: string | null;
+  @Field(() => String, { nullable: true })
+  title?: string | null;
+  @Field(() => [ID], { nullable: true })
+  studentIds?: string[] | null;
+  @Field(() => ID, { nullable: true })
+  courseSectionId?: string | null;
+  @Field(() => ID, { nullable: true })
+  groupId?: string | null;
+}
+
+@ObjectType()
+export class OkPayload {
+  @Field(() => Boolean, { nullable: true })
+  ok?: boolean;
+  @Field(() => [ValidationErrorType], { nullable: true })
+  errors: ValidationErrorType[] | null;
+}
+
+@ObjectType('ScoreRange')
+export class ScoreRangeType {
+  @Field(() => Float)
+  lowerBound: number;
+  @Field(() => Float)
+  upperBound: number;
+  @Field(() => [AssignmentSetType])
+  assignmentSets: AssignmentSetType[];
+}
+
+@ObjectType('MasteryPathRule')
+export class MasteryPathRuleType {
+  @Field(() => ID)
+  _id: string;
+  @Field(() => ID)
+  triggerAssignmentId: number;
+  @Field(() => [ScoreRangeType])
+  scoringRanges: ScoreRangeType[];
+}
+
+@InputType()
+export class AssignmentSetInput {
+  @Field(() => [ID])
+  assignmentIds: string[];
+}
+
+@InputType()
+export class ScoreRangeInput {
+  @Field(() => Float, { description: 'Percent of points possible, inclusive.' })
+  lowerBound: number;
+  @Field(() => Float, { description: 'Percent of points possible, exclusive (100 includes a full score).' })
+  upperBound: number;
+  @Field(() => [AssignmentSetInput])
+  assignmentSets: AssignmentSetInput[];
+}
+
+@ObjectType()
+export class MasteryPathRulePayload {
+  @Field(() => MasteryPathRuleType, { nullable: true })
+  rule?: unknown;
+  @Field(() => [ValidationErrorType], { nullable: true })
+  errors: ValidationErrorType[] | null;
+}
+
+@ObjectType()
+export class SelectMasteryPathPayload {
+  @Field(() => [ID], { nullable: true })
+  assignmentIds?: number[];
+  @Field(() => [ModuleItemType], { nullable: true, description: 'Items of this module linking the chosen assignments.' })
+  moduleItems?: unknown[];
+  @Field(() => [ValidationErrorType], { nullable: true })
+  errors: ValidationErrorType[] | null;
+}

@@ -1,0 +1,201 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../graphql/context';
+import { NodeResolver, NodeType, registerNode } from '../graphql/node';
+import { mutationPayload } from '../graphql/payload';
+import { parseAnyId } from '../graphql/relay';
+import { courseIdArg } from '../courses/course.resolver';
+import { contentAdapter } from './content-registry';
+import { ModuleItem } from './module-item.entity';
+import { moduleIdArg } from './module.resolver';
+import { ModuleItemView } from './module-views';
+import {
+  CompletionRequirementType,
+  ContentDetailsType,
+  CreateModuleItemInput,
+  MessagePayload,
+  ModuleItemPayload,
+  ModuleItemRefInput,
+  ModuleItemType,
+  RedirectPayload,
+  UpdateModuleItemInput,
+} from './module.types';
+
+registerNode(NodeType.ModuleItem, ModuleItemView, async (ctx, id) => {
+  const item = await ctx.ds.getRepository(ModuleItem).findOneBy({ id });
+  return item ? ctx.services.moduleItems.show(String(item.courseId), String(item.moduleId), String(id)) : null;
+});
+
+const itemIdArg = (id: string) => String(parseAnyId(id, 'ModuleItem') ?? id);
+
+@Resolver(() => ModuleItemType)
+export class ModuleItemResolver extends NodeResolver(NodeType.ModuleItem, ModuleItemType) {
+  @Query(() => ModuleItemType)
+  moduleItem(
+    @Arg('courseId', () => ID) courseId: string,
+    @Arg('moduleId', () => ID) moduleId: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('studentId', () => ID, { nullable: true }) studentId: string | null,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return ctx.services.moduleItems.show(courseIdArg(courseId), moduleIdArg(moduleId), itemIdArg(id), { studentId });
+  }
+
+  @Mutation(() => ModuleItemPayload)
+  createModuleItem(@Arg('input') input: CreateModuleItemInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.moduleItems.create(courseIdArg(input.courseId), moduleIdArg(input.moduleId), input));
+  }
+
+  @Mutation(() => ModuleItemPayload)
+  updateModuleItem(@Arg('input') input: UpdateModuleItemInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() =>
+      ctx.services.moduleItems.update(courseIdArg(input.courseId), moduleIdArg(input.moduleId), itemIdArg(input.id), {
+        ...input,
+        moduleId: input.targetModuleId ? moduleIdArg(input.targetModuleId) : null,
+      }),
+    );
+  }
+
+  @Mutation(() => ModuleItemPayload)
+  deleteModuleItem(@Arg('input') input: ModuleItemRefInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.moduleItems.delete(courseIdArg(input.courseId), moduleIdArg(input.moduleId), itemIdArg(input.id)));
+  }
+
+  @Mutation(() => MessagePayload, { description: 'Fulfils a must_view requirement; refused for locked or unpublished items.' })
+  markModuleItemRead(@Arg('input') input: ModuleItemRefInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.moduleItems.markRead(courseIdArg(input.courseId), moduleIdArg(input.moduleId), itemIdArg(input.id)));
+  }
+
+  @Mutation(() => MessagePayload, { description: 'Marks the item done (must_mark_done), or not done with done: false.' })
+  markModuleItemDone(@Arg('input') input: ModuleItemRefInput, @Arg('done', { defaultValue: true }) done: boolean, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.moduleItems.setDone(courseIdArg(input.courseId), moduleIdArg(input.moduleId), itemIdArg(input.id), done));
+  }
+
+  @Mutation(() => RedirectPayload, { description: 'Records a view of an ExternalUrl item and returns where it points.' })
+  followModuleItemRedirect(@Arg('courseId', () => ID) courseId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.moduleItems.followRedirect(courseIdArg(courseId), itemIdArg(id)));
+  }
+
+  @FieldResolver(() => ID)
+  moduleId(@Root() v: ModuleItemView): number {
+    return v.item.moduleId;
+  }
+
+  @FieldResolver(() => Int)
+  position(@Root() v: ModuleItemView): number {
+    return v.item.position;
+  }
+
+  @FieldResolver(() => String)
+  title(@Root() v: ModuleItemView): string {
+    return v.item.title;
+  }
+
+  @FieldResolver(() => Int)
+  indent(@Root() v: ModuleItemView): number {
+    return v.item.indent;
+  }
+
+  @FieldResolver(() => String)
+  type(@Root() v: ModuleItemView): string {
+    return v.item.contentType;
+  }
+
+  @FieldResolver(() => ID, { nullable: true })
+  contentId(@Root() v: ModuleItemView): number | null {
+    return ['File', 'Discussion', 'Assignment', 'Quiz', 'ExternalTool'].includes(v.item.contentType) ? v.item.contentId : null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  htmlUrl(@Root() v: ModuleItemView, @Ctx() ctx: RequestContext): string | null {
+    const { courseId, id, contentType } = v.item;
+    if (contentType === 'SubHeader') return null;
+    if (contentType === 'ExternalUrl') return `${ctx.baseUrl}/api/v1/courses/${courseId}/module_item_redirect/${id}`;
+    return `${ctx.baseUrl}/courses/${courseId}/modules/items/${id}`;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  url(@Root() v: ModuleItemView, @Ctx() ctx: RequestContext): string | null {
+    if (!v.content) return null;
+    return contentAdapter(v.item.contentType)?.apiUrl(ctx.baseUrl, v.item.courseId, v.content) ?? null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  pageUrl(@Root() v: ModuleItemView): string | null {
+    return v.item.contentType === 'Page' ? v.content?.pageUrl ?? null : null;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  externalUrl(@Root() v: ModuleItemView): string | null {
+    return v.item.contentType === 'ExternalUrl' || v.item.contentType === 'ExternalTool' ? v.item.url : null;
+  }
+
+  @FieldResolver(() => Boolean, { nullable: true })
+  newTab(@Root() v: ModuleItemView): boolean | null {
+    return v.item.contentType === 'ExternalTool' ? v.item.newTab : null;
+  }
+
+  @FieldResolver(() => CompletionRequirementType, { nullable: true })
+  completionRequirement(@Root() v: ModuleItemView): CompletionRequirementType | null {
+    const { item } = v;
+    if (!item.requirementType) return null;
+    const p = v.module.progression;
+    return {
+      type: item.requirementType,
+      minScore: item.requirementMinScore,
+      minPercentage: item.requirementMinPercentage,
+      completed: v.module.student == null ? null : Boolean(p?.met.some((m) => m.id === item.id && m.type === item.requirementType)),
+    };
+  }
+
+  @FieldResolver(() => ContentDetailsType)
+  contentDetails(@Root() v: ModuleItemView): ContentDetailsType {
+    return this.details(v);
+  }
+
+  @FieldResolver(() => Boolean, { nullable: true })
+  published(@Root() v: ModuleItemView): boolean | null {
+    return v.module.showPublished ? v.item.published : null;
+  }
+
+  /** Dates from the content; lock state for the student whose view this is. */
+  private details(v: ModuleItemView): ContentDetailsType {
+    const c = v.content;
+    const now = Date.now();
+    const mod = v.module.module;
+    const p = v.module.progression;
+    let reason: { asset: string; unlockAt: Date | null; lockAt: Date | null; module: boolean; explanation: string } | null = null;
+    if (v.module.student != null) {
+      const asset = c ? `${assetPrefix(v.item.contentType)}_${c.id}` : `context_module_${mod.id}`;
+      if (!p || p.state === 'locked' || p.lockedItemIds.includes(v.item.id)) {
+        reason = { asset, unlockAt: mod.unlockAt, lockAt: null, module: true, explanation: `This item is part of the module "${mod.name}", which is locked.` };
+      } else if (c?.unlockAt && c.unlockAt.getTime() > now) {
+        reason = { asset, unlockAt: c.unlockAt, lockAt: null, module: false, explanation: 'This item is not available yet.' };
+      } else if (c?.lockAt && c.lockAt.getTime() < now) {
+        reason = { asset, unlockAt: null, lockAt: c.lockAt, module: false, explanation: 'This item is locked.' };
+      }
+    }
+    return {
+      pointsPossible: c?.pointsPossible ?? null,
+      dueAt: c?.dueAt ?? null,
+      unlockAt: c?.unlockAt ?? null,
+      lockAt: c?.lockAt ?? null,
+      lockedForUser: reason != null,
+      lockExplanation: reason?.explanation ?? null,
+      lockInfo: reason
+        ? {
+            assetString: reason.asset,
+            unlockAt: reason.unlockAt,
+            lockAt: reason.lockAt,
+            contextModuleId: reason.module ? mod.id : null,
+            contextModuleName: reason.module ? mod.name : null,
+          }
+        : null,
+    };
+  }
+}
+
+function assetPrefix(type: string): string {
+  return (
+    { Assignment: 'assignment', Quiz: 'quizzes:quiz', Page: 'wiki_page', Discussion: 'discussion_topic', File: 'attachment', ExternalTool: 'context_external_tool' } as Record<string, string>
+  )[type] ?? 'content_tag';
+}

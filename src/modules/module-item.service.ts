@@ -1,0 +1,350 @@
+import DataLoader from 'dataloader';
+import { EntityManager, In } from 'typeorm';
+import type { Course } from '../courses/course.entity';
+import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
+import { parseIdParam } from '../common/ids';
+import { transaction } from '../db/transaction';
+import type { RequestContext } from '../graphql/context';
+import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { CONTENTLESS, ContentInfo, contentAdapter, requirementApplies } from './content-registry';
+import { ITEM_TYPES, ItemType, ModuleItem } from './module-item.entity';
+import { ModuleItemView, ModuleView } from './module-views';
+import { ContextModule } from './module.entity';
+import { placeAt, renumber } from './positions';
+import { REQUIREMENT_TYPES, RequirementType } from './progression-evaluator';
+
+export interface RequirementInput {
+  type?: string | null;
+  minScore?: number | null;
+  minPercentage?: number | null;
+}
+
+export interface ItemInput {
+  title?: string | null;
+  type?: string | null;
+  contentId?: string | null;
+  position?: number | null;
+  indent?: number | null;
+  pageUrl?: string | null;
+  externalUrl?: string | null;
+  newTab?: boolean | null;
+  completionRequirement?: RequirementInput | null;
+  /** Remove the requirement (the form sends an empty completion_requirement). */
+  clearRequirement?: boolean | null;
+  iframeWidth?: number | null;
+  iframeHeight?: number | null;
+  published?: boolean | null;
+  moduleId?: string | null;
+}
+
+/** Incoming type names: API names case-insensitively, plus Canvas's snake_case aliases. */
+const TYPE_ALIASES: Record<string, ItemType> = {
+  file: 'File',
+  attachment: 'File',
+  page: 'Page',
+  wiki_page: 'Page',
+  wikipage: 'Page',
+  discussion: 'Discussion',
+  discussion_topic: 'Discussion',
+  discussiontopic: 'Discussion',
+  assignment: 'Assignment',
+  quiz: 'Quiz',
+  subheader: 'SubHeader',
+  sub_header: 'SubHeader',
+  context_module_sub_header: 'SubHeader',
+  externalurl: 'ExternalUrl',
+  external_url: 'ExternalUrl',
+  externaltool: 'ExternalTool',
+  external_tool: 'ExternalTool',
+  context_external_tool: 'ExternalTool',
+};
+
+export function parseItemType(raw: string | null | undefined): ItemType | null {
+  if (!raw) return null;
+  return TYPE_ALIASES[raw.trim().toLowerCase()] ?? (ITEM_TYPES as readonly string[]).find((t) => t.toLowerCase() === raw.trim().toLowerCase()) as ItemType ?? null;
+}
+
+const URL_RE = /^https?:\/\/[^\s]+$/i;
+
+export class ModuleItemService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  private get modules() {
+    return this.ctx.services.modules;
+  }
+
+  /** Live items of modules, by module, in position order (batched). */
+  private itemsLoader(): DataLoader<number, ModuleItem[]> {
+    return this.ctx.loaders.manyBy(ModuleItem, 'moduleId', { workflowState: In(['active', 'unpublished']) }, { position: 'ASC', id: 'ASC' } as never);
+  }
+
+  /** Content objects of items, batched per kind across every module of the request. */
+  contentOf(courseId: number, item: ModuleItem): Promise<ContentInfo | null> {
+    if (item.contentId == null || CONTENTLESS.has(item.contentType)) return Promise.resolve(null);
+    const adapter = contentAdapter(item.contentType);
+    if (!adapter) return Promise.resolve(null);
+    return this.ctx.loaders
+      .get(`modules:content:${item.contentType}:${courseId}`, () =>
+        new DataLoader<number, ContentInfo | null>(async (ids) => {
+          const found = await adapter.load(this.ctx, courseId, [...ids]);
+          return ids.map((id) => found.get(id) ?? null);
+        }),
+      )
+      .load(item.contentId);
+  }
+
+  /**
+   * Items of a module the viewer sees: everything live for content managers, published items whose
+   * content exists for everyone else.
+   */
+  async visibleItems(view: ModuleView): Promise<ModuleItemView[]> {
+    const items = await this.itemsLoader().load(view.module.id);
+    const withContent = await Promise.all(items.map(async (it) => new ModuleItemView(it, view, await this.contentOf(view.course.id, it))));
+    const linked = withContent.filter((v) => CONTENTLESS.has(v.item.contentType) || v.content != null || !contentAdapter(v.item.contentType));
+    if (view.showPublished) return linked;
+    return linked.filter((v) => v.item.published && (v.content == null || v.content.published));
+  }
+
+  async list(courseRaw: string, moduleRaw: string, args: { first?: number | null; after?: string | null; searchTerm?: string | null; studentId?: string | null }): Promise<ConnectionResult<ModuleItemView>> {
+    const view = await this.modules.show(courseRaw, moduleRaw, { studentId: args.studentId });
+    let items = await this.visibleItems(view);
+    const term = args.searchTerm?.trim().toLowerCase();
+    if (term != null && args.searchTerm != null && term.length < 2) {
+      throw new RequestError('search_term too short', 400, { errors: [{ field: 'search_term', code: 'invalid', message: '2 or more characters is required' }] });
+    }
+    if (term) items = items.filter((i) => i.item.title.toLowerCase().includes(term));
+    const w = pageWindow(args);
+    return toConnection(items.slice(w.offset, w.offset + w.limit), items.length, w);
+  }
+
+  async show(courseRaw: string, moduleRaw: string, itemRaw: string, args: { studentId?: string | null } = {}): Promise<ModuleItemView> {
+    const view = await this.modules.show(courseRaw, moduleRaw, args);
+    const id = parseIdParam(itemRaw);
+    const found = (await this.visibleItems(view)).find((v) => id.kind === 'id' && v.item.id === id.id);
+    if (!found) throw new NotFoundError();
+    return found;
+  }
+
+  // ---- writes -----------------------------------------------------------------------------------
+
+  private async resolveContent(course: Course, type: ItemType, input: ItemInput): Promise<{ contentId: number | null; info: ContentInfo | null }> {
+    if (type === 'SubHeader' || type === 'ExternalUrl') return { contentId: null, info: null };
+    const adapter = contentAdapter(type);
+    if (type === 'Page') {
+      if (!input.pageUrl) throw new RequestError('missing page_url parameter', 400, { message: 'missing page_url parameter' });
+      const page = adapter?.findBySlug ? await adapter.findBySlug(this.ctx, course.id, input.pageUrl) : null;
+      if (!page) throw new RequestError('invalid page_url parameter', 400, { message: 'invalid page_url parameter' });
+      return { contentId: page.id, info: page };
+    }
+    const raw = input.contentId;
+    if (raw == null || raw === '') throw new RequestError('missing content_id parameter', 400, { message: 'missing content_id parameter' });
+    if (!/^\d+$/.test(String(raw))) throw new RequestError('Could not find content', 400, { message: 'Could not find content' });
+    const info = adapter ? (await adapter.load(this.ctx, course.id, [Number(raw)])).get(Number(raw)) ?? null : null;
+    if (!info) throw new RequestError('Could not find content', 400, { message: 'Could not find content' });
+    return { contentId: info.id, info };
+  }
+
+  /** The requirement to store: known type, a number where one is needed, applicable to the item (else dropped). */
+  private requirement(input: RequirementInput | null | undefined, type: ItemType, info: ContentInfo | null): { type: RequirementType | null; minScore: number | null; minPercentage: number | null } | undefined {
+    if (input == null || input.type == null || input.type === '') return undefined;
+    if (!(REQUIREMENT_TYPES as string[]).includes(input.type)) {
+      new Validator().add('completion_requirement', 'invalid', 'Invalid completion requirement type').throwIfInvalid();
+    }
+    const req = input.type as RequirementType;
+    const v = new Validator();
+    if (req === 'min_score') v.check(input.minScore != null && Number.isFinite(input.minScore), 'completion_requirement', 'invalid', 'min_score requires a number');
+    if (req === 'min_percentage') {
+      v.check(input.minPercentage != null && Number.isFinite(input.minPercentage) && input.minPercentage >= 0 && input.minPercentage <= 100, 'completion_requirement', 'invalid', 'min_percentage requires a number from 0 to 100');
+    }
+    v.throwIfInvalid();
+    if (!requirementApplies(req, type, info?.assignmentId != null)) return { type: null, minScore: null, minPercentage: null };
+    return { type: req, minScore: req === 'min_score' ? input.minScore! : null, minPercentage: req === 'min_percentage' ? input.minPercentage! : null };
+  }
+
+  private validateCommon(input: ItemInput, type: ItemType): void {
+    const v = new Validator();
+    if (input.title != null) v.check(input.title.length <= 255, 'title', 'too_long', 'is too long (maximum is 255 characters)');
+    if (input.indent != null) v.check(Number.isInteger(input.indent) && input.indent >= 0 && input.indent <= 20, 'indent', 'invalid', 'indent must be 0 or more');
+    if (input.position != null) v.check(Number.isInteger(input.position) && input.position >= 1, 'position', 'invalid', 'Invalid position');
+    if (input.externalUrl != null && (type === 'ExternalUrl' || type === 'ExternalTool')) v.check(URL_RE.test(input.externalUrl) && input.externalUrl.length <= 2048, 'external_url', 'invalid', 'must be an http(s) URL');
+    if (input.iframeWidth != null) v.check(input.iframeWidth > 0, 'iframe', 'invalid', 'iframe width must be positive');
+    if (input.iframeHeight != null) v.check(input.iframeHeight > 0, 'iframe', 'invalid', 'iframe height must be positive');
+    v.throwIfInvalid();
+  }
+
+  async create(courseRaw: string, moduleRaw: string, input: ItemInput): Promise<{ moduleItem: ModuleItemView }> {
+    const course = await this.modules.course(courseRaw);
+    await this.modules.assertManage(course);
+    const module = await this.modules.lookup(course, moduleRaw);
+    const type = parseItemType(input.type);
+    if (!type) throw new RequestError('invalid module item type', 400, { errors: { type: [{ attribute: 'type', type: 'invalid', message: 'Invalid module item type' }] } });
+    this.validateCommon(input, type);
+    if ((type === 'ExternalUrl' || type === 'ExternalTool') && !input.externalUrl) {
+      throw new RequestError('missing external_url parameter', 400, { errors: { external_url: [{ attribute: 'external_url', type: 'blank', message: 'external_url is required' }] } });
+    }
+    if (type === 'SubHeader' && !input.title?.trim()) {
+      throw new RequestError('missing title', 400, { errors: { title: [{ attribute: 'title', type: 'blank', message: 'title is required for a SubHeader' }] } });
+    }
+    const { contentId, info } = await this.resolveContent(course, type, input);
+    const req = this.requirement(input.completionRequirement, type, info);
+    const title = input.title?.trim() || info?.title || input.externalUrl || '';
+    if (!title) throw new RequestError('missing title', 400, { errors: { title: [{ attribute: 'title', type: 'blank', message: 'title is required' }] } });
+    return transaction(this.ctx.ds, async (em) => {
+      const repo = em.getRepository(ModuleItem);
+      const siblings = await repo.find({ where: { moduleId: module.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });
+      const item = repo.create({
+        courseId: course.id,
+        moduleId: module.id,
+        contentType: type,
+        contentId,
+        title,
+        indent: input.indent ?? 0,
+        position: siblings.length + 1,
+        url: type === 'ExternalUrl' || type === 'ExternalTool' ? input.externalUrl ?? info?.url ?? null : null,
+        newTab: type === 'ExternalTool' ? input.newTab ?? null : null,
+        iframeWidth: type === 'ExternalTool' ? input.iframeWidth ?? null : null,
+        iframeHeight: type === 'ExternalTool' ? input.iframeHeight ?? null : null,
+        requirementType: req?.type ?? null,
+        requirementMinScore: req?.minScore ?? null,
+        requirementMinPercentage: req?.minPercentage ?? null,
+        // Linked content decides: a published object gives a published item; urls, tools and headers start unpublished.
+        workflowState: info?.published && type !== 'ExternalTool' ? 'active' : 'unpublished',
+      });
+      await repo.save(item);
+      await repo.save(placeAt([...siblings, item], item, input.position));
+      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      return { moduleItem: new ModuleItemView(item, new ModuleView(module, course, null, true, null), info) };
+    });
+  }
+
+  private async lookup(course: Course, module: ContextModule, raw: string, em?: EntityManager): Promise<ModuleItem> {
+    const p = parseIdParam(raw);
+    if (p.kind !== 'id') throw new NotFoundError();
+    const item = await (em ?? this.ctx.ds.manager).getRepository(ModuleItem).findOneBy({ id: p.id, moduleId: module.id, courseId: course.id });
+    if (!item || item.workflowState === 'deleted') throw new NotFoundError();
+    return item;
+  }
+
+  async update(courseRaw: string, moduleRaw: string, itemRaw: string, input: ItemInput): Promise<{ moduleItem: ModuleItemView }> {
+    const course = await this.modules.course(courseRaw);
+    await this.modules.assertManage(course);
+    const module = await this.modules.lookup(course, moduleRaw);
+    const item = await this.lookup(course, module, itemRaw);
+    this.validateCommon(input, item.contentType);
+    let target = module;
+    if (input.moduleId != null && input.moduleId !== '' && String(input.moduleId) !== String(module.id)) {
+      target = await this.modules.lookup(course, input.moduleId).catch(() => {
+        throw new RequestError('invalid module_id', 400, { message: 'invalid module_id' });
+      });
+    }
+    const info = await this.contentOf(course.id, item);
+    const req = input.clearRequirement ? { type: null, minScore: null, minPercentage: null } : this.requirement(input.completionRequirement, item.contentType, info);
+    return transaction(this.ctx.ds, async (em) => {
+      const repo = em.getRepository(ModuleItem);
+      if (input.title != null && input.title.trim()) {
+        item.title = input.title.trim();
+        if (item.contentId != null && ['Assignment', 'Quiz', 'Page', 'Discussion'].includes(item.contentType)) {
+          await contentAdapter(item.contentType)?.rename?.(em, course.id, item.contentId, item.title);
+        }
+      }
+      if (input.indent != null) item.indent = input.indent;
+      if (input.newTab != null && item.contentType === 'ExternalTool') item.newTab = input.newTab;
+      if (input.externalUrl != null && (item.contentType === 'ExternalUrl' || item.contentType === 'ExternalTool')) item.url = input.externalUrl;
+      if (req !== undefined) {
+        item.requirementType = req.type;
+        item.requirementMinScore = req.minScore;
+        item.requirementMinPercentage = req.minPercentage;
+      }
+      if (input.published != null) {
+        item.workflowState = input.published ? 'active' : 'unpublished';
+        if (item.contentId != null) await contentAdapter(item.contentType)?.setPublished?.(em, course.id, [item.contentId], input.published);
+      }
+      if (target.id !== module.id) {
+        const oldSiblings = await repo.find({ where: { moduleId: module.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });
+        item.moduleId = target.id;
+        await repo.save(renumber(oldSiblings.filter((s) => s.id !== item.id)));
+        const newSiblings = await repo.find({ where: { moduleId: target.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });
+        item.position = newSiblings.length + 1;
+        await repo.save(placeAt([...newSiblings, item], item, input.position));
+      } else if (input.position != null) {
+        const siblings = await repo.find({ where: { moduleId: module.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });
+        await repo.save(placeAt(siblings.map((s) => (s.id === item.id ? item : s)), item, input.position));
+      }
+      await repo.save(item);
+      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      const view = new ModuleView(target, course, null, true, null);
+      return { moduleItem: new ModuleItemView(item, view, info) };
+    });
+  }
+
+  async delete(courseRaw: string, moduleRaw: string, itemRaw: string): Promise<{ moduleItem: ModuleItemView }> {
+    const course = await this.modules.course(courseRaw);
+    await this.modules.assertManage(course);
+    const module = await this.modules.lookup(course, moduleRaw);
+    const item = await this.lookup(course, module, itemRaw);
+    const info = await this.contentOf(course.id, item);
+    return transaction(this.ctx.ds, async (em) => {
+      const repo = em.getRepository(ModuleItem);
+      item.workflowState = 'deleted';
+      await repo.save(item);
+      const siblings = await repo.find({ where: { moduleId: module.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });
+      await repo.save(renumber(siblings));
+      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      return { moduleItem: new ModuleItemView(item, new ModuleView(module, course, null, true, null), info) };
+    });
+  }
+
+  // ---- progress actions -------------------------------------------------------------------------
+
+  /** POST …/mark_read: a view on a visible, unlocked item; 403 when locked. */
+  async markRead(courseRaw: string, moduleRaw: string, itemRaw: string): Promise<{ message: string }> {
+    const found = await this.show(courseRaw, moduleRaw, itemRaw);
+    const viewer = this.ctx.authz.requireViewer();
+    if (await this.lockedFor(found, viewer.id)) throw new RequestError('The module item is locked.', 403, { message: 'The module item is locked.' });
+    await transaction(this.ctx.ds, (em) => this.ctx.services.progress.record(em, found.module.course, viewer.id, found.item, 'must_view'));
+    return { message: 'OK' };
+  }
+
+  /** GET …/module_item_redirect/:id: records the view of an ExternalUrl item and gives its URL. */
+  async followRedirect(courseRaw: string, itemRaw: string): Promise<{ url: string }> {
+    const course = await this.modules.course(courseRaw);
+    const p = parseIdParam(itemRaw);
+    const item = p.kind === 'id' ? await this.ctx.ds.getRepository(ModuleItem).findOneBy({ id: p.id, courseId: course.id }) : null;
+    if (!item || item.workflowState === 'deleted') throw new NotFoundError();
+    if (item.contentType !== 'ExternalUrl') throw new RequestError('incorrect module item type', 400, { message: 'incorrect module item type' });
+    const found = await this.show(String(course.id), String(item.moduleId), String(item.id));
+    const viewer = this.ctx.authz.requireViewer();
+    if (!(await this.lockedFor(found, viewer.id))) {
+      await transaction(this.ctx.ds, (em) => this.ctx.services.progress.record(em, course, viewer.id, item, 'must_view'));
+    }
+    return { url: item.url ?? '' };
+  }
+
+  /** PUT / DELETE …/done. */
+  async setDone(courseRaw: string, moduleRaw: string, itemRaw: string, done: boolean): Promise<{ message: string }> {
+    const found = await this.show(courseRaw, moduleRaw, itemRaw);
+    const viewer = this.ctx.authz.requireViewer();
+    await transaction(this.ctx.ds, async (em) => {
+      if (done) await this.ctx.services.progress.record(em, found.module.course, viewer.id, found.item, 'must_mark_done');
+      else await this.ctx.services.progress.unrecord(em, found.module.course, viewer.id, found.item);
+    });
+    return { message: 'OK' };
+  }
+
+  /** Locked for a student: module locked, item behind sequential progress, or content locked by dates. */
+  async lockedFor(view: ModuleItemView, userId: number): Promise<boolean> {
+    if (!(await this.ctx.services.progress.isStudent(view.module.course, userId))) return false;
+    const progressions = await this.ctx.services.progress.forStudent(view.module.course, userId);
+    const p = progressions.get(view.item.moduleId);
+    if (!p || p.state === 'locked') return true;
+    if (p.lockedItemIds.includes(view.item.id)) return true;
+    const now = Date.now();
+    const c = view.content;
+    return Boolean(c && ((c.unlockAt && c.unlockAt.getTime() > now) || (c.lockAt && c.lockAt.getTime() < now)));
+  }
+
+  /** Items of the course linking a content object (for progress events and sequences). */
+  itemsLinking(em: EntityManager, courseId: number, type: ItemType, contentId: number): Promise<ModuleItem[]> {
+    return em.getRepository(ModuleItem).findBy({ courseId, contentType: type, contentId, workflowState: In(['active', 'unpublished']) });
+  }
+}

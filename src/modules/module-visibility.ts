@@ -1,0 +1,76 @@
+import DataLoader from 'dataloader';
+import { In } from 'typeorm';
+import type { Course } from '../courses/course.entity';
+import { Enrollment } from '../courses/enrollment.entity';
+import { GroupMembership } from '../groups/group-membership.entity';
+import type { RequestContext } from '../graphql/context';
+import { ModuleOverride } from './module-override.entity';
+import type { ContextModule } from './module.entity';
+
+/**
+ * Who sees which modules: content managers see every live module; students see published modules,
+ * and a module with overrides only when one of its overrides targets them (their section, them, or a
+ * tag they carry).
+ */
+export class ModuleVisibility {
+  constructor(private readonly ctx: RequestContext) {}
+
+  canSeeUnpublished(course: Course): Promise<boolean> {
+    return this.ctx.authz.canCourse(course, 'view_unpublished_items');
+  }
+
+  private overridesLoader(): DataLoader<number, ModuleOverride[]> {
+    return this.ctx.loaders.manyBy(ModuleOverride, 'moduleId', { workflowState: 'active' });
+  }
+
+  overridesOf(moduleId: number): Promise<ModuleOverride[]> {
+    return this.overridesLoader().load(moduleId);
+  }
+
+  /** The student's sections and tags in a course, for override targeting. */
+  private async targets(courseId: number, userId: number): Promise<{ sections: Set<number>; groups: Set<number> }> {
+    const key = `modules:targets:${courseId}:${userId}`;
+    return this.ctx.loaders
+      .get(key, () =>
+        new DataLoader<number, { sections: Set<number>; groups: Set<number> }>(async (uids) => {
+          const [enrollments, memberships] = await Promise.all([
+            this.ctx.ds.getRepository(Enrollment).findBy({ courseId, userId: In([...uids]), workflowState: In(['active', 'invited']) }),
+            this.ctx.ds
+              .getRepository(GroupMembership)
+              .createQueryBuilder('m')
+              .innerJoin('groups', 'g', "g.id = m.group_id AND g.context_type = 'Course' AND g.context_id = :cid AND g.workflow_state = 'available'", { cid: courseId })
+              .where('m.user_id IN (:...uids) AND m.workflow_state = :a', { uids: [...uids], a: 'accepted' })
+              .getMany(),
+          ]);
+          return uids.map((u) => ({
+            sections: new Set(enrollments.filter((e) => e.userId === u).map((e) => e.courseSectionId)),
+            groups: new Set(memberships.filter((m) => m.userId === u).map((m) => m.groupId)),
+          }));
+        }),
+      )
+      .load(userId);
+  }
+
+  /** Whether a student (by id) is assigned a module: true when it has no overrides or one targets them. */
+  async assigned(module: ContextModule, userId: number): Promise<boolean> {
+    const overrides = await this.overridesOf(module.id);
+    if (!overrides.length) return true;
+    const t = await this.targets(module.courseId, userId);
+    return overrides.some(
+      (o) => (o.courseSectionId != null && t.sections.has(o.courseSectionId)) || (o.groupId != null && t.groups.has(o.groupId)) || o.students.includes(userId),
+    );
+  }
+
+  /**
+   * The modules a viewer sees, in order. `asStudent` is the student whose view applies (the viewer
+   * themself when a student, or the student_id asked for); content managers without it see all.
+   */
+  async visibleModules(course: Course, modules: ContextModule[], asStudent: number | null): Promise<ContextModule[]> {
+    const live = modules.filter((m) => m.workflowState !== 'deleted');
+    if (asStudent == null && (await this.canSeeUnpublished(course))) return live;
+    const published = live.filter((m) => m.published);
+    if (asStudent == null) return published;
+    const ok = await Promise.all(published.map((m) => this.assigned(m, asStudent)));
+    return published.filter((_, i) => ok[i]);
+  }
+}

@@ -1,0 +1,139 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ContextModule } from './module.entity';
+import type { RequestContext } from '../graphql/context';
+import { NodeResolver, NodeType, registerNode } from '../graphql/node';
+import { mutationPayload } from '../graphql/payload';
+import { parseAnyId } from '../graphql/relay';
+import { courseIdArg } from '../courses/course.resolver';
+import { MAX_EMBEDDED_ITEMS } from './module.service';
+import { ModuleItemView, ModuleView } from './module-views';
+import {
+  CreateModuleInput,
+  ModuleConnection,
+  ModuleItemConnection,
+  ModuleItemsArgs,
+  ModuleItemType,
+  ModulePayload,
+  ModulesArgs,
+  ModuleType,
+  UpdateModuleInput,
+} from './module.types';
+import './progress-events';
+
+registerNode(NodeType.Module, ModuleView, async (ctx, id) => {
+  const m = await ctx.ds.getRepository(ContextModule).findOneBy({ id });
+  return m ? ctx.services.modules.show(String(m.courseId), String(id)) : null;
+});
+
+export const moduleIdArg = (id: string) => String(parseAnyId(id, 'Module') ?? id);
+
+@Resolver(() => ModuleType)
+export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {
+  @Query(() => ModuleConnection, { description: 'Modules of a course the viewer sees, by position.' })
+  modulesConnection(@Arg('courseId', () => ID) courseId: string, @Args() args: ModulesArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.modules.list(courseIdArg(courseId), args);
+  }
+
+  @Query(() => ModuleType)
+  module(@Arg('courseId', () => ID) courseId: string, @Arg('id', () => ID) id: string, @Arg('studentId', () => ID, { nullable: true }) studentId: string | null, @Ctx() ctx: RequestContext) {
+    return ctx.services.modules.show(courseIdArg(courseId), moduleIdArg(id), { studentId });
+  }
+
+  @Query(() => ModuleItemConnection, { description: 'Items of a module the viewer sees, by position.' })
+  moduleItemsConnection(@Arg('courseId', () => ID) courseId: string, @Arg('moduleId', () => ID) moduleId: string, @Args() args: ModuleItemsArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.moduleItems.list(courseIdArg(courseId), moduleIdArg(moduleId), args);
+  }
+
+  @Mutation(() => ModulePayload)
+  createModule(@Arg('input') input: CreateModuleInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.modules.create(courseIdArg(input.courseId), input));
+  }
+
+  @Mutation(() => ModulePayload)
+  updateModule(@Arg('input') input: UpdateModuleInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.modules.update(courseIdArg(input.courseId), moduleIdArg(input.id), input));
+  }
+
+  @Mutation(() => ModulePayload, { description: 'Deletes the module and its items.' })
+  deleteModule(@Arg('courseId', () => ID) courseId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.modules.delete(courseIdArg(courseId), moduleIdArg(id)));
+  }
+
+  @Mutation(() => ModulePayload, { description: 'Resets progressions to locked and recalculates them from current requirements.' })
+  relockModule(@Arg('courseId', () => ID) courseId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.modules.relock(courseIdArg(courseId), moduleIdArg(id)));
+  }
+
+  @FieldResolver(() => String)
+  workflowState(@Root() v: ModuleView): string {
+    return v.module.workflowState === 'deleted' ? 'deleted' : 'active';
+  }
+
+  @FieldResolver(() => Int)
+  position(@Root() v: ModuleView): number {
+    return v.module.position;
+  }
+
+  @FieldResolver(() => String)
+  name(@Root() v: ModuleView): string {
+    return v.module.name;
+  }
+
+  @FieldResolver(() => Date, { nullable: true })
+  unlockAt(@Root() v: ModuleView): Date | null {
+    return v.module.unlockAt;
+  }
+
+  @FieldResolver(() => Boolean)
+  requireSequentialProgress(@Root() v: ModuleView): boolean {
+    return v.module.requireSequentialProgress;
+  }
+
+  @FieldResolver(() => String)
+  requirementType(@Root() v: ModuleView): string {
+    return v.module.requirementType;
+  }
+
+  @FieldResolver(() => [ID])
+  prerequisiteModuleIds(@Root() v: ModuleView): number[] {
+    return v.module.prerequisiteIds;
+  }
+
+  @FieldResolver(() => Boolean, { nullable: true })
+  publishFinalGrade(@Root() v: ModuleView): boolean {
+    return v.module.publishFinalGrade;
+  }
+
+  @FieldResolver(() => Int)
+  async itemsCount(@Root() v: ModuleView, @Ctx() ctx: RequestContext): Promise<number> {
+    return (await ctx.services.moduleItems.visibleItems(v)).length;
+  }
+
+  @FieldResolver(() => String)
+  itemsUrl(@Root() v: ModuleView, @Ctx() ctx: RequestContext): string {
+    return `${ctx.baseUrl}/api/v1/courses/${v.module.courseId}/modules/${v.module.id}/items`;
+  }
+
+  @FieldResolver(() => [ModuleItemType], { nullable: true })
+  async items(@Root() v: ModuleView, @Ctx() ctx: RequestContext): Promise<ModuleItemView[] | null> {
+    let items = await ctx.services.moduleItems.visibleItems(v);
+    if (items.length > MAX_EMBEDDED_ITEMS) return null;
+    if (v.itemSearch) items = items.filter((i) => i.item.title.toLowerCase().includes(v.itemSearch!));
+    return items;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  state(@Root() v: ModuleView): string | null {
+    return v.student == null ? null : v.progression?.state ?? 'locked';
+  }
+
+  @FieldResolver(() => Date, { nullable: true })
+  completedAt(@Root() v: ModuleView): Date | null {
+    return v.student == null ? null : v.progression?.completedAt ?? null;
+  }
+
+  @FieldResolver(() => Boolean, { nullable: true })
+  published(@Root() v: ModuleView): boolean | null {
+    return v.showPublished ? v.module.published : null;
+  }
+}

@@ -1,0 +1,359 @@
+import { RequestError } from '../common/errors';
+import { defineFragment, RestInput, RestRoute } from '../rest/route';
+import { nullableStr, str, strArray, toBool, tree } from '../rest/params';
+import { numericIds } from '../rest/present';
+
+defineFragment(`fragment ModuleItemJson on ModuleItem {
+  id: _id module_id: moduleId position title indent type content_id: contentId html_url: htmlUrl url
+  page_url: pageUrl external_url: externalUrl new_tab: newTab published
+  completion_requirement: completionRequirement { type min_score: minScore min_percentage: minPercentage completed }
+  content_details: contentDetails @include(if: $withDetails) {
+    points_possible: pointsPossible due_at: dueAt unlock_at: unlockAt lock_at: lockAt locked_for_user: lockedForUser
+    lock_explanation: lockExplanation lock_info: lockInfo { asset_string: assetString unlock_at: unlockAt lock_at: lockAt context_module_id: contextModuleId context_module_name: contextModuleName }
+  }
+}`);
+
+defineFragment(`fragment ModuleJson on Module {
+  id: _id workflow_state: workflowState position name unlock_at: unlockAt
+  require_sequential_progress: requireSequentialProgress requirement_type: requirementType
+  prerequisite_module_ids: prerequisiteModuleIds items_count: itemsCount items_url: itemsUrl
+  state completed_at: completedAt publish_final_grade: publishFinalGrade published
+  items @include(if: $withItems) { ...ModuleItemJson }
+}`);
+
+type Json = Record<string, any>;
+const VARS = '$withItems: Boolean!, $withDetails: Boolean!';
+const ERRORS = 'errors { attribute type message }';
+
+/** Keys Canvas emits only where they apply. */
+export function presentItem(i: Json): Json {
+  const out: Json = numericIds(i, ['id', 'module_id', 'content_id']);
+  for (const k of ['content_id', 'html_url', 'url', 'page_url', 'external_url', 'published', 'completion_requirement']) if (out[k] == null) delete out[k];
+  if (i.type !== 'ExternalTool') delete out.new_tab;
+  if (out.completion_requirement) {
+    const r = { ...out.completion_requirement };
+    if (r.type !== 'min_score') delete r.min_score;
+    if (r.type !== 'min_percentage') delete r.min_percentage;
+    if (r.completed == null) delete r.completed;
+    out.completion_requirement = r;
+  }
+  if (out.content_details) {
+    const d = Object.fromEntries(Object.entries(out.content_details).filter(([, v]) => v != null));
+    if (d.lock_info) d.lock_info = numericIds(Object.fromEntries(Object.entries(d.lock_info as Json).filter(([, v]) => v != null)), ['context_module_id']);
+    out.content_details = d;
+  }
+  return out;
+}
+
+export function presentModule(m: Json): Json {
+  const out: Json = numericIds(m, ['id', 'prerequisite_module_ids']);
+  if (out.state == null) {
+    delete out.state;
+    delete out.completed_at;
+  }
+  if (out.published == null) delete out.published;
+  if ('items' in out) {
+    if (out.items == null) delete out.items;
+    else out.items = out.items.map(presentItem);
+  }
+  return out;
+}
+
+function includes(input: RestInput): Json {
+  const inc = new Set(strArray(input.params.include));
+  return { withItems: inc.has('items'), withDetails: inc.has('content_details') };
+}
+
+function moduleFields(input: RestInput, required: boolean): Json {
+  const m = input.params.module;
+  if (m === undefined || typeof m !== 'object' || m === null) {
+    if (required || input.params.module === undefined) throw new RequestError('missing module parameter', 400, { message: 'missing module parameter' });
+  }
+  const p = tree(m);
+  const int = (v: unknown) => (v === undefined || v === '' ? undefined : Number(v));
+  return {
+    name: p.name === undefined ? undefined : str(p.name) ?? '',
+    unlockAt: p.unlock_at === undefined ? undefined : nullableStr(p.unlock_at),
+    position: int(p.position),
+    requireSequentialProgress: toBool(p.require_sequential_progress),
+    prerequisiteModuleIds: p.prerequisite_module_ids === undefined ? undefined : strArray(p.prerequisite_module_ids),
+    publishFinalGrade: toBool(p.publish_final_grade),
+    published: toBool(p.published),
+    requirementCount: p.requirement_count === undefined ? undefined : p.requirement_count === '' ? 0 : Number(p.requirement_count),
+  };
+}
+
+function itemFields(input: RestInput): Json {
+  const raw = input.params.module_item;
+  if (raw === undefined || typeof raw !== 'object' || raw === null) throw new RequestError('missing module item parameter', 400, { message: 'missing module item parameter' });
+  const p = tree(raw);
+  const int = (v: unknown) => (v === undefined || v === '' ? undefined : Number(v));
+  const cr = p.completion_requirement;
+  const clear = cr === '' || (cr != null && typeof cr === 'object' && Object.keys(cr).length === 0);
+  const req = cr && typeof cr === 'object' ? tree(cr) : null;
+  const iframe = tree(p.iframe);
+  return {
+    title: str(p.title),
+    type: str(p.type),
+    contentId: str(p.content_id),
+    position: int(p.position),
+    indent: int(p.indent),
+    pageUrl: str(p.page_url),
+    externalUrl: str(p.external_url),
+    newTab: toBool(p.new_tab),
+    completionRequirement: req && !clear ? { type: str(req.type), minScore: req.min_score === undefined ? undefined : Number(req.min_score), minPercentage: req.min_percentage === undefined ? undefined : Number(req.min_percentage) } : undefined,
+    clearRequirement: clear || undefined,
+    iframeWidth: int(iframe.width),
+    iframeHeight: int(iframe.height),
+    published: toBool(p.published),
+    targetModuleId: str(p.module_id),
+  };
+}
+
+const moduleMutation = (name: string, input: string) => `mutation($input: ${input}!, ${VARS}) { ${name}(input: $input) { module { ...ModuleJson } ${ERRORS} } }`;
+const itemMutation = (name: string, input: string) => `mutation($input: ${input}!, $withDetails: Boolean!) { ${name}(input: $input) { moduleItem { ...ModuleItemJson } ${ERRORS} } }`;
+const ref = (p: Json) => ({ courseId: str(p.course_id), moduleId: str(p.module_id), id: str(p.id) });
+
+export const moduleRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/v1/courses/:course_id/modules',
+    operation: `query($courseId: ID!, $term: String, $studentId: ID, $first: Int, $after: String, ${VARS}) {
+      modulesConnection(courseId: $courseId, searchTerm: $term, studentId: $studentId, includeItems: $withItems, first: $first, after: $after) {
+      nodes { ...ModuleJson } totalCount pageInfo { hasNextPage endCursor } } }`,
+    variables: (input) => ({ courseId: str(input.params.course_id), term: str(input.params.search_term), studentId: str(input.params.student_id), ...includes(input) }),
+    root: 'modulesConnection',
+    list: true,
+    present: presentModule,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/courses/:course_id/modules/:id',
+    operation: `query($courseId: ID!, $id: ID!, $studentId: ID, ${VARS}) { module(courseId: $courseId, id: $id, studentId: $studentId) { ...ModuleJson } }`,
+    variables: (input) => ({ courseId: str(input.params.course_id), id: str(input.params.id), studentId: str(input.params.student_id), ...includes(input) }),
+    root: 'module',
+    present: presentModule,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/courses/:course_id/modules',
+    operation: moduleMutation('createModule', 'CreateModuleInput'),
+    variables: (input) => ({ input: { courseId: str(input.params.course_id), ...moduleFields(input, true) }, withItems: false, withDetails: false }),
+    root: 'createModule',
+    payloadKey: 'module',
+    present: presentModule,
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/courses/:course_id/modules/:id',
+    operation: moduleMutation('updateModule', 'UpdateModuleInput'),
+    variables: (input) => ({ input: { courseId: str(input.params.course_id), id: str(input.params.id), ...moduleFields(input, false) }, withItems: false, withDetails: false }),
+    root: 'updateModule',
+    payloadKey: 'module',
+    present: presentModule,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/courses/:course_id/modules/:id',
+    operation: `mutation($courseId: ID!, $id: ID!, ${VARS}) { deleteModule(courseId: $courseId, id: $id) { module { ...ModuleJson } ${ERRORS} } }`,
+    variables: (input) => ({ courseId: str(input.params.course_id), id: str(input.params.id), withItems: false, withDetails: false }),
+    root: 'deleteModule',
+    payloadKey: 'module',
+    present: (m: Json) => ({ ...presentModule(m), workflow_state: 'deleted' }),
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/courses/:course_id/modules/:id/relock',
+    operation: `mutation($courseId: ID!, $id: ID!, ${VARS}) { relockModule(courseId: $courseId, id: $id) { module { ...ModuleJson } ${ERRORS} } }`,
+    variables: (input) => ({ courseId: str(input.params.course_id), id: str(input.params.id), withItems: false, withDetails: false }),
+    root: 'relockModule',
+    payloadKey: 'module',
+    present: presentModule,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/courses/:course_id/modules/:module_id/items',
+    operation: `query($courseId: ID!, $moduleId: ID!, $term: String, $studentId: ID, $first: Int, $after: String, $withDetails: Boolean!) {
+      moduleItemsConnection(courseId: $courseId, moduleId: $moduleId, searchTerm: $term, studentId: $studentId, first: $first, after: $after) {
+      nodes { ...ModuleItemJson } totalCount pageInfo { hasNextPage endCursor } } }`,
+    variables: (input) => ({
+      courseId: str(input.params.course_id),
+      moduleId: str(input.params.module_id),
+      term: str(input.params.search_term),
+      studentId: str(input.params.student_id),
+      withDetails: includes(input).withDetails,
+    }),
+    root: 'moduleItemsConnection',
+    list: true,
+    present: presentItem,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/courses/:course_id/modules/:module_id/items/:id',
+    operation: `query($courseId: ID!, $moduleId: ID!, $id: ID!, $studentId: ID, $withDetails: Boolean!) {
+      moduleItem(courseId: $courseId, moduleId: $moduleId, id: $id, studentId: $studentId) { ...ModuleItemJson } }`,
+    variables: (input) => ({ ...ref(input.params), studentId: str(input.params.student_id), withDetails: includes(input).withDetails }),
+    root: 'moduleItem',
+    present: presentItem,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/courses/:course_id/modules/:module_id/items',
+    operation: itemMutation('createModuleItem', 'CreateModuleItemInput'),
+    variables: (input) => {
+      const { published: _p, targetModuleId: _t, ...fields } = itemFields(input);
+      return { input: { courseId: str(input.params.course_id), moduleId: str(input.params.module_id), ...fields }, withDetails: false };
+    },
+    root: 'createModuleItem',
+    payloadKey: 'moduleItem',
+    present: presentItem,
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/courses/:course_id/modules/:module_id/items/:id',
+    operation: itemMutation('updateModuleItem', 'UpdateModuleItemInput'),
+    variables: (input) => {
+      const { type: _t, contentId: _c, pageUrl: _p, ...fields } = itemFields(input);
+      return { input: { ...ref(input.params), ...fields }, withDetails: false };
+    },
+    root: 'updateModuleItem',
+    payloadKey: 'moduleItem',
+    present: presentItem,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/courses/:course_id/modules/:module_id/items/:id',
+    operation: itemMutation('deleteModuleItem', 'ModuleItemRefInput'),
+    variables: (input) => ({ input: ref(input.params), withDetails: false }),
+    root: 'deleteModuleItem',
+    payloadKey: 'moduleItem',
+    present: presentItem,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/mark_read',
+    operation: `mutation($input: ModuleItemRefInput!) { markModuleItemRead(input: $input) { message ${ERRORS} } }`,
+    variables: (input) => ({ input: ref(input.params) }),
+    root: 'markModuleItemRead',
+    present: (r: Json) => ({ message: r.message }),
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/done',
+    operation: `mutation($input: ModuleItemRefInput!) { markModuleItemDone(input: $input, done: true) { message ${ERRORS} } }`,
+    variables: (input) => ({ input: ref(input.params) }),
+    root: 'markModuleItemDone',
+    present: (r: Json) => ({ message: r.message }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/done',
+    operation: `mutation($input: ModuleItemRefInput!) { markModuleItemDone(input: $input, done: false) { message ${ERRORS} } }`,
+    variables: (input) => ({ input: ref(input.params) }),
+    root: 'markModuleItemDone',
+    present: (r: Json) => ({ message: r.message }),
+  },
+];
+
+function presentOverride(o: Json): Json {
+  const out: Json = numericIds({ id: o.id, context_module_id: o.context_module_id, title: o.title }, ['id', 'context_module_id']);
+  if (o.students) out.students = o.students.map((s: Json) => numericIds(s, ['id']));
+  if (o.course_section) out.course_section = numericIds(o.course_section, ['id']);
+  if (o.group) out.group = numericIds(o.group, ['id']);
+  return out;
+}
+
+function overridesBody(raw: unknown): Json[] | undefined {
+  if (raw === undefined) return undefined;
+  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.values(raw as Json) : null;
+  if (!list) throw new RequestError('List of overrides required', 400, { error: 'List of overrides required' });
+  return list.map((o: Json) => ({
+    id: o.id == null ? undefined : String(o.id),
+    title: str(o.title),
+    studentIds: o.student_ids == null ? undefined : strArray(o.student_ids),
+    courseSectionId: o.course_section_id == null ? undefined : String(o.course_section_id),
+    groupId: o.group_id == null ? undefined : String(o.group_id),
+  }));
+}
+
+const presentNode = (n: Json) => ({
+  prev: n.prev ? presentItem(n.prev) : null,
+  current: presentItem(n.current),
+  next: n.next ? presentItem(n.next) : null,
+  mastery_path: n.mastery_path
+    ? {
+        locked: n.mastery_path.locked,
+        assignment_sets: n.mastery_path.assignment_sets.map((s: Json) => ({ id: Number(s.id), assignment_ids: s.assignment_ids.map(Number) })),
+        selected_set_id: n.mastery_path.selected_set_id == null ? null : Number(n.mastery_path.selected_set_id),
+        awaiting_choice: n.mastery_path.awaiting_choice,
+        still_processing: n.mastery_path.still_processing,
+        modules_url: n.mastery_path.modules_url,
+        choose_url: n.mastery_path.choose_url,
+        modules_tab_disabled: n.mastery_path.modules_tab_disabled,
+      }
+    : null,
+});
+
+moduleRoutes.push(
+  {
+    method: 'GET',
+    path: '/api/v1/courses/:course_id/module_item_sequence',
+    operation: `query($courseId: ID!, $type: String, $id: String, $withItems: Boolean!, $withDetails: Boolean!) {
+      moduleItemSequence(courseId: $courseId, assetType: $type, assetId: $id) {
+        items { prev { ...ModuleItemJson } current { ...ModuleItemJson } next { ...ModuleItemJson }
+          mastery_path: masteryPath { locked assignment_sets: assignmentSets { id assignment_ids: assignmentIds } selected_set_id: selectedSetId
+            awaiting_choice: awaitingChoice still_processing: stillProcessing modules_url: modulesUrl choose_url: chooseUrl modules_tab_disabled: modulesTabDisabled } }
+        modules { ...ModuleJson } } }`,
+    variables: ({ params }) => ({ courseId: str(params.course_id), type: str(params.asset_type), id: str(params.asset_id), withItems: false, withDetails: false }),
+    root: 'moduleItemSequence',
+    present: (s: Json) => ({ items: s.items.map(presentNode), modules: s.modules.map(presentModule) }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/courses/:course_id/modules/:context_module_id/assignment_overrides',
+    operation: `query($courseId: ID!, $moduleId: ID!, $first: Int, $after: String) { moduleOverridesConnection(courseId: $courseId, moduleId: $moduleId, first: $first, after: $after) {
+      nodes { id: _id context_module_id: moduleId title students { id name } course_section: courseSection { id name } group { id non_collaborative: nonCollaborative } }
+      totalCount pageInfo { hasNextPage endCursor } } }`,
+    variables: ({ params }) => ({ courseId: str(params.course_id), moduleId: str(params.context_module_id) }),
+    root: 'moduleOverridesConnection',
+    list: true,
+    present: presentOverride,
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/courses/:course_id/modules/:context_module_id/assignment_overrides',
+    operation: `mutation($courseId: ID!, $moduleId: ID!, $overrides: [ModuleOverrideInput!]!) { setModuleOverrides(courseId: $courseId, moduleId: $moduleId, overrides: $overrides) { ok ${ERRORS} } }`,
+    variables: ({ params }) => ({ courseId: str(params.course_id), moduleId: str(params.context_module_id), overrides: overridesBody(params.overrides) ?? [] }),
+    root: 'setModuleOverrides',
+    status: 204,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/select_mastery_path',
+    operation: `mutation($courseId: ID!, $moduleId: ID!, $itemId: ID!, $setId: ID, $studentId: ID, $withDetails: Boolean!) {
+      selectMasteryPath(courseId: $courseId, moduleId: $moduleId, itemId: $itemId, assignmentSetId: $setId, studentId: $studentId) {
+        assignmentIds moduleItems { ...ModuleItemJson } ${ERRORS} } }`,
+    variables: ({ params }) => ({
+      courseId: str(params.course_id),
+      moduleId: str(params.module_id),
+      itemId: str(params.id),
+      setId: str(params.assignment_set_id),
+      studentId: str(params.student_id),
+      withDetails: false,
+    }),
+    root: 'selectMasteryPath',
+    present: (r: Json) => ({
+      meta: { primaryCollection: 'assignments' },
+      items: (r.moduleItems ?? []).map(presentItem),
+      assignments: (r.assignmentIds ?? []).map((id: string) => ({ id: Number(id) })),
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/courses/:course_id/module_item_redirect/:id',
+    operation: `mutation($courseId: ID!, $id: ID!) { followModuleItemRedirect(courseId: $courseId, id: $id) { url ${ERRORS} } }`,
+    variables: ({ params }) => ({ courseId: str(params.course_id), id: str(params.id) }),
+    root: 'followModuleItemRedirect',
+    redirect: (r: Json) => r.url,
+  },
+);

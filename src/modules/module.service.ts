@@ -1,0 +1,251 @@
+import { EntityManager, In } from 'typeorm';
+import type { Course } from '../courses/course.entity';
+import { Enrollment } from '../courses/enrollment.entity';
+import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
+import { parseIdParam } from '../common/ids';
+import { nowToSecond } from '../db/columns';
+import { transaction } from '../db/transaction';
+import type { RequestContext } from '../graphql/context';
+import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { contentAdapter } from './content-registry';
+import { ModuleItem } from './module-item.entity';
+import { ModuleView } from './module-views';
+import { ContextModule } from './module.entity';
+import { placeAt, renumber } from './positions';
+
+export interface ModuleInput {
+  name?: string | null;
+  unlockAt?: Date | null;
+  position?: number | null;
+  requireSequentialProgress?: boolean | null;
+  prerequisiteModuleIds?: string[] | null;
+  publishFinalGrade?: boolean | null;
+  published?: boolean | null;
+  requirementCount?: number | null;
+}
+
+/** Modules with more items than this are listed without their items (Canvas: the max page size). */
+export const MAX_EMBEDDED_ITEMS = 100;
+
+export class ModuleService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  /** A course the caller may read (module reads need course read). */
+  course(raw: string): Promise<Course> {
+    return this.ctx.services.courses.find(raw, 'read');
+  }
+
+  async canManage(course: Course): Promise<boolean> {
+    return this.ctx.authz.canCourse(course, 'manage_content');
+  }
+
+  async assertManage(course: Course): Promise<void> {
+    if (!(await this.canManage(course))) throw new ForbiddenError();
+  }
+
+  /**
+   * Whose progress a read shows: with student_id, that student (the caller must be the student, teach
+   * the course or observe the student); otherwise the caller when they are a student of the course.
+   */
+  async studentFor(course: Course, studentIdRaw?: string | null): Promise<number | null> {
+    const viewer = this.ctx.authz.requireViewer();
+    if (studentIdRaw == null || studentIdRaw === '') {
+      return (await this.ctx.services.progress.isStudent(course, viewer.id)) ? viewer.id : null;
+    }
+    const student = await this.ctx.services.users.lookup(studentIdRaw);
+    if (!(await this.ctx.services.progress.isStudent(course, student.id))) throw new NotFoundError();
+    if (student.id === viewer.id) return student.id;
+    if (await this.ctx.authz.canCourse(course, 'view_all_grades')) return student.id;
+    const roles = await this.ctx.authz.courseRoles(course);
+    if (roles.enrollments.some((e) => e.type === 'ObserverEnrollment' && e.workflowState === 'active' && e.associatedUserId === student.id)) return student.id;
+    throw new ForbiddenError();
+  }
+
+  private async views(course: Course, modules: ContextModule[], student: number | null): Promise<ModuleView[]> {
+    const showPublished = student == null && (await this.ctx.services.moduleVisibility.canSeeUnpublished(course));
+    const progressions = student != null ? await this.ctx.services.progress.forStudent(course, student) : null;
+    return modules.map((m) => new ModuleView(m, course, student, showPublished, progressions?.get(m.id) ?? null));
+  }
+
+  private liveModules(courseId: number, em?: EntityManager): Promise<ContextModule[]> {
+    return (em ?? this.ctx.ds.manager).getRepository(ContextModule).find({ where: { courseId, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });
+  }
+
+  /** GET /courses/:id/modules: visible modules by position; search_term matches names (and items with include items). */
+  async list(
+    courseRaw: string,
+    args: { first?: number | null; after?: string | null; searchTerm?: string | null; studentId?: string | null; includeItems?: boolean | null },
+  ): Promise<ConnectionResult<ModuleView>> {
+    const course = await this.course(courseRaw);
+    const student = await this.studentFor(course, args.studentId);
+    const term = args.searchTerm?.trim().toLowerCase();
+    if (term != null && args.searchTerm != null && term.length < 2) {
+      throw new RequestError('search_term too short', 400, { errors: [{ field: 'search_term', code: 'invalid', message: '2 or more characters is required' }] });
+    }
+    let modules = await this.ctx.services.moduleVisibility.visibleModules(course, await this.liveModules(course.id), student);
+    if (term) {
+      if (args.includeItems) {
+        const views = await this.views(course, modules, student);
+        const keep = await Promise.all(
+          views.map(async (v) => v.module.name.toLowerCase().includes(term) || (await this.ctx.services.moduleItems.visibleItems(v)).some((i) => i.item.title.toLowerCase().includes(term))),
+        );
+        modules = modules.filter((_, i) => keep[i]);
+      } else modules = modules.filter((m) => m.name.toLowerCase().includes(term));
+    }
+    const w = pageWindow(args);
+    const page = modules.slice(w.offset, w.offset + w.limit);
+    const views = await this.views(course, page, student);
+    if (term && args.includeItems) for (const v of views) if (!v.module.name.toLowerCase().includes(term)) v.itemSearch = term;
+    return toConnection(views, modules.length, w);
+  }
+
+  /** Every module the caller sees in the course, as views (for sequences and mastery paths). */
+  async allVisible(course: Course): Promise<ModuleView[]> {
+    const student = await this.studentFor(course);
+    return this.views(course, await this.ctx.services.moduleVisibility.visibleModules(course, await this.liveModules(course.id), student), student);
+  }
+
+  /** A live module visible to the caller (students: published and assigned), else 404. */
+  async show(courseRaw: string, moduleRaw: string, args: { studentId?: string | null } = {}): Promise<ModuleView> {
+    const course = await this.course(courseRaw);
+    const student = await this.studentFor(course, args.studentId);
+    const module = await this.lookup(course, moduleRaw);
+    const visible = await this.ctx.services.moduleVisibility.visibleModules(course, [module], student);
+    if (!visible.length) throw new NotFoundError();
+    return (await this.views(course, [module], student))[0];
+  }
+
+  async lookup(course: Course, raw: string | number, em?: EntityManager): Promise<ContextModule> {
+    const p = parseIdParam(raw);
+    if (p.kind !== 'id') throw new NotFoundError();
+    const m = await (em ?? this.ctx.ds.manager).getRepository(ContextModule).findOneBy({ id: p.id, courseId: course.id });
+    if (!m || m.workflowState === 'deleted') throw new NotFoundError();
+    return m;
+  }
+
+  private validate(input: ModuleInput, creating: boolean): void {
+    const v = new Validator();
+    if (creating || input.name !== undefined) {
+      const name = (input.name ?? '').trim();
+      if (!name) throw new RequestError('missing module name', 400, { message: 'missing module name' });
+      v.check(name.length <= 255, 'name', 'too_long', 'is too long (maximum is 255 characters)');
+    }
+    if (input.position != null) v.check(Number.isInteger(input.position) && input.position >= 1, 'position', 'invalid', 'Invalid position');
+    if (input.requirementCount != null) v.check(input.requirementCount === 1 || input.requirementCount === 0, 'requirement_count', 'invalid', 'requirement_count must be 1 (one) or empty (all)');
+    if (input.prerequisiteModuleIds) for (const id of input.prerequisiteModuleIds) v.check(/^(module_)?\d+$/.test(String(id).trim()), 'prerequisite_module_ids', 'invalid', `Invalid module id ${id}`);
+    v.throwIfInvalid();
+  }
+
+  /** Prerequisites must be modules of the course with a lower position; others are dropped silently. */
+  private prerequisites(all: ContextModule[], module: ContextModule, raw: string[]): number[] {
+    const ids = raw.map((s) => Number(String(s).trim().replace(/^module_/, '')));
+    return [...new Set(ids)].filter((id) => {
+      const other = all.find((m) => m.id === id);
+      return other && other.id !== module.id && other.position < module.position;
+    });
+  }
+
+  async create(courseRaw: string, input: ModuleInput): Promise<{ module: ModuleView }> {
+    const course = await this.course(courseRaw);
+    await this.assertManage(course);
+    this.validate(input, true);
+    return transaction(this.ctx.ds, async (em) => {
+      const repo = em.getRepository(ContextModule);
+      const all = await this.liveModules(course.id, em);
+      const module = repo.create({
+        courseId: course.id,
+        name: input.name!.trim(),
+        position: all.length + 1,
+        unlockAt: input.unlockAt ?? null,
+        requireSequentialProgress: Boolean(input.requireSequentialProgress),
+        requirementCount: input.requirementCount === 1 ? 1 : null,
+        publishFinalGrade: Boolean(input.publishFinalGrade),
+        prerequisites: null,
+        // Canvas creates API modules unpublished; `published` may publish at once.
+        workflowState: input.published ? 'active' : 'unpublished',
+        deletedAt: null,
+      });
+      await repo.save(module);
+      const changed = placeAt([...all, module], module, input.position);
+      await repo.save(changed);
+      if (input.prerequisiteModuleIds) {
+        module.prerequisites = JSON.stringify(this.prerequisites(all, module, input.prerequisiteModuleIds));
+        await repo.save(module);
+      }
+      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      return { module: (await this.views(course, [module], null))[0] };
+    });
+  }
+
+  async update(courseRaw: string, moduleRaw: string, input: ModuleInput): Promise<{ module: ModuleView }> {
+    const course = await this.course(courseRaw);
+    await this.assertManage(course);
+    const module = await this.lookup(course, moduleRaw);
+    this.validate(input, false);
+    return transaction(this.ctx.ds, async (em) => {
+      const repo = em.getRepository(ContextModule);
+      if (input.name !== undefined) module.name = input.name!.trim();
+      if (input.unlockAt !== undefined) module.unlockAt = input.unlockAt;
+      if (input.requireSequentialProgress != null) module.requireSequentialProgress = input.requireSequentialProgress;
+      if (input.publishFinalGrade != null) module.publishFinalGrade = input.publishFinalGrade;
+      if (input.requirementCount !== undefined) module.requirementCount = input.requirementCount === 1 ? 1 : null;
+      const all = await this.liveModules(course.id, em);
+      if (input.position != null) await repo.save(placeAt(all.map((m) => (m.id === module.id ? module : m)), module, input.position));
+      if (input.prerequisiteModuleIds !== undefined) {
+        const fresh = all.map((m) => (m.id === module.id ? module : m));
+        module.prerequisites = input.prerequisiteModuleIds?.length ? JSON.stringify(this.prerequisites(fresh, module, input.prerequisiteModuleIds)) : null;
+      }
+      if (input.published != null) await this.setPublished(em, course, module, input.published);
+      await repo.save(module);
+      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      return { module: (await this.views(course, [module], null))[0] };
+    });
+  }
+
+  /** Publishing a module publishes its items and their content; unpublishing does the reverse where it can. */
+  private async setPublished(em: EntityManager, course: Course, module: ContextModule, published: boolean): Promise<void> {
+    module.workflowState = published ? 'active' : 'unpublished';
+    const items = await em.getRepository(ModuleItem).findBy({ moduleId: module.id, workflowState: In(['active', 'unpublished']) });
+    if (!items.length) return;
+    await em.getRepository(ModuleItem).update({ id: In(items.map((i) => i.id)) }, { workflowState: published ? 'active' : 'unpublished' });
+    const byKind = new Map<string, number[]>();
+    for (const it of items) if (it.contentId != null) byKind.set(it.contentType, [...(byKind.get(it.contentType) ?? []), it.contentId]);
+    for (const [kind, ids] of byKind) await contentAdapter(kind as ModuleItem['contentType'])?.setPublished?.(em, course.id, ids, published);
+  }
+
+  /** Soft-deletes the module and its items; later modules move up. */
+  async delete(courseRaw: string, moduleRaw: string): Promise<{ module: ModuleView }> {
+    const course = await this.course(courseRaw);
+    await this.assertManage(course);
+    const module = await this.lookup(course, moduleRaw);
+    return transaction(this.ctx.ds, async (em) => {
+      const view = (await this.views(course, [module], null))[0];
+      module.workflowState = 'deleted';
+      module.deletedAt = nowToSecond();
+      await em.getRepository(ContextModule).save(module);
+      await em.getRepository(ModuleItem).update({ moduleId: module.id }, { workflowState: 'deleted' });
+      await em.getRepository(ContextModule).save(renumber(await this.liveModules(course.id, em)));
+      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      return { module: view };
+    });
+  }
+
+  /** PUT …/relock: every student's progression goes back to locked and is re-evaluated. */
+  async relock(courseRaw: string, moduleRaw: string): Promise<{ module: ModuleView }> {
+    const course = await this.course(courseRaw);
+    await this.assertManage(course);
+    const module = await this.lookup(course, moduleRaw);
+    return transaction(this.ctx.ds, async (em) => {
+      await this.ctx.services.progress.relock(em, module);
+      // Modules that build on this one are re-checked too.
+      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      return { module: (await this.views(course, [module], null))[0] };
+    });
+  }
+
+  /** Students of the course (for teachers' progress views). */
+  async studentIds(course: Course): Promise<number[]> {
+    const rows = await this.ctx.ds.getRepository(Enrollment).findBy({ courseId: course.id, type: 'StudentEnrollment', workflowState: 'active' });
+    return [...new Set(rows.map((r) => r.userId))];
+  }
+}

@@ -1,0 +1,84 @@
+import { In } from 'typeorm';
+import { RequestError } from '../common/errors';
+import type { RequestContext } from '../graphql/context';
+import { CONTENTLESS, contentAdapter } from './content-registry';
+import { ModuleItem } from './module-item.entity';
+import { ModuleItemView, ModuleView } from './module-views';
+import { parseItemType } from './module-item.service';
+
+/** Canvas returns at most this many sequence nodes. */
+export const MAX_SEQUENCE_NODES = 10;
+
+const ASSET_TYPES = ['moduleitem', 'file', 'page', 'discussion', 'assignment', 'quiz', 'externaltool', 'externalurl', 'subheader', 'module'];
+
+export interface SequenceNode {
+  prev: ModuleItemView | null;
+  current: ModuleItemView;
+  next: ModuleItemView | null;
+  masteryPath: MasteryPathInfo | null;
+}
+
+export interface MasteryPathInfo {
+  locked: boolean;
+  assignmentSets: { id: number; assignmentIds: number[] }[];
+  selectedSetId: number | null;
+  awaitingChoice: boolean;
+  stillProcessing: boolean;
+  modulesUrl: string;
+  chooseUrl: string;
+  modulesTabDisabled: boolean;
+}
+
+export class SequenceService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  /**
+   * GET /courses/:id/module_item_sequence: every appearance of the asset in the course's visible
+   * items (sub-headers skipped), first ten, each with its neighbours across module boundaries.
+   */
+  async sequence(courseRaw: string, assetType: string | null | undefined, assetId: string | null | undefined): Promise<{ items: SequenceNode[]; modules: ModuleView[] }> {
+    const course = await this.ctx.services.modules.course(courseRaw);
+    const kind = assetType?.replace(/_/g, '').toLowerCase();
+    if (!kind || !ASSET_TYPES.includes(kind)) throw new RequestError('invalid asset_type', 400, { message: 'invalid asset_type' });
+    if (assetId == null || assetId === '') throw new RequestError('missing asset_id', 400, { message: 'missing asset_id' });
+
+    const views = await this.ctx.services.modules.allVisible(course);
+    const all: ModuleItemView[] = [];
+    for (const v of views) for (const i of await this.ctx.services.moduleItems.visibleItems(v)) if (i.item.contentType !== 'SubHeader') all.push(i);
+
+    let matches: number[] = [];
+    if (kind === 'moduleitem') matches = all.map((v, i) => (String(v.item.id) === String(assetId) ? i : -1));
+    else if (kind === 'page') {
+      const page = await contentAdapter('Page')?.findBySlug?.(this.ctx, course.id, String(assetId));
+      matches = all.map((v, i) => (page && v.item.contentType === 'Page' && v.item.contentId === page.id ? i : -1));
+    } else {
+      const type = parseItemType(kind === 'discussion' ? 'discussion' : kind);
+      const id = Number(assetId);
+      // Quizzes and graded discussions also match items that link their assignment.
+      const alsoAssignment = await this.assignmentOf(course.id, type, id);
+      matches = all.map((v, i) => {
+        if (v.item.contentType === type && v.item.contentId === id) return i;
+        if (alsoAssignment != null && v.item.contentType === 'Assignment' && v.item.contentId === alsoAssignment) return i;
+        return -1;
+      });
+    }
+    const hits = matches.filter((i) => i >= 0).slice(0, MAX_SEQUENCE_NODES);
+    const items: SequenceNode[] = hits.map((i) => ({ prev: all[i - 1] ?? null, current: all[i], next: all[i + 1] ?? null, masteryPath: null }));
+    if (course.masteryPathsEnabled) {
+      for (const node of items) node.masteryPath = await this.ctx.services.masteryPaths.pathInfo(course, node.current);
+    }
+    const moduleIds = new Set(items.flatMap((n) => [n.prev, n.current, n.next]).filter(Boolean).map((v) => v!.item.moduleId));
+    return { items, modules: views.filter((v) => moduleIds.has(v.module.id)) };
+  }
+
+  private async assignmentOf(courseId: number, type: ReturnType<typeof parseItemType>, id: number): Promise<number | null> {
+    if (!type || CONTENTLESS.has(type) || !Number.isFinite(id) || (type !== 'Quiz' && type !== 'Discussion')) return null;
+    const info = (await contentAdapter(type)?.load(this.ctx, courseId, [id]))?.get(id);
+    return info?.assignmentId ?? null;
+  }
+
+  /** Items of a course linking any of the given assignments (for mastery path selections). */
+  itemsForAssignments(courseId: number, assignmentIds: number[]): Promise<ModuleItem[]> {
+    return this.ctx.ds.getRepository(ModuleItem).findBy({ courseId, contentType: 'Assignment', contentId: In(assignmentIds.concat(-1)), workflowState: 'active' });
+  }
+}
