@@ -50,7 +50,7 @@ function expectSameData(rest: Record<string, unknown>, graph: Record<string, unk
 
 const COURSE_FIELDS = `_id id name courseCode workflowState accountId rootAccountId uuid startAt endAt createdAt
   sisCourseId integrationId storageQuotaMb timeZone defaultView license isPublic publicDescription
-  restrictEnrollmentsToCourseDates concluded`;
+  restrictEnrollmentsToCourseDates masteryPathsEnabled concluded`;
 const COURSE_MAP = {
   id: '_id',
   name: 'name',
