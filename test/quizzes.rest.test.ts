@@ -303,6 +303,16 @@ describe('quiz submissions: scoring, listing, showing', () => {
     expect(back.body.quiz_submissions[0]).toMatchObject({ score: 1, kept_score: 7.5 });
   });
 
+  it('scores an earlier attempt while a newer one is in progress, leaving the assignment on the turned-in attempt', async () => {
+    const multi = await quiz({ title: 'In progress', allowed_attempts: 3 });
+    const done = await startAndComplete(multi);
+    expect((await start(multi)).body.quiz_submissions[0]).toMatchObject({ attempt: 2, workflow_state: 'untaken' });
+    const res = await room.teacher.api.put(`${qsubs(multi.id)}/${done.id}`, { quiz_submissions: [{ attempt: 1, fudge_points: 4 }] }, { json: true });
+    expect(res.body.quiz_submissions[0]).toMatchObject({ attempt: 2, workflow_state: 'untaken', kept_score: 4 });
+    const sub = await room.teacher.api.get(`/api/v1/courses/${room.course.id}/assignments/${multi.assignment_id}/submissions/${room.student.id}`);
+    expect(sub.body).toMatchObject({ attempt: 1, score: 4, submitted_at: expect.stringMatching(ISO) });
+  });
+
   it('refuses bad scoring requests with Canvas’s RequestError bodies', async () => {
     expect((await update({ fudge_points: 1 })).body).toEqual({ status: 'bad_request', message: 'missing required key :quiz_submissions' });
     expect((await update({ quiz_submissions: [{ fudge_points: 1 }] })).body).toEqual({ status: 'bad_request', message: 'invalid attempt' });

@@ -189,9 +189,12 @@ export class QuizSubmissionService {
     if (!quiz.assignmentId) return;
     const assignment = await em.getRepository(Assignment).findOneBy({ id: quiz.assignmentId });
     if (!assignment || assignment.workflowState === 'deleted') return;
+    // The latest turned-in attempt, even while a newer one is in progress.
+    const latest = await em.getRepository(QuizSubmissionAttempt).findOne({ where: { quizSubmissionId: qs.id }, order: { attempt: 'DESC' } });
+    if (!latest) return;
     const s = await this.ctx.services.submissions.recordQuizResult(em, assignment, qs.userId, {
-      attempt: qs.attempt,
-      submittedAt: qs.finishedAt,
+      attempt: latest.attempt,
+      submittedAt: latest.finishedAt,
       score: qs.keptScore,
       quizSubmissionId: qs.id,
       pendingReview: qs.workflowState === 'pending_review',
