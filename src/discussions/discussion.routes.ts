@@ -111,15 +111,6 @@ function topicValidationBody(fields: FieldError[]): unknown {
   return validationBody(fields);
 }
 
-/** A parameter that was not sent must reach the GraphQL input as absent, not null (which clears a field). */
-function compact<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(compact) as T;
-  if (v && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v))) {
-    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).map(([k, x]) => [k, compact(x)])) as T;
-  }
-  return v;
-}
-
 const contextOf = (p: Json) => (p.course_id !== undefined ? { type: 'Course', id: str(p.course_id) } : { type: 'Group', id: str(p.group_id) });
 
 /** Canvas's topic params are top-level; dates arrive as strings for the DateTime scalar to judge, '' clears one. */
@@ -190,7 +181,8 @@ function streamRoutes(path: string, stream: string, summary: string, arg?: { nam
   ];
 }
 
-const routes: RestRoute[] = [
+/** The area's rows; params a client did not send stay undefined, and the router leaves them out of the variables. */
+export const discussionRoutes: RestRoute[] = [
   ...both('/discussion_topics', {
     method: 'GET',
     operation: `query($type: String!, $id: ID!, $ann: Boolean, $order: String, $term: String, $first: Int, $after: String) {
@@ -303,4 +295,3 @@ const routes: RestRoute[] = [
   ...streamRoutes('/api/v1/users/activity_stream', 'viewerActivityStream', 'viewerActivityStreamSummary'),
 ];
 
-export const discussionRoutes: RestRoute[] = routes.map((r) => (r.variables ? { ...r, variables: (input: RestInput) => compact(r.variables!(input)) } : r));
