@@ -12,6 +12,7 @@ import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionParticipant } from './discussion-participant.entity';
 import { DISCUSSION_TYPES, DiscussionTopic, DiscussionType } from './discussion-topic.entity';
 import { DiscussionLoaders } from './discussion.loaders';
+import { containsPattern } from '../common/like';
 
 /** Canvas's maximum_string_length; and the most a TEXT column holds on MySQL. */
 export const TITLE_MAX = 255;
@@ -73,7 +74,6 @@ export async function nextActivitySeq(em: EntityManager): Promise<number> {
 const toSecond = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
 
 /** A LIKE pattern with an explicit escape character: SQLite has no default one, and `!` needs no doubling in MySQL. */
-const likePattern = (s: string) => `%${s.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
 
 export class DiscussionService {
   readonly contexts: DiscussionContexts;
@@ -167,7 +167,7 @@ export class DiscussionService {
     }
     const term = args.searchTerm?.trim();
     if (term) {
-      const like = likePattern(term);
+      const like = containsPattern(term);
       qb.andWhere(new Brackets((b) => b.where("LOWER(t.title) LIKE :like ESCAPE '!'", { like }).orWhere("LOWER(t.message) LIKE :like ESCAPE '!'", { like })));
     }
     if (args.onlyAnnouncements) qb.orderBy('t.posted_at', 'DESC').addOrderBy('t.id', 'DESC');

@@ -3,6 +3,7 @@ import { Account } from '../accounts/account.entity';
 import { ForbiddenError, NotFoundError, RequestError, ValidationError, Validator } from '../common/errors';
 import { parseIdParam } from '../common/ids';
 import { sanitizeHtml } from '../common/sanitize';
+import { containsPattern } from '../common/like';
 import { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
 import { nowToSecond } from '../db/columns';
@@ -328,9 +329,9 @@ export class GroupService {
       .innerJoin(GroupMembership, 'm', 'm.user_id = u.id AND m.group_id = :gid AND m.workflow_state = :accepted', { gid: group.id, accepted: 'accepted' })
       .where('u.workflow_state != :deleted', { deleted: 'deleted' });
     if (term) {
-      const like = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const like = containsPattern(term);
       qb.andWhere(new Brackets((b) => {
-        b.where('LOWER(u.name) LIKE :like', { like }).orWhere('LOWER(u.sortable_name) LIKE :like', { like });
+        b.where("LOWER(u.name) LIKE :like ESCAPE '!'", { like }).orWhere("LOWER(u.sortable_name) LIKE :like ESCAPE '!'", { like });
         if (/^\d+$/.test(term)) b.orWhere('u.id = :tid', { tid: Number(term) });
       }));
     }

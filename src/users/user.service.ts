@@ -5,6 +5,7 @@ import { Account } from '../accounts/account.entity';
 import { NotFoundError, RequestError, ForbiddenError, Validator } from '../common/errors';
 import { parseIdParam } from '../common/ids';
 import { sortableName } from '../common/names';
+import { containsPattern } from '../common/like';
 import { Enrollment } from '../courses/enrollment.entity';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
@@ -186,9 +187,7 @@ export class UserService {
       })
       .where('u.workflow_state != :deleted', { deleted: 'deleted' });
     if (term) {
-      // An explicit escape character: SQLite has no default one and MySQL's backslash would need
-      // doubling in the SQL literal, so `!` is used on both.
-      const like = `%${term.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+      const like = containsPattern(term);
       qb.andWhere(
         new Brackets((b) =>
           b

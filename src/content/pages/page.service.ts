@@ -8,6 +8,7 @@ import { ConnectionResult, pageWindow, toConnection } from '../../graphql/relay'
 import { anyId } from '../content-access';
 import { PageState, WikiPage } from './page.entity';
 import { slugify, unique } from './slug';
+import { containsPattern } from '../../common/like';
 
 export interface PageFields {
   title?: string | null;
@@ -101,7 +102,7 @@ export class PageService {
     const term = args.searchTerm?.trim();
     if (term) {
       if (term.length < 2) throw new RequestError('search_term too short', 400, { errors: [{ field: 'search_term', code: 'invalid', message: '2 or more characters is required' }] });
-      qb.andWhere('LOWER(p.title) LIKE :like', { like: `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+      qb.andWhere("LOWER(p.title) LIKE :like ESCAPE '!'", { like: containsPattern(term) });
     }
     // Titles sort without regard to case on both engines (Canvas sorts by a collation key).
     if (sort === 'title') qb.addSelect('LOWER(p.title)', 'sort_title').orderBy('sort_title', dir);
