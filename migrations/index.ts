@@ -3,8 +3,12 @@ import { Groups1732000001000 } from './1732000001000-Groups';
 import { Discussions1732000003000 } from './1732000003000-Discussions';
 import { Files1732000002000 } from './1732000002000-Files';
 import { Modules1732000006000 } from './1732000006000-Modules';
+import { LtiSubscriptions1732000007000 } from './1732000007000-LtiSubscriptions';
+import { LtiNonces1732000007500 } from './1732000007500-LtiNonces';
+import { Outbox1732000008000 } from './1732000008000-Outbox';
+import { Planner1732000009000 } from './1732000009000-Planner';
 import { Content1732000005000 } from './1732000005000-Content';
 import { BlackoutDatesAndErrorReports1732000004000 } from './1732000004000-BlackoutDatesAndErrorReports';
 
 /** The migration set, in order. Listed explicitly so compiled and ts-jest runs load the same classes. */
-export const migrations = [Foundation1732000000000, Groups1732000001000, Files1732000002000, Discussions1732000003000, BlackoutDatesAndErrorReports1732000004000, Content1732000005000, Modules1732000006000];
+export const migrations = [Foundation1732000000000, Groups1732000001000, Files1732000002000, Discussions1732000003000, BlackoutDatesAndErrorReports1732000004000, Content1732000005000, Modules1732000006000, LtiSubscriptions1732000007000, LtiNonces1732000007500, Outbox1732000008000, Planner1732000009000];

@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { DataSource } from 'typeorm';
 import type { Config } from './config';
+import type { AppPubSub } from './graphql/pubsub';
 
 /** Process-wide state shared by every request: the database, the schema and the secrets. */
 export interface AppServices {
@@ -9,4 +10,6 @@ export interface AppServices {
   schema: GraphQLSchema;
   /** Key for the access-token HMAC (LMS_SECRET_KEY, or one generated and kept in the database). */
   tokenKey: string;
+  /** GraphQL subscription fan-out: in-process, or Redis with REDIS_URL (src/graphql/pubsub.ts). */
+  pubsub: AppPubSub;
 }

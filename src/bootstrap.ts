@@ -12,6 +12,7 @@ import { openDatabase } from './db/data-source';
 import { Setting } from './db/setting.entity';
 import { transaction } from './db/transaction';
 import { buildAppSchema } from './graphql/schema';
+import { createAppPubSub, setProcessPubSub } from './graphql/pubsub';
 import { UserService } from './users/user.service';
 
 export const ADMIN_LOGIN = 'admin';
@@ -74,5 +75,7 @@ export async function prepareApp(config: Config, onDbError?: (msg: string) => vo
   await ds.runMigrations({ transaction: 'each' });
   const tokenKey = config.LMS_SECRET_KEY ?? (await setting(ds, 'token_hmac_key', () => randomBytes(32).toString('hex')));
   const installation = await ensureInstallation(ds, tokenKey, config.LMS_ADMIN_TOKEN);
-  return { app: { config, ds, tokenKey, schema: buildAppSchema() }, installation };
+  const pubsub = createAppPubSub(config.REDIS_URL);
+  setProcessPubSub(pubsub);
+  return { app: { config, ds, tokenKey, schema: buildAppSchema(), pubsub }, installation };
 }

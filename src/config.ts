@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -23,9 +24,50 @@ const schema = z.object({
   LMS_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   FILES_DIR: z.string().min(1).default('./data/files'),
+  // ---- webhook delivery (src/webhooks/README.md) ----
+  /** Run the outbox dispatcher inside the server process (turn off when `cli dispatch` workers do it). */
+  WEBHOOK_DISPATCHER: z.enum(['on', 'off']).default('on'),
+  /** Comma-separated IPs/CIDRs that deliveries may reach although private, loopback or link-local. */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+    .string()
+    .refine((v) => v.split(',').every((e) => isNetwork(e.trim())), { message: 'must be comma-separated IP addresses or CIDR ranges, e.g. 127.0.0.0/8,::1/128' })
+    .optional(),
+  /** PEM file of extra CA certificates trusted for HTTPS deliveries (e.g. a test or internal CA). */
+  WEBHOOK_CA_FILE: z.string().min(1).optional(),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Full-jitter exponential backoff: a random delay up to min(MAX, BASE * 2^attempt). */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(10_000),
+  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(1).default(3_600_000),
+  /** How long a message is retried before it is dead-lettered (24 hours). */
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().min(0).default(86_400_000),
+  /** How long a claim lasts; a dispatcher that died is relieved of its messages after it. */
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(100).default(60_000),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+  WEBHOOK_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(25),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** A subscription is deactivated after this many failed attempts in a row … */
+  WEBHOOK_DEACTIVATE_FAILURES: z.coerce.number().int().min(1).default(50),
+  /** … once its endpoint has been failing (no success) for at least this long. */
+  WEBHOOK_DEACTIVATE_WINDOW_MS: z.coerce.number().int().min(0).default(86_400_000),
+  /** Delivered and cancelled messages are purged after this many days (dead ones are kept). */
+  WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).default(14),
+  /** SQS transport: endpoint override (a local SQS-compatible server), region and static credentials. */
+  SQS_ENDPOINT: z.string().url().optional(),
+  SQS_REGION: z.string().min(1).default('us-east-1'),
+  SQS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  SQS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof schema>;
+
+/** An IP address or a CIDR range (v4 or v6). */
+function isNetwork(entry: string): boolean {
+  const [addr, bits, extra] = entry.split('/');
+  const family = isIP(addr ?? '');
+  if (!family || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
 
 export class ConfigError extends Error {}
 
@@ -33,6 +75,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings mean "unset" so `PORT= npm start` behaves like no PORT at all.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(cleaned);
+  if (parsed.success && Boolean(parsed.data.SQS_ACCESS_KEY_ID) !== Boolean(parsed.data.SQS_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('Invalid configuration:\n  SQS_ACCESS_KEY_ID: SQS_ACCESS_KEY_ID and SQS_SECRET_ACCESS_KEY go together');
+  }
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);

@@ -2,12 +2,16 @@ import 'reflect-metadata';
 import { prepareApp } from './bootstrap';
 import { ConfigError, loadConfig } from './config';
 import { buildServer } from './server';
+import { Dispatcher } from './webhooks/dispatcher';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const { app, installation } = await prepareApp(config);
   const server = await buildServer(app);
   const log = server.fastify.log;
+  // Webhook deliveries from this process, unless dedicated `cli dispatch` workers do them.
+  const dispatcher =
+    config.WEBHOOK_DISPATCHER === 'on' ? new Dispatcher({ ds: app.ds, config, tokenKey: app.tokenKey, log: log.child({ component: 'webhooks' }) }) : null;
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -16,6 +20,9 @@ async function main(): Promise<void> {
     log.info({ signal }, 'draining in-flight requests and closing websocket connections');
     try {
       await server.close();
+      // In-flight deliveries finish (bounded by their timeout) and are recorded before the database closes.
+      await dispatcher?.stop();
+      await app.pubsub.close();
       await app.ds.destroy();
       log.info('stopped');
       process.exit(0);
@@ -28,6 +35,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   const address = await server.fastify.listen({ port: config.PORT, host: config.HOST });
+  dispatcher?.start();
   log.info({ address, database: config.DATABASE_URL.startsWith('mysql') ? 'mysql' : 'sqlite' }, 'listening');
   if (installation.generatedAdminToken) {
     // Shown once, on the console rather than in the structured log, and never stored in plaintext.

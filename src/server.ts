@@ -124,6 +124,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
         requireUser: false,
         baseUrl: baseUrl(req),
         log: req.log,
+        allowTool: true,
       });
       if (isRestError(ctx)) {
         throw new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });

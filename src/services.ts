@@ -16,6 +16,7 @@ import { DiscussionEntryService } from './discussions/discussion-entry.service';
 import { DiscussionService } from './discussions/discussion.service';
 import { BlackoutDateService } from './blackout-dates/blackout-date.service';
 import { ErrorReportService } from './error-reports/error-report.service';
+import { QuizExtensionService } from './quiz-extensions/quiz-extension.service';
 import { AssignmentService } from './content/assignments/assignment.service';
 import { ContentAccess } from './content/content-access';
 import { ExternalToolService } from './content/external-tools/external-tool.service';
@@ -24,12 +25,21 @@ import { QuizSubmissionService } from './content/quizzes/quiz-submission.service
 import { QuizService } from './content/quizzes/quiz.service';
 import { SubmissionService } from './content/submissions/submission.service';
 import { ModuleItemService } from './modules/module-item.service';
+import { WebhookDeliveryService } from './webhooks/webhook-delivery.service';
+import { PlagiarismResubmitService } from './webhooks/plagiarism-resubmit.service';
 import { ModuleService } from './modules/module.service';
 import { ModuleVisibility } from './modules/module-visibility';
 import { ProgressService } from './modules/progress.service';
 import { SequenceService } from './modules/sequence.service';
 import { ModuleOverrideService } from './modules/module-override.service';
 import { MasteryPathService } from './modules/mastery-path.service';
+import { ToolProxyService } from './lti/tool-proxy.service';
+import { LtiAuthorizeService } from './lti/lti-authorize.service';
+import { WebhookSubscriptionService } from './webhooks/subscriptions.service';
+
+import { PlannerItemsService } from './planner/planner-items.service';
+import { PlannerNoteService } from './planner/planner-note.service';
+import { PlannerOverrideService } from './planner/planner-override.service';
 
 /** Per-request service registry; each service is created on first use with the request's context. */
 export class Services {
@@ -76,6 +86,9 @@ export class Services {
   }
   get errorReports() {
     return this.lazy('errorReports', (c) => new ErrorReportService(c));
+  }
+  get quizExtensions() {
+    return this.lazy('quizExtensions', (c) => new QuizExtensionService(c));
   }
   get modules() {
     return this.lazy('modules', (c) => new ModuleService(c));
@@ -133,5 +146,29 @@ export class Services {
   }
   get externalTools() {
     return this.lazy('externalTools', (c) => new ExternalToolService(c));
+  }
+  get toolProxies() {
+    return this.lazy('toolProxies', (c) => new ToolProxyService(c));
+  }
+  get ltiAuthorize() {
+    return this.lazy('ltiAuthorize', (c) => new LtiAuthorizeService(c));
+  }
+  get webhookSubscriptions() {
+    return this.lazy('webhookSubscriptions', (c) => new WebhookSubscriptionService(c));
+  }
+  get webhookDeliveries() {
+    return this.lazy('webhookDeliveries', (c) => new WebhookDeliveryService(c));
+  }
+  get plagiarismResubmit() {
+    return this.lazy('plagiarismResubmit', (c) => new PlagiarismResubmitService(c));
+  }
+  get plannerItems() {
+    return this.lazy('plannerItems', (c) => new PlannerItemsService(c));
+  }
+  get plannerNotes() {
+    return this.lazy('plannerNotes', (c) => new PlannerNoteService(c));
+  }
+  get plannerOverrides() {
+    return this.lazy('plannerOverrides', (c) => new PlannerOverrideService(c));
   }
 }

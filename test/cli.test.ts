@@ -18,6 +18,7 @@ import { Pseudonym } from '../src/users/pseudonym.entity';
 import { GroupCategory } from '../src/groups/group-category.entity';
 import { GroupMembership } from '../src/groups/group-membership.entity';
 import { Group } from '../src/groups/group.entity';
+import { Attachment } from '../src/files/attachment.entity';
 import { Api } from './support/api';
 import { testDatabase, TestDatabase } from './support/db';
 
@@ -60,10 +61,12 @@ describe('CLI commands in-process', () => {
   let config: Config;
   let session: CliSession;
   let firstRun: Sink;
+  let filesDir: string;
 
   beforeAll(async () => {
     db = testDatabase();
-    config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
+    filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-demo-files-'));
+    config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', FILES_DIR: filesDir });
     session = await openSession(config);
     firstRun = new Sink();
     await demo(session, firstRun);
@@ -71,6 +74,7 @@ describe('CLI commands in-process', () => {
   afterAll(async () => {
     await closeSession(session);
     await db.drop();
+    fs.rmSync(filesDir, { recursive: true, force: true });
   });
 
   const userIdOf = async (login: string) => (await session.app.ds.getRepository(Pseudonym).findOneByOrFail({ uniqueIdNormalized: login })).userId;
@@ -179,6 +183,72 @@ describe('CLI commands in-process', () => {
         const student = new Api(url, printedTokens(firstRun.text).get('demo.student1@example.com')!);
         const mine = await student.get('/api/v1/users/self/groups');
         expect(mine.body.map((g: { name: string }) => g.name)).toEqual(['Biology Study Circle', 'Lab Team 1']);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('seeds modules with items of every type, requirements, a prerequisite and the first student’s progress', async () => {
+      const server = await buildServer(session.app);
+      try {
+        await server.fastify.listen({ port: 0, host: '127.0.0.1' });
+        const url = `http://127.0.0.1:${(server.fastify.server.address() as AddressInfo).port}`;
+        const tokens = printedTokens(firstRun.text);
+        const teacher = new Api(url, tokens.get('demo.teacher@example.com')!);
+        const student = new Api(url, tokens.get('demo.student1@example.com')!);
+        const course = await session.app.ds.getRepository(Course).findOneByOrFail({ courseCode: 'BIO101' });
+        const all = (await teacher.get(`/api/v1/courses/${course.id}/modules?include[]=items`)).body as any[];
+        expect(all.map((m) => [m.name, m.published])).toEqual([
+          ['Week 1: Getting Started', true],
+          ['Week 2: Cells', true],
+          ['Week 3: Genetics', false],
+        ]);
+        expect(all[1].prerequisite_module_ids).toEqual([all[0].id]);
+        const types = new Set(all.flatMap((m) => m.items.map((i: { type: string }) => i.type)));
+        expect([...types].sort()).toEqual(['Assignment', 'Discussion', 'ExternalTool', 'ExternalUrl', 'File', 'Page', 'Quiz', 'SubHeader']);
+        expect(all[1].items.find((i: any) => i.type === 'Quiz').completion_requirement).toEqual({ type: 'min_score', min_score: 3 });
+        // The first student viewed the welcome page and submitted the worksheet: Week 1 is started, Week 2 locked.
+        const mine = (await student.get(`/api/v1/courses/${course.id}/modules?include[]=items`)).body as any[];
+        expect(mine.map((m) => [m.name, m.state])).toEqual([
+          ['Week 1: Getting Started', 'started'],
+          ['Week 2: Cells', 'locked'],
+        ]);
+        const done = mine[0].items.filter((i: any) => i.completion_requirement?.completed).map((i: any) => i.type);
+        expect(done).toEqual(['Page', 'Assignment']);
+        const other = (await new Api(url, tokens.get('demo.student2@example.com')!).get(`/api/v1/courses/${course.id}/modules`)).body as any[];
+        expect(other.map((m) => m.state)).toEqual(['unlocked', 'locked']);
+        // The seeded file is available, its bytes under FILES_DIR.
+        const file = all[0].items.find((i: any) => i.type === 'File');
+        expect((await student.get(`/api/v1/files/${file.content_id}`)).body).toMatchObject({ display_name: 'lab-safety.txt', upload_status: 'success' });
+        const stored = await session.app.ds.getRepository(Attachment).findOneByOrFail({ id: file.content_id });
+        expect(fs.readFileSync(path.join(filesDir, stored.storageKey!), 'utf8')).toContain('Lab safety');
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('seeds dated content, notes and an override the first student sees on the planner', async () => {
+      const server = await buildServer(session.app);
+      try {
+        await server.fastify.listen({ port: 0, host: '127.0.0.1' });
+        const url = `http://127.0.0.1:${(server.fastify.server.address() as AddressInfo).port}`;
+        const student = new Api(url, printedTokens(firstRun.text).get('demo.student1@example.com')!);
+        const items = (await student.get('/api/v1/planner/items')).body as { plannable_type: string; plannable: { title: string }; planner_override: { marked_complete: boolean } | null }[];
+        const titles = items.map((i) => `${i.plannable_type}:${i.plannable.title}`);
+        expect(titles).toEqual(
+          expect.arrayContaining([
+            'assignment:Lab report: enzymes',
+            'quiz:Practice quiz: cell parts',
+            'wiki_page:Reading: membranes',
+            'discussion_topic:Lab safety questions',
+            'planner_note:Buy lab goggles',
+            'planner_note:Draft the lab report intro',
+          ]),
+        );
+        expect(items.find((i) => i.plannable_type === 'wiki_page')?.planner_override).toMatchObject({ marked_complete: true });
+        const notes = (await student.get('/api/v1/planner_notes')).body as { title: string; linked_object_type?: string }[];
+        expect(notes.map((n) => n.title)).toContain('Buy lab goggles');
+        expect(notes.some((n) => n.linked_object_type === 'assignment')).toBe(true);
       } finally {
         await server.close();
       }

@@ -6,6 +6,7 @@ import type { RestError } from '../rest/errors';
 import { WWW_AUTHENTICATE, UNAUTHENTICATED_BODY } from '../rest/errors';
 import { authenticate } from './authenticate';
 import { formatDateTime } from '../common/dates';
+import { looksLikeJwt, verifyToolAccessToken } from '../lti/lti-tokens';
 
 const INVALID_AS_USER = { status: 401, body: { errors: 'Invalid as_user_id' } };
 
@@ -15,8 +16,20 @@ const INVALID_AS_USER = { status: 401, body: { errors: 'Invalid as_user_id' } };
  */
 export async function requestContext(
   app: AppServices,
-  opts: { token: string | null; asUserId?: string | null; requireUser: boolean; baseUrl: string; log: FastifyBaseLogger },
+  opts: {
+    token: string | null;
+    asUserId?: string | null;
+    requireUser: boolean;
+    baseUrl: string;
+    log: FastifyBaseLogger;
+    /** Also accept an LTI tool's JWT access token (HTTP GraphQL serves users and tools alike). */
+    allowTool?: boolean;
+  },
 ): Promise<RequestContext | RestError> {
+  if (opts.allowTool && opts.token && looksLikeJwt(opts.token)) {
+    const tool = await verifyToolAccessToken(app.ds, app.tokenKey, opts.token, new URL(opts.baseUrl).host);
+    if (tool) return createContext({ app, viewer: null, tool, baseUrl: opts.baseUrl, log: opts.log });
+  }
   const auth = await authenticate(app.ds, app.tokenKey, opts.token);
   if (auth.kind === 'invalid') {
     return { status: 401, body: { ...UNAUTHENTICATED_BODY, errors: [{ message: 'Invalid access token.' }] }, headers: WWW_AUTHENTICATE };
@@ -43,6 +56,19 @@ export async function requestContext(
     if (e instanceof DomainError) return INVALID_AS_USER;
     throw e;
   }
+}
+
+/**
+ * The context of a request that authenticates as an LTI tool: only the JWT access tokens issued by
+ * /api/lti/…/authorize are accepted (a user's token is refused); failures are Canvas's 401.
+ */
+export async function toolRequestContext(
+  app: AppServices,
+  opts: { token: string | null; baseUrl: string; log: FastifyBaseLogger },
+): Promise<RequestContext | RestError> {
+  const tool = await verifyToolAccessToken(app.ds, app.tokenKey, opts.token, new URL(opts.baseUrl).host);
+  if (!tool) return { status: 401, body: UNAUTHENTICATED_BODY, headers: WWW_AUTHENTICATE };
+  return createContext({ app, viewer: null, tool, baseUrl: opts.baseUrl, log: opts.log });
 }
 
 export function isRestError(v: RequestContext | RestError): v is RestError {

@@ -35,6 +35,7 @@ export async function openSession(config: Config): Promise<CliSession> {
 }
 
 export async function closeSession(session: CliSession): Promise<void> {
+  await session.app.pubsub.close();
   if (session.app.ds.isInitialized) await session.app.ds.destroy();
 }
 

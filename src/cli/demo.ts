@@ -13,6 +13,8 @@ import { findLogin } from './users';
 import { blackoutDatesDemo } from '../blackout-dates/blackout-date.demo';
 import { errorReportsDemo } from '../error-reports/error-report.demo';
 import { groupsDemo } from '../groups/group.demo';
+import { plannerDemo } from '../planner/planner.demo';
+import { modulesDemo } from '../modules/module.demo';
 
 /**
  * The demo world: what `npm run demo` seeds so a newcomer can try the API at once. It is data, so a
@@ -77,10 +79,11 @@ export interface SeededDemoWorld {
 /** A later feature area (assignments, discussions…) seeds its demo rows here, inside the same transaction. */
 export interface DemoExtension {
   name: string;
-  seed(em: EntityManager, world: SeededDemoWorld, ctx: { rootAccountId: number }): Promise<void>;
+  /** `filesDir` is FILES_DIR, for extensions that seed files with their bytes. */
+  seed(em: EntityManager, world: SeededDemoWorld, ctx: { rootAccountId: number; filesDir?: string }): Promise<void>;
 }
 
-export const DEMO_EXTENSIONS: DemoExtension[] = [blackoutDatesDemo, errorReportsDemo, groupsDemo];
+export const DEMO_EXTENSIONS: DemoExtension[] = [blackoutDatesDemo, errorReportsDemo, groupsDemo, plannerDemo, modulesDemo];
 
 export interface DemoRow {
   role: string;
@@ -218,7 +221,7 @@ export async function demo(session: CliSession, out: CliOutput, def: DemoWorldDe
       for (const p of def.people) users.set(p.key, await findDemoUser(em, rootAccountId, p.login));
     } else {
       const world = await seedDemoWorld(em, rootAccountId, def);
-      for (const ext of extensions) await ext.seed(em, world, { rootAccountId });
+      for (const ext of extensions) await ext.seed(em, world, { rootAccountId, filesDir: session.config.FILES_DIR });
       course = world.course;
       for (const [key, user] of world.users) users.set(key, user);
     }

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { Config, ConfigError, loadConfig } from '../config';
 import { CliError, CliOutput, CliSession, println, showGeneratedAdminToken, withSession } from './common';
 import { demo } from './demo';
+import { dispatch, rotateWebhookKey } from './dispatch';
 import { migrate } from './migrate';
 import { createUser, issueToken } from './users';
 
@@ -27,6 +28,12 @@ Commands:
   demo                          Seed a demo course with a teacher, students and an
                                 observer, and print their logins with fresh tokens.
                                 Same as \`npm run demo\`; safe to run again.
+  dispatch [--once]             Deliver webhook messages from the outbox until SIGTERM
+                                (--once: deliver what is due now, print a summary, exit).
+                                Run several for scale-out, the server with
+                                WEBHOOK_DISPATCHER=off.
+  rotate-webhook-key            Sign webhook deliveries with a new key from now on (the
+                                JWKS keeps publishing the previous ones). Prints {"kid":…}.
   help                          Show this text.
 
 Environment: DATABASE_URL (default sqlite:./data/lms.sqlite), LMS_ADMIN_TOKEN, LMS_SECRET_KEY.
@@ -89,6 +96,15 @@ function parseCommand(argv: string[]): Command | null {
       return inSession((s, io) =>
         issueToken(s, { user: v.user as string, purpose: v.purpose as string | undefined, expiresAt: v['expires-at'] as string | undefined }, io.out),
       );
+    }
+    case 'dispatch': {
+      const v = options(name, rest, { once: { type: 'boolean' } });
+      if (v.help) return null;
+      return inSession((s, io) => dispatch(s, { once: Boolean(v.once) }, io.out));
+    }
+    case 'rotate-webhook-key': {
+      if (options(name, rest, {}).help) return null;
+      return inSession((s, io) => rotateWebhookKey(s, io.out));
     }
     case 'demo': {
       if (options(name, rest, {}).help) return null;

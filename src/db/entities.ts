@@ -7,6 +7,10 @@ import { Enrollment } from '../courses/enrollment.entity';
 import { Pseudonym } from '../users/pseudonym.entity';
 import { User } from '../users/user.entity';
 import { Setting } from './setting.entity';
+import { ToolProxy } from '../lti/tool-proxy.entity';
+import { LtiNonce } from '../lti/lti-nonce.entity';
+import { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
+import { OutboxMessage } from '../events/outbox.entity';
 import { DiscussionEntry } from '../discussions/discussion-entry.entity';
 import { DiscussionParticipant } from '../discussions/discussion-participant.entity';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
@@ -24,6 +28,8 @@ import { Attachment } from '../files/attachment.entity';
 import { BlackoutDate } from '../blackout-dates/blackout-date.entity';
 import { ErrorReport } from '../error-reports/error-report.entity';
 import { contentEntities } from '../content/content.entities';
+import { PlannerNote } from '../planner/planner-note.entity';
+import { PlannerOverride } from '../planner/planner-override.entity';
 
 /** Every entity of the domain; feature areas add theirs here. */
 export const entities = [
@@ -54,4 +60,10 @@ export const entities = [
   BlackoutDate,
   ErrorReport,
   ...contentEntities,
+  PlannerNote,
+  PlannerOverride,
+  ToolProxy,
+  LtiNonce,
+  WebhookSubscription,
+  OutboxMessage,
 ];

@@ -19,6 +19,8 @@ export type TopicState = 'active' | 'unpublished' | 'deleted';
 @Index(['activitySeq'])
 @Index(['assignmentId'])
 @Index(['userId'])
+// Planner date windows (migrations/1732000009000-Planner.ts).
+@Index(['contextType', 'contextId', 'todoDate'])
 export class DiscussionTopic extends Timestamped {
   @StringColumn(16)
   contextType: DiscussionContextType;

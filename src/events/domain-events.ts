@@ -10,6 +10,8 @@ import type { RequestContext } from '../graphql/context';
 export type DomainEvent =
   | { type: 'submission.submitted'; courseId: number; assignmentId: number; userId: number; submissionId: number; attempt: number }
   | { type: 'submission.updated'; courseId: number; assignmentId: number; userId: number; submissionId: number }
+  /** A grader asked for the submission to be sent to the plagiarism tool again. */
+  | { type: 'submission.plagiarism_resubmit'; courseId: number; assignmentId: number; userId: number; submissionId: number }
   | {
       type: 'submission.graded';
       courseId: number;

@@ -5,6 +5,7 @@ import { ForbiddenError, NotFoundError, RequestError, Validator } from '../commo
 import { numericId } from '../common/ids';
 import { nowToSecond } from '../db/columns';
 import { transaction } from '../db/transaction';
+import { raise } from '../events/domain-events';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionResult, pageWindow, parseAnyId, toConnection } from '../graphql/relay';
 import { Attachment, OnDuplicate } from './attachment.entity';
@@ -146,7 +147,7 @@ export class FileService {
     fields: { folderId: number; userId: number; displayName: string; contentType: string; size: number | null; onDuplicate: OnDuplicate },
   ): Promise<Attachment> {
     const repo = em.getRepository(Attachment);
-    return repo.save(
+    const saved = await repo.save(
       repo.create({
         contextType: fc.type,
         contextId: fc.id,
@@ -165,6 +166,8 @@ export class FileService {
         deletedAt: null,
       }),
     );
+    await raise(em, this.ctx, { type: 'attachment.created', contextType: fc.type, contextId: fc.id, attachmentId: saved.id, userId: fields.userId });
+    return saved;
   }
 
   /** Bytes stored in the context (uploaded and available files), optionally leaving one file out. */

@@ -4,6 +4,7 @@ import { Authz } from '../auth/authz';
 import type { AccessToken } from '../auth/access-token.entity';
 import type { User } from '../users/user.entity';
 import type { AppServices } from '../app-services';
+import type { ToolProxy } from '../lti/tool-proxy.entity';
 import { Loaders } from './loaders';
 import { Services } from '../services';
 
@@ -16,6 +17,8 @@ export interface RequestContext {
   /** The user who authenticated; differs from viewer while masquerading. */
   realUser: User | null;
   token: AccessToken | null;
+  /** The LTI tool proxy a tool's JWT access token authenticated (viewer is then null). */
+  tool: ToolProxy | null;
   loaders: Loaders;
   authz: Authz;
   services: Services;
@@ -46,6 +49,7 @@ export function createContext(args: {
   viewer: User | null;
   realUser?: User | null;
   token?: AccessToken | null;
+  tool?: ToolProxy | null;
   baseUrl: string;
   log: FastifyBaseLogger;
 }): RequestContext {
@@ -57,6 +61,7 @@ export function createContext(args: {
     viewer: args.viewer,
     realUser: args.realUser ?? args.viewer,
     token: args.token ?? null,
+    tool: args.tool ?? null,
     loaders,
     authz: new Authz(app.ds, args.viewer, loaders),
     baseUrl: args.baseUrl,

@@ -26,6 +26,9 @@ export enum NodeType {
   QuizSubmission = 'QuizSubmission',
   Page = 'Page',
   ExternalTool = 'ExternalTool',
+  PlannerNote = 'PlannerNote',
+  PlannerOverride = 'PlannerOverride',
+  ToolProxy = 'ToolProxy',
 }
 registerEnumType(NodeType, { name: 'NodeType' });
 

@@ -13,11 +13,17 @@ import { GroupResolver } from '../groups/group.resolver';
 import { FileResolver, GroupFilesResolver } from '../files/file.resolver';
 import { BlackoutDateResolver, CoursePacingResolver } from '../blackout-dates/blackout-date.resolver';
 import { ErrorReportResolver } from '../error-reports/error-report.resolver';
+import { QuizExtensionResolver, QuizExtensionsFieldResolver } from '../quiz-extensions/quiz-extension.resolver';
 import { ModuleItemResolver } from '../modules/module-item.resolver';
-import { ModuleResolver } from '../modules/module.resolver';
+import { ModuleProgressionResolver, ModuleResolver } from '../modules/module.resolver';
 import { MasteryPathRuleResolver, ModuleOverrideResolver, SequenceResolver } from '../modules/module-extras.resolver';
 import { discussionResolvers } from '../discussions/discussion.resolver';
 import { contentResolvers } from '../content/content.resolvers';
+import { ToolProxyResolver } from '../lti/tool-proxy.resolver';
+import { WebhookSubscriptionResolver } from '../webhooks/subscriptions.resolver';
+import { WebhookDeliveryResolver } from '../webhooks/webhook-delivery.resolver';
+import { schemaPubSub } from './pubsub';
+import { plannerResolvers } from '../planner/planner.resolver';
 import { NodeResolverRoot } from './node.resolver';
 import { DateTimeScalar } from './scalars';
 
@@ -40,11 +46,18 @@ export const resolvers: NonEmptyArray<Function> = [
   BlackoutDateResolver,
   CoursePacingResolver,
   ErrorReportResolver,
+  QuizExtensionResolver,
+  QuizExtensionsFieldResolver,
   ModuleResolver,
+  ModuleProgressionResolver,
   ModuleItemResolver,
   SequenceResolver,
   MasteryPathRuleResolver,
   ModuleOverrideResolver,
+  ...plannerResolvers,
+  WebhookDeliveryResolver,
+  ToolProxyResolver,
+  WebhookSubscriptionResolver,
 ];
 
 let cached: GraphQLSchema | undefined;
@@ -55,6 +68,7 @@ export function buildAppSchema(): GraphQLSchema {
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     validate: { forbidUnknownValues: false },
     emitSchemaFile: false,
+    pubSub: schemaPubSub,
   });
   return cached;
 }

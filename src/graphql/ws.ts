@@ -6,17 +6,22 @@ import type { AppServices } from '../app-services';
 import { authenticate, bearerToken } from '../auth/authenticate';
 import { User } from '../users/user.entity';
 import { AccessToken } from '../auth/access-token.entity';
+import type { ToolProxy } from '../lti/tool-proxy.entity';
+import { looksLikeJwt, verifyToolAccessToken } from '../lti/lti-tokens';
 import { createContext } from './context';
 
 interface ConnectionExtra {
   request: IncomingMessage;
   viewer?: User;
   token?: AccessToken;
+  /** A tool that connected with its LTI JWT access token (instead of a user's token). */
+  tool?: ToolProxy;
 }
 
 /**
  * graphql-ws on the same port and path as HTTP GraphQL. The token comes in connection_init
- * (`{"Authorization": "Bearer …"}`); a missing or bad one closes the socket with 4403.
+ * (`{"Authorization": "Bearer …"}`): a user's access token, or an LTI tool's JWT access token (from
+ * /api/lti/…/authorize, for `webhookMessages`); a missing or bad one closes the socket with 4403.
  */
 export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBaseLogger) {
   const wss = new WebSocketServer({ server, path: '/graphql' });
@@ -26,7 +31,14 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
         const header = (params.Authorization ?? params.authorization) as string | undefined;
-        const auth = await authenticate(app.ds, app.tokenKey, bearerToken(header));
+        const bearer = bearerToken(header);
+        if (bearer && looksLikeJwt(bearer)) {
+          const tool = await verifyToolAccessToken(app.ds, app.tokenKey, bearer, String(ctx.extra.request.headers.host ?? ''));
+          if (!tool) return false;
+          Object.assign(ctx.extra as object, { tool });
+          return true;
+        }
+        const auth = await authenticate(app.ds, app.tokenKey, bearer);
         if (auth.kind !== 'ok') return false;
         Object.assign(ctx.extra as object, { viewer: auth.user, token: auth.token });
         return true;
@@ -35,7 +47,14 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
       context: (ctx) => {
         const extra = ctx.extra as ConnectionExtra;
         const proto = (extra.request.headers['x-forwarded-proto'] as string | undefined) ?? 'http';
-        return createContext({ app, viewer: extra.viewer ?? null, token: extra.token ?? null, baseUrl: `${proto}://${extra.request.headers.host}`, log });
+        return createContext({
+          app,
+          viewer: extra.viewer ?? null,
+          token: extra.token ?? null,
+          tool: extra.tool ?? null,
+          baseUrl: `${proto}://${extra.request.headers.host}`,
+          log,
+        });
       },
     },
     wss,

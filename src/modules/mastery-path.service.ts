@@ -1,3 +1,4 @@
+import { In } from 'typeorm';
 import type { Course } from '../courses/course.entity';
 import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
 import { transaction } from '../db/transaction';
@@ -5,6 +6,7 @@ import type { RequestContext } from '../graphql/context';
 import { contentAdapter, loadStudentFacts } from './content-registry';
 import { MasteryPathRule, MasteryPathSelection, ScoreRange } from './mastery-path.entity';
 import type { ModuleItemView } from './module-views';
+import { contentObjects } from './module-item-content';
 import type { MasteryPathInfo } from './sequence.service';
 
 export interface ScoreRangeInput {
@@ -19,6 +21,45 @@ export interface ScoreRangeInput {
  */
 export class MasteryPathService {
   constructor(private readonly ctx: RequestContext) {}
+
+  /** Per request: assignments withheld from each student (cleared when a selection changes them). */
+  private readonly withheld = new Map<string, Promise<Set<number>>>();
+
+  /**
+   * Assignments Mastery Paths holds back from a student, as Canvas's conditional release does: every
+   * assignment of some rule's sets, except those released to the student (the set they chose, or the
+   * only set of the range their trigger score falls in). Without a student (an observer's view) all
+   * of them are withheld. Nothing when the course feature is off (no statements either).
+   */
+  withheldFor(course: Course, userId: number | null): Promise<Set<number>> {
+    if (!course.masteryPathsEnabled) return Promise.resolve(new Set());
+    const key = `${course.id}:${userId}`;
+    let found = this.withheld.get(key);
+    if (!found) {
+      found = this.computeWithheld(course, userId);
+      this.withheld.set(key, found);
+    }
+    return found;
+  }
+
+  private async computeWithheld(course: Course, userId: number | null): Promise<Set<number>> {
+    const rules = await this.ctx.ds.getRepository(MasteryPathRule).findBy({ courseId: course.id });
+    const conditional = new Set(rules.flatMap((r) => r.scoreRanges.flatMap((range) => range.assignmentSets.flatMap((set) => set.assignmentIds))));
+    if (!conditional.size || userId == null) return conditional;
+    const [selections, facts] = await Promise.all([
+      this.ctx.ds.getRepository(MasteryPathSelection).findBy({ ruleId: In(rules.map((r) => r.id)), userId }),
+      loadStudentFacts(this.ctx, course.id, [userId]),
+    ]);
+    const mine = facts.get(userId);
+    for (const rule of rules) {
+      const range = rangeOf(rule, mine?.byAssignment.get(rule.triggerAssignmentId));
+      if (!range) continue;
+      const chosen = selections.find((s) => s.ruleId === rule.id)?.assignmentSetId;
+      const set = range.assignmentSets.find((x) => x.id === chosen) ?? (range.assignmentSets.length === 1 ? range.assignmentSets[0] : undefined);
+      for (const id of set?.assignmentIds ?? []) conditional.delete(id);
+    }
+    return conditional;
+  }
 
   private async managedCourse(courseRaw: string): Promise<Course> {
     const course = await this.ctx.services.courses.find(courseRaw, 'read');
@@ -73,15 +114,12 @@ export class MasteryPathService {
     return { rule };
   }
 
-  /** The range a student's trigger score falls in (null until graded). */
+  /** The range a student's trigger score falls in ('pending' until graded, null when in no range). */
   private async rangeFor(course: Course, rule: MasteryPathRule, userId: number): Promise<ScoreRange | null | 'pending'> {
     const facts = (await loadStudentFacts(this.ctx, course.id, [userId])).get(userId);
     const f = facts?.byAssignment.get(rule.triggerAssignmentId);
     if (!f || f.score == null) return 'pending';
-    const info = (await contentAdapter('Assignment')?.load(this.ctx, course.id, [rule.triggerAssignmentId]))?.get(rule.triggerAssignmentId);
-    const points = f.pointsPossible ?? info?.pointsPossible ?? 0;
-    const pct = points > 0 ? (f.score / points) * 100 : 0;
-    return rule.scoreRanges.find((r) => pct >= r.lowerBound && (pct < r.upperBound || (r.upperBound >= 100 && pct >= 100))) ?? null;
+    return rangeOf(rule, f);
   }
 
   /** The mastery_path object of a sequence node whose current item is a trigger assignment. */
@@ -132,8 +170,20 @@ export class MasteryPathService {
       await repo.save(row);
       await this.ctx.services.progress.markStale(em, { courseId: course.id, userId: studentId });
     });
-    const linked = new Set((await this.ctx.services.sequences.itemsForAssignments(course.id, set.assignmentIds)).map((i) => i.id));
+    this.withheld.clear();
+    // The chosen assignments in the set's order (published ones only), and this module's items linking them.
+    const published = (await contentAdapter('Assignment')?.load(this.ctx, course.id, set.assignmentIds)) ?? new Map();
+    const assignmentIds = set.assignmentIds.filter((id) => published.get(id)?.published);
+    const linked = new Set((await this.ctx.services.sequences.itemsForAssignments(course.id, assignmentIds)).map((i) => i.id));
     const moduleItems = (await this.ctx.services.moduleItems.visibleItems(view.module)).filter((v) => linked.has(v.item.id));
-    return { assignmentIds: set.assignmentIds, moduleItems };
+    return { assignmentIds, assignments: await contentObjects(this.ctx, 'Assignment', assignmentIds), moduleItems };
   }
+}
+
+/** The scoring range a trigger score falls in: percent of points possible, the top range including 100. */
+function rangeOf(rule: MasteryPathRule, f: { score?: number | null; pointsPossible?: number | null } | undefined): ScoreRange | null {
+  if (!f || f.score == null) return null;
+  const points = f.pointsPossible ?? 0;
+  const pct = points > 0 ? (f.score / points) * 100 : 0;
+  return rule.scoreRanges.find((r) => pct >= r.lowerBound && (pct < r.upperBound || (r.upperBound >= 100 && pct >= 100))) ?? null;
 }

@@ -1,5 +1,8 @@
-import { Field, Float, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { AssignmentType } from '../content/assignments/assignment.types';
 import { Node } from '../graphql/node';
+import { DateTimeScalar } from '../graphql/scalars';
+import { UserType } from '../users/user.types';
 import { ValidationErrorType } from '../graphql/payload';
 import { Connection } from '../graphql/relay';
 import { ModuleItemType, ModuleType } from './module.types';
@@ -156,8 +159,38 @@ export class MasteryPathRulePayload {
 export class SelectMasteryPathPayload {
   @Field(() => [ID], { nullable: true })
   assignmentIds?: number[];
+  @Field(() => [AssignmentType], { nullable: true, description: 'The chosen assignments (published ones), in the set’s order.' })
+  assignments?: unknown[];
   @Field(() => [ModuleItemType], { nullable: true, description: 'Items of this module linking the chosen assignments.' })
   moduleItems?: unknown[];
   @Field(() => [ValidationErrorType], { nullable: true })
   errors: ValidationErrorType[] | null;
 }
+
+@ObjectType('MetRequirement', { description: 'A requirement (or recorded action) met on a module item.' })
+export class MetRequirementType {
+  @Field(() => ID)
+  moduleItemId: number;
+  @Field()
+  type: string;
+}
+
+@ObjectType('ModuleProgression', { description: 'A student’s standing in a module (Canvas’s context module progression).' })
+export class ModuleProgressionType {
+  @Field(() => ID)
+  moduleId: number;
+  @Field(() => ID)
+  userId: number;
+  @Field(() => UserType, { nullable: true })
+  student: unknown;
+  @Field({ description: 'locked, unlocked, started or completed' })
+  state: string;
+  @Field(() => DateTimeScalar, { nullable: true })
+  completedAt: Date | null;
+  @Field(() => Int, { nullable: true, description: 'Sequential modules: position of the first item still to do.' })
+  currentPosition: number | null;
+  @Field(() => [MetRequirementType])
+  requirementsMet: MetRequirementType[];
+}
+
+export const ModuleProgressionConnection = Connection('ModuleProgression', ModuleProgressionType);

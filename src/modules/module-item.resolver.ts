@@ -6,6 +6,7 @@ import { parseAnyId } from '../graphql/relay';
 import { courseIdArg } from '../courses/course.resolver';
 import { contentAdapter } from './content-registry';
 import { ModuleItem } from './module-item.entity';
+import { itemContent, ModuleItemContent } from './module-item-content';
 import { moduleIdArg } from './module.resolver';
 import { ModuleItemView } from './module-views';
 import {
@@ -150,6 +151,11 @@ export class ModuleItemResolver extends NodeResolver(NodeType.ModuleItem, Module
   @FieldResolver(() => ContentDetailsType)
   contentDetails(@Root() v: ModuleItemView): ContentDetailsType {
     return this.details(v);
+  }
+
+  @FieldResolver(() => ModuleItemContent, { nullable: true, description: 'The linked object; null for SubHeader and ExternalUrl items.' })
+  content(@Root() v: ModuleItemView, @Ctx() ctx: RequestContext): Promise<object | null> {
+    return itemContent(ctx, v);
   }
 
   @FieldResolver(() => Boolean, { nullable: true })

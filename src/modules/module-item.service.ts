@@ -10,6 +10,7 @@ import { CONTENTLESS, ContentInfo, contentAdapter, requirementApplies } from './
 import { ITEM_TYPES, ItemType, ModuleItem } from './module-item.entity';
 import { ModuleItemView, ModuleView } from './module-views';
 import { ContextModule } from './module.entity';
+import { itemLinked, itemVisibleToStudents, withheldItem } from './module-visibility';
 import { placeAt, renumber } from './positions';
 import { REQUIREMENT_TYPES, RequirementType } from './progression-evaluator';
 
@@ -100,9 +101,9 @@ export class ModuleItemService {
   async visibleItems(view: ModuleView): Promise<ModuleItemView[]> {
     const items = await this.itemsLoader().load(view.module.id);
     const withContent = await Promise.all(items.map(async (it) => new ModuleItemView(it, view, await this.contentOf(view.course.id, it))));
-    const linked = withContent.filter((v) => CONTENTLESS.has(v.item.contentType) || v.content != null || !contentAdapter(v.item.contentType));
-    if (view.showPublished) return linked;
-    return linked.filter((v) => v.item.published && (v.content == null || v.content.published));
+    if (view.showPublished) return withContent.filter((v) => itemLinked(v.item, v.content));
+    const withheld = await this.ctx.services.masteryPaths.withheldFor(view.course, view.student);
+    return withContent.filter((v) => itemVisibleToStudents(v.item, v.content) && !withheldItem(v.content, withheld));
   }
 
   async list(courseRaw: string, moduleRaw: string, args: { first?: number | null; after?: string | null; searchTerm?: string | null; studentId?: string | null }): Promise<ConnectionResult<ModuleItemView>> {
@@ -257,7 +258,7 @@ export class ModuleItemService {
       }
       if (input.published != null) {
         item.workflowState = input.published ? 'active' : 'unpublished';
-        if (item.contentId != null) await contentAdapter(item.contentType)?.setPublished?.(em, course.id, [item.contentId], input.published);
+        if (item.contentId != null) await this.modules.publishContent(em, course, item.contentType, [item.contentId], input.published);
       }
       if (target.id !== module.id) {
         const oldSiblings = await repo.find({ where: { moduleId: module.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });
@@ -327,6 +328,8 @@ export class ModuleItemService {
     await transaction(this.ctx.ds, async (em) => {
       if (done) await this.ctx.services.progress.record(em, found.module.course, viewer.id, found.item, 'must_mark_done');
       else await this.ctx.services.progress.unrecord(em, found.module.course, viewer.id, found.item);
+      // Canvas also marks the content complete (or not) on the student's planner (src/planner).
+      await this.ctx.services.plannerOverrides.syncFromModuleDone(em, found.item, viewer.id, done);
     });
     return { message: 'OK' };
   }

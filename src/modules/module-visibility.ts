@@ -4,8 +4,29 @@ import type { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
 import { GroupMembership } from '../groups/group-membership.entity';
 import type { RequestContext } from '../graphql/context';
+import { CONTENTLESS, ContentInfo, contentAdapter } from './content-registry';
+import type { ModuleItem } from './module-item.entity';
 import { ModuleOverride } from './module-override.entity';
 import type { ContextModule } from './module.entity';
+
+/** An item still links something (its content exists), or links nothing by nature. */
+export function itemLinked(item: ModuleItem, content: ContentInfo | null | undefined): boolean {
+  return CONTENTLESS.has(item.contentType) || content != null || !contentAdapter(item.contentType);
+}
+
+/**
+ * Whether students see a live item of a module they see: the item is published and so is what it
+ * links. Listings and the progression engine share this rule, so a requirement on an item a student
+ * cannot see never blocks them.
+ */
+/** An item whose content is scored by an assignment Mastery Paths withholds from the student. */
+export function withheldItem(content: ContentInfo | null | undefined, withheld: ReadonlySet<number>): boolean {
+  return withheld.size > 0 && content?.assignmentId != null && withheld.has(content.assignmentId);
+}
+
+export function itemVisibleToStudents(item: ModuleItem, content: ContentInfo | null | undefined): boolean {
+  return item.workflowState === 'active' && itemLinked(item, content) && (content == null || content.published);
+}
 
 /**
  * Who sees which modules: content managers see every live module; students see published modules,

@@ -3,7 +3,11 @@ import { ContextModule } from './module.entity';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
-import { parseAnyId } from '../graphql/relay';
+import { ConnectionArgs, parseAnyId } from '../graphql/relay';
+import { User } from '../users/user.entity';
+import { UserType } from '../users/user.types';
+import { ModuleProgressionConnection, ModuleProgressionType } from './module-extras.types';
+import type { ProgressionView } from './progress.service';
 import { courseIdArg } from '../courses/course.resolver';
 import { MAX_EMBEDDED_ITEMS } from './module.service';
 import { ModuleItemView, ModuleView } from './module-views';
@@ -19,6 +23,8 @@ import {
   UpdateModuleInput,
 } from './module.types';
 import './progress-events';
+import './discussion-content';
+import './file-content';
 
 registerNode(NodeType.Module, ModuleView, async (ctx, id) => {
   const m = await ctx.ds.getRepository(ContextModule).findOneBy({ id });
@@ -135,5 +141,18 @@ export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {
   @FieldResolver(() => Boolean, { nullable: true })
   published(@Root() v: ModuleView): boolean | null {
     return v.showPublished ? v.module.published : null;
+  }
+
+  @FieldResolver(() => ModuleProgressionConnection, { description: 'Students’ progress in the module: all students for graders, one’s own or one’s observees’ otherwise.' })
+  progressionsConnection(@Root() v: ModuleView, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.progress.forModule(v, args);
+  }
+}
+
+@Resolver(() => ModuleProgressionType)
+export class ModuleProgressionResolver {
+  @FieldResolver(() => UserType, { nullable: true })
+  student(@Root() p: ProgressionView, @Ctx() ctx: RequestContext) {
+    return ctx.loaders.byId(User).load(p.userId);
   }
 }

@@ -2,6 +2,7 @@ import { RequestError } from '../common/errors';
 import { defineFragment, RestInput, RestRoute } from '../rest/route';
 import { nullableStr, str, strArray, toBool, tree } from '../rest/params';
 import { numericIds } from '../rest/present';
+import { presentAssignment } from '../content/assignments/assignment.routes';
 
 defineFragment(`fragment ModuleItemJson on ModuleItem {
   id: _id module_id: moduleId position title indent type content_id: contentId html_url: htmlUrl url
@@ -39,7 +40,13 @@ export function presentItem(i: Json): Json {
   }
   if (out.content_details) {
     const d = Object.fromEntries(Object.entries(out.content_details).filter(([, v]) => v != null));
-    if (d.lock_info) d.lock_info = numericIds(Object.fromEntries(Object.entries(d.lock_info as Json).filter(([, v]) => v != null)), ['context_module_id']);
+    if (d.lock_info) {
+      // Canvas's lock_info: asset_string, the dates that lock it, and the module that locks it.
+      const { context_module_id: moduleId, context_module_name: moduleName, ...rest } = d.lock_info as Json;
+      const info: Json = Object.fromEntries(Object.entries(rest).filter(([, v]) => v != null));
+      if (moduleId != null) info.context_module = { id: Number(moduleId), name: moduleName };
+      d.lock_info = info;
+    }
     out.content_details = d;
   }
   return out;
@@ -88,6 +95,11 @@ function itemFields(input: RestInput): Json {
   if (raw === undefined || typeof raw !== 'object' || raw === null) throw new RequestError('missing module item parameter', 400, { message: 'missing module item parameter' });
   const p = tree(raw);
   const int = (v: unknown) => (v === undefined || v === '' ? undefined : Number(v));
+  // A threshold that is not a number is left out, so the service refuses min_score without one.
+  const num = (v: unknown) => {
+    const s = str(v)?.trim();
+    return s === undefined || s === '' || !Number.isFinite(Number(s)) ? undefined : Number(s);
+  };
   const cr = p.completion_requirement;
   const clear = cr === '' || (cr != null && typeof cr === 'object' && Object.keys(cr).length === 0);
   const req = cr && typeof cr === 'object' ? tree(cr) : null;
@@ -101,7 +113,7 @@ function itemFields(input: RestInput): Json {
     pageUrl: str(p.page_url),
     externalUrl: str(p.external_url),
     newTab: toBool(p.new_tab),
-    completionRequirement: req && !clear ? { type: str(req.type), minScore: req.min_score === undefined ? undefined : Number(req.min_score), minPercentage: req.min_percentage === undefined ? undefined : Number(req.min_percentage) } : undefined,
+    completionRequirement: req && !clear ? { type: str(req.type), minScore: num(req.min_score), minPercentage: num(req.min_percentage) } : undefined,
     clearRequirement: clear || undefined,
     iframeWidth: int(iframe.width),
     iframeHeight: int(iframe.height),
@@ -257,8 +269,9 @@ export const moduleRoutes: RestRoute[] = [
 
 function presentOverride(o: Json): Json {
   const out: Json = numericIds({ id: o.id, context_module_id: o.context_module_id, title: o.title }, ['id', 'context_module_id']);
-  if (o.students) out.students = o.students.map((s: Json) => numericIds(s, ['id']));
-  if (o.course_section) out.course_section = numericIds(o.course_section, ['id']);
+  // The spec: students and course_section are null when they do not apply (Canvas leaves them out).
+  out.students = o.students ? o.students.map((s: Json) => numericIds(s, ['id'])) : null;
+  out.course_section = o.course_section ? numericIds(o.course_section, ['id']) : null;
   if (o.group) out.group = numericIds(o.group, ['id']);
   return out;
 }
@@ -332,7 +345,7 @@ moduleRoutes.push(
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/select_mastery_path',
     operation: `mutation($courseId: ID!, $moduleId: ID!, $itemId: ID!, $setId: ID, $studentId: ID, $withDetails: Boolean!) {
       selectMasteryPath(courseId: $courseId, moduleId: $moduleId, itemId: $itemId, assignmentSetId: $setId, studentId: $studentId) {
-        assignmentIds moduleItems { ...ModuleItemJson } ${ERRORS} } }`,
+        assignmentIds assignments { ...AssignmentJson } moduleItems { ...ModuleItemJson } ${ERRORS} } }`,
     variables: ({ params }) => ({
       courseId: str(params.course_id),
       moduleId: str(params.module_id),
@@ -342,10 +355,10 @@ moduleRoutes.push(
       withDetails: false,
     }),
     root: 'selectMasteryPath',
-    present: (r: Json) => ({
+    present: (r: Json, input) => ({
       meta: { primaryCollection: 'assignments' },
       items: (r.moduleItems ?? []).map(presentItem),
-      assignments: (r.assignmentIds ?? []).map((id: string) => ({ id: Number(id) })),
+      assignments: (r.assignments ?? []).map((a: Json) => presentAssignment(a, input)),
     }),
   },
   {

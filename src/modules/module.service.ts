@@ -5,6 +5,7 @@ import { ForbiddenError, NotFoundError, RequestError, Validator } from '../commo
 import { parseIdParam } from '../common/ids';
 import { nowToSecond } from '../db/columns';
 import { transaction } from '../db/transaction';
+import { raise } from '../events/domain-events';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
 import { contentAdapter } from './content-registry';
@@ -210,7 +211,18 @@ export class ModuleService {
     await em.getRepository(ModuleItem).update({ id: In(items.map((i) => i.id)) }, { workflowState: published ? 'active' : 'unpublished' });
     const byKind = new Map<string, number[]>();
     for (const it of items) if (it.contentId != null) byKind.set(it.contentType, [...(byKind.get(it.contentType) ?? []), it.contentId]);
-    for (const [kind, ids] of byKind) await contentAdapter(kind as ModuleItem['contentType'])?.setPublished?.(em, course.id, ids, published);
+    for (const [kind, ids] of byKind) await this.publishContent(em, course, kind as ModuleItem['contentType'], ids, published);
+  }
+
+  /**
+   * Publishes (or unpublishes) linked content through a module and says so, so planners, progress and
+   * override states follow as they do for a change made on the content itself.
+   */
+  async publishContent(em: EntityManager, course: Course, kind: ModuleItem['contentType'], ids: number[], published: boolean): Promise<void> {
+    const adapter = contentAdapter(kind);
+    if (!adapter?.setPublished || !ids.length) return;
+    await adapter.setPublished(em, course.id, ids, published);
+    for (const contentId of ids) await raise(em, this.ctx, { type: 'content.changed', courseId: course.id, contentType: kind, contentId, change: 'updated' });
   }
 
   /** Soft-deletes the module and its items; later modules move up. */
@@ -224,7 +236,17 @@ export class ModuleService {
       module.deletedAt = nowToSecond();
       await em.getRepository(ContextModule).save(module);
       await em.getRepository(ModuleItem).update({ moduleId: module.id }, { workflowState: 'deleted' });
-      await em.getRepository(ContextModule).save(renumber(await this.liveModules(course.id, em)));
+      const live = await this.liveModules(course.id, em);
+      // A deleted module is no prerequisite any more (Canvas lists only live prerequisite modules).
+      const touched = new Set(renumber(live));
+      for (const m of live) {
+        if (m.prerequisiteIds.includes(module.id)) {
+          const rest = m.prerequisiteIds.filter((id) => id !== module.id);
+          m.prerequisites = rest.length ? JSON.stringify(rest) : null;
+          touched.add(m);
+        }
+      }
+      await em.getRepository(ContextModule).save([...touched]);
       await this.ctx.services.progress.markStale(em, { courseId: course.id });
       return { module: view };
     });

@@ -1,13 +1,29 @@
 import { EntityManager, In } from 'typeorm';
 import type { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
+import { nowToSecond } from '../db/columns';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
-import { ContentInfo, contentAdapter, loadStudentFacts, StudentFacts } from './content-registry';
+import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { ContentInfo, loadStudentFacts, StudentFacts } from './content-registry';
 import { ModuleItem } from './module-item.entity';
+import type { ModuleView } from './module-views';
+import { itemVisibleToStudents, withheldItem } from './module-visibility';
 import { ContextModule } from './module.entity';
-import { EvalItem, EvalModule, evaluateCourse, ItemFacts, MetRequirement, RequirementType } from './progression-evaluator';
+import { actionCounts, EvalItem, EvalModule, evaluateCourse, ItemFacts, MetRequirement, RequirementType } from './progression-evaluator';
 import { ModuleProgression } from './progression.entity';
+
+type EvalInputs = Parameters<typeof evaluateCourse>[1];
+
+/** One student's progression in a module, as GraphQL shows it. */
+export interface ProgressionView {
+  moduleId: number;
+  userId: number;
+  state: string;
+  completedAt: Date | null;
+  currentPosition: number | null;
+  requirementsMet: { moduleItemId: number; type: string }[];
+}
 
 /**
  * Students' progress through a course's modules: stored per (module, student), re-evaluated by the
@@ -24,12 +40,15 @@ export class ProgressService {
 
   /**
    * The student's progressions for every live module of the course, evaluated where missing or stale.
-   * One batch of statements whatever the number of modules or items.
+   * One batch of statements whatever the number of modules or items: every published module keeps a
+   * row (a module the student is not assigned stays locked), so a fresh read is two SELECTs.
    */
   async forStudent(course: Course, userId: number, em?: EntityManager): Promise<Map<number, ModuleProgression>> {
     const manager = em ?? this.ctx.ds.manager;
-    const modules = await manager.getRepository(ContextModule).find({ where: { courseId: course.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });
-    const stored = await manager.getRepository(ModuleProgression).findBy({ courseId: course.id, userId });
+    const [modules, stored] = await Promise.all([
+      manager.getRepository(ContextModule).find({ where: { courseId: course.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } }),
+      manager.getRepository(ModuleProgression).findBy({ courseId: course.id, userId }),
+    ]);
     const byModule = new Map(stored.map((p) => [p.moduleId, p]));
     const published = modules.filter((m) => m.published);
     if (published.every((m) => byModule.get(m.id) && !byModule.get(m.id)!.stale)) return byModule;
@@ -38,19 +57,22 @@ export class ProgressService {
     return byModule;
   }
 
-  /** Runs the evaluator over the course for one student and stores what changed. */
+  /** Runs the evaluator over the course for one student and stores what changed, in one statement. */
   private async evaluate(em: EntityManager, course: Course, userId: number, modules: ContextModule[], byModule: Map<number, ModuleProgression>): Promise<void> {
     // Unpublished modules are never evaluated; deleted or unpublished prerequisites do not count.
     const published = modules.filter((m) => m.published);
     const positions = new Map(published.map((m) => [m.id, m.position]));
-    const items = await em.getRepository(ModuleItem).find({ where: { moduleId: In(published.map((m) => m.id).concat(-1)), workflowState: 'active' }, order: { position: 'ASC', id: 'ASC' } });
     const visibility = this.ctx.services.moduleVisibility;
-    const assigned = await Promise.all(published.map((m) => visibility.assigned(m, userId)));
+    const [items, assigned, facts, withheld] = await Promise.all([
+      em.getRepository(ModuleItem).find({ where: { moduleId: In(published.map((m) => m.id).concat(-1)), workflowState: 'active' }, order: { position: 'ASC', id: 'ASC' } }),
+      Promise.all(published.map((m) => visibility.assigned(m, userId))),
+      loadStudentFacts(this.ctx, course.id, [userId]).then((f) => f.get(userId) ?? { byAssignment: new Map(), byQuiz: new Map() }),
+      this.ctx.services.masteryPaths.withheldFor(course, userId),
+    ]);
     const content = await this.contentFor(course.id, items);
-    const facts = (await loadStudentFacts(this.ctx, course.id, [userId])).get(userId) ?? { byAssignment: new Map(), byQuiz: new Map() };
     const evalModules: EvalModule[] = [];
-    const inputs = new Map<number, Parameters<typeof evaluateCourse>[1] extends Map<number, infer V> ? V : never>();
-    const now = new Date();
+    const inputs: EvalInputs = new Map();
+    const now = nowToSecond();
     published.forEach((m, i) => {
       if (!assigned[i]) return;
       evalModules.push({
@@ -60,7 +82,8 @@ export class ProgressService {
         requirementType: m.requirementType,
         prerequisiteIds: m.prerequisiteIds.filter((p) => positions.has(p) && positions.get(p)! < m.position),
       });
-      const own = items.filter((it) => it.moduleId === m.id && (it.contentType === 'SubHeader' || it.contentType === 'ExternalUrl' || content.has(key(it))));
+      // The items this student sees: the same rule the listings apply.
+      const own = items.filter((it) => it.moduleId === m.id && itemVisibleToStudents(it, content.get(key(it))) && !withheldItem(content.get(key(it)), withheld));
       const prev = byModule.get(m.id);
       inputs.set(m.id, {
         items: own.map<EvalItem>((it) => ({
@@ -68,42 +91,100 @@ export class ProgressService {
           position: it.position,
           requirement: it.requirementType ? { type: it.requirementType, minScore: it.requirementMinScore, minPercentage: it.requirementMinPercentage } : null,
         })),
-        facts: new Map(own.map((it) => [it.id, factsFor(it, content.get(key(it)), facts)])),
+        facts: new Map(own.map((it) => [it.id, factsFor(content.get(key(it)), facts)])),
         previous: prev ? { state: prev.state, requirementsMet: prev.met, completedAt: prev.completedAt } : null,
         now,
       });
     });
     const results = evaluateCourse(evalModules, inputs);
     const repo = em.getRepository(ModuleProgression);
+    const changed: ModuleProgression[] = [];
     for (const m of published) {
       const r = results.get(m.id);
-      if (!r) continue;
-      const row = byModule.get(m.id) ?? repo.create({ courseId: course.id, moduleId: m.id, userId });
-      Object.assign(row, {
-        state: r.state,
-        requirementsMet: JSON.stringify(r.requirementsMet),
-        completedAt: r.completedAt,
-        currentPosition: r.currentPosition,
-        lockedItems: r.lockedItemIds.length ? JSON.stringify(r.lockedItemIds) : null,
-        stale: false,
-      });
-      byModule.set(m.id, await repo.save(row));
+      const prev = byModule.get(m.id);
+      // A module the student is not assigned keeps a locked row, so reads need not evaluate again.
+      const next = r
+        ? {
+            state: r.state,
+            requirementsMet: JSON.stringify(r.requirementsMet),
+            completedAt: r.completedAt,
+            currentPosition: r.currentPosition,
+            lockedItems: r.lockedItemIds.length ? JSON.stringify(r.lockedItemIds) : null,
+          }
+        : { state: 'locked' as const, requirementsMet: prev?.requirementsMet ?? JSON.stringify([]), completedAt: null, currentPosition: null, lockedItems: null };
+      if (prev && !prev.stale && sameProgress(prev, next)) continue;
+      const row = prev ?? repo.create({ courseId: course.id, moduleId: m.id, userId, createdAt: now });
+      Object.assign(row, next, { stale: false, updatedAt: now });
+      row.createdAt ??= now;
+      byModule.set(m.id, row);
+      changed.push(row);
+    }
+    if (changed.length) {
+      await repo
+        .createQueryBuilder()
+        .insert()
+        .into(ModuleProgression)
+        .values(
+          changed.map((r) => ({
+            courseId: r.courseId,
+            moduleId: r.moduleId,
+            userId: r.userId,
+            state: r.state,
+            requirementsMet: r.requirementsMet,
+            completedAt: r.completedAt,
+            currentPosition: r.currentPosition,
+            lockedItems: r.lockedItems,
+            stale: false,
+            createdAt: r.createdAt,
+            updatedAt: r.updatedAt,
+          })),
+        )
+        .orUpdate(['state', 'requirements_met', 'completed_at', 'current_position', 'locked_items', 'stale', 'updated_at'], ['module_id', 'user_id'])
+        .updateEntity(false)
+        .callListeners(false)
+        .execute();
     }
   }
 
+  /** What the items link, through the request's batched content loaders (a listing reuses them). */
   private async contentFor(courseId: number, items: ModuleItem[]): Promise<Map<string, ContentInfo>> {
     const out = new Map<string, ContentInfo>();
-    const kinds = new Map<string, number[]>();
-    for (const it of items) if (it.contentId != null) kinds.set(it.contentType, [...(kinds.get(it.contentType) ?? []), it.contentId]);
-    await Promise.all(
-      [...kinds].map(async ([kind, ids]) => {
-        const adapter = contentAdapter(kind as ModuleItem['contentType']);
-        if (!adapter) return;
-        const found = await adapter.load(this.ctx, courseId, ids);
-        for (const [id, info] of found) out.set(`${kind}:${id}`, info);
-      }),
-    );
+    const found = await Promise.all(items.map((it) => this.ctx.services.moduleItems.contentOf(courseId, it)));
+    items.forEach((it, i) => {
+      if (found[i]) out.set(key(it), found[i]!);
+    });
     return out;
+  }
+
+  /**
+   * The progressions of one published module, one per student who sees it, by student id: every
+   * student for those who read all grades, the caller's own for a student, an observer's observees.
+   */
+  async forModule(view: ModuleView, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<ProgressionView>> {
+    const { course, module } = view;
+    const viewer = this.ctx.authz.requireViewer();
+    let ids: number[];
+    if (await this.ctx.authz.canCourse(course, 'view_all_grades')) ids = await this.ctx.services.modules.studentIds(course);
+    else {
+      const roles = await this.ctx.authz.courseRoles(course);
+      const observed = roles.enrollments.filter((e) => e.type === 'ObserverEnrollment' && e.workflowState === 'active' && e.associatedUserId != null).map((e) => e.associatedUserId!);
+      ids = [...((await this.isStudent(course, viewer.id)) ? [viewer.id] : []), ...observed];
+    }
+    const students = new Set((await this.ctx.services.modules.studentIds(course)).filter((id) => ids.includes(id)));
+    let visible: number[] = [];
+    if (module.published) {
+      const sorted = [...students].sort((a, b) => a - b);
+      const assigned = await Promise.all(sorted.map((id) => this.ctx.services.moduleVisibility.assigned(module, id)));
+      visible = sorted.filter((_, i) => assigned[i]);
+    }
+    const w = pageWindow(args);
+    const page = visible.slice(w.offset, w.offset + w.limit);
+    const nodes: ProgressionView[] = [];
+    for (const userId of page) {
+      const p = (await this.forStudent(course, userId)).get(module.id);
+      if (p) nodes.push({ moduleId: module.id, userId, state: p.state, completedAt: p.completedAt, currentPosition: p.currentPosition, requirementsMet: p.met.map((m) => ({ moduleItemId: m.id, type: m.type })) });
+    }
+    return toConnection(nodes, visible.length, w);
   }
 
   /** Marks progressions stale so the next read re-evaluates (module structure or student work changed). */
@@ -114,28 +195,43 @@ export class ProgressService {
     await em.getRepository(ModuleProgression).update(criteria, { stale: true });
   }
 
-  /** Relock: progressions of the module go back to locked and are re-evaluated from current requirements. */
-  async relock(em: EntityManager, module: ContextModule): Promise<void> {
-    await em.getRepository(ModuleProgression).update({ moduleId: module.id }, { state: 'locked', stale: true, completedAt: null });
+  /**
+   * Relock: progressions of the module, and of every module that (transitively) builds on it, go back
+   * to locked and are re-evaluated from the current prerequisites and requirements.
+   */
+  async relock(em: EntityManager, module: ContextModule): Promise<number[]> {
+    const modules = await em.getRepository(ContextModule).findBy({ courseId: module.courseId, workflowState: In(['active', 'unpublished']) });
+    const relocked = new Set([module.id]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const m of modules) {
+        if (!relocked.has(m.id) && m.prerequisiteIds.some((p) => relocked.has(p))) {
+          relocked.add(m.id);
+          grew = true;
+        }
+      }
+    }
+    await em.getRepository(ModuleProgression).update({ moduleId: In([...relocked]) }, { state: 'locked', stale: true, completedAt: null });
+    return [...relocked];
   }
 
   /**
-   * Records an action (view, contribution, done) on an item for a student, when the module is not
-   * locked for them, and re-evaluates the course. Returns false when the module was locked.
+   * Records an action (view, contribution, done) on an item for a student, when the item is open to
+   * them (module not locked, item not behind sequential progress), and re-evaluates the course.
+   * Returns false when it was locked.
    */
   async record(em: EntityManager, course: Course, userId: number, item: ModuleItem, type: RequirementType): Promise<boolean> {
     if (!(await this.isStudent(course, userId))) return true;
     const progressions = await this.forStudent(course, userId, em);
     const p = progressions.get(item.moduleId);
-    if (!p || p.state === 'locked') return false;
+    if (!p || !actionCounts(p, item.id)) return false;
     const met = p.met;
+    const before = met.length;
     if (!met.some((m) => m.id === item.id && m.type === type)) met.push({ id: item.id, type });
     // A contribution also counts as a view.
     if (type === 'must_contribute' && !met.some((m) => m.id === item.id && m.type === 'must_view')) met.push({ id: item.id, type: 'must_view' });
-    p.requirementsMet = JSON.stringify(met);
-    await em.getRepository(ModuleProgression).save(p);
-    await this.markStale(em, { courseId: course.id, userId });
-    await this.forStudent(course, userId, em);
+    if (met.length === before) return true;
+    await this.store(em, course, userId, item.moduleId, met);
     return true;
   }
 
@@ -146,24 +242,31 @@ export class ProgressService {
     const p = progressions.get(item.moduleId);
     if (!p) return;
     const met: MetRequirement[] = p.met.filter((m) => !(m.id === item.id && m.type === 'must_mark_done'));
-    p.requirementsMet = JSON.stringify(met);
-    p.stale = true;
-    await em.getRepository(ModuleProgression).save(p);
-    await this.markStale(em, { courseId: course.id, userId });
-    await this.forStudent(course, userId, em);
+    if (met.length === p.met.length) return;
+    await this.store(em, course, userId, item.moduleId, met);
   }
 
-  /** Several students' progressions at once, for teachers' views (only stored rows; evaluates stale ones). */
-  async forStudents(course: Course, userIds: number[]): Promise<Map<number, Map<number, ModuleProgression>>> {
-    const out = new Map<number, Map<number, ModuleProgression>>();
-    for (const id of userIds) out.set(id, await this.forStudent(course, id));
-    return out;
+  /** Stores the recorded actions of one module and re-evaluates the student's course (completion may unlock others). */
+  private async store(em: EntityManager, course: Course, userId: number, moduleId: number, met: MetRequirement[]): Promise<void> {
+    await em.getRepository(ModuleProgression).update({ moduleId, userId }, { requirementsMet: JSON.stringify(met) });
+    await this.markStale(em, { courseId: course.id, userId });
+    await this.forStudent(course, userId, em);
   }
 }
 
 const key = (it: ModuleItem) => `${it.contentType}:${it.contentId}`;
 
-function factsFor(item: ModuleItem, info: ContentInfo | undefined, facts: StudentFacts): ItemFacts {
+function sameProgress(row: ModuleProgression, next: Pick<ModuleProgression, 'state' | 'requirementsMet' | 'completedAt' | 'currentPosition' | 'lockedItems'>): boolean {
+  return (
+    row.state === next.state &&
+    (row.requirementsMet ?? '[]') === (next.requirementsMet ?? '[]') &&
+    (row.completedAt?.getTime() ?? null) === (next.completedAt?.getTime() ?? null) &&
+    (row.currentPosition ?? null) === (next.currentPosition ?? null) &&
+    (row.lockedItems ?? null) === (next.lockedItems ?? null)
+  );
+}
+
+function factsFor(info: ContentInfo | undefined, facts: StudentFacts): ItemFacts {
   if (!info) return {};
   const f = (info.quizId != null ? facts.byQuiz.get(info.quizId) : undefined) ?? (info.assignmentId != null ? facts.byAssignment.get(info.assignmentId) : undefined);
   return f ? { ...f, pointsPossible: f.pointsPossible ?? info.pointsPossible } : { pointsPossible: info.pointsPossible };

@@ -77,14 +77,17 @@ export interface EvalResult {
 
 const TOLERANCE = 1e-6;
 
+/** Score thresholds are checked against the current score every time: a lowered grade un-meets them. */
+const SCORED: ReadonlySet<RequirementType> = new Set(['min_score', 'min_percentage']);
+
 /** Whether a requirement is met now, given recorded actions and the content facts. */
 export function requirementMet(item: EvalItem, req: Requirement, facts: ItemFacts | undefined, recorded: MetRequirement[]): boolean {
-  if (recorded.some((m) => m.id === item.id && m.type === req.type)) return true;
+  if (!SCORED.has(req.type) && recorded.some((m) => m.id === item.id && m.type === req.type)) return true;
   if (facts?.excused) return true;
   switch (req.type) {
     case 'must_view':
-      // A contribution or any earlier entry for the item implies it was seen.
-      return recorded.some((m) => m.id === item.id);
+      // A contribution or any earlier action on the item implies it was seen (scores are not actions).
+      return recorded.some((m) => m.id === item.id && !SCORED.has(m.type));
     case 'must_contribute':
     case 'must_mark_done':
       return false;
@@ -120,18 +123,19 @@ export function evaluate(input: EvalInput): EvalResult {
     const req = item.requirement!;
     const f = facts.get(item.id);
     if (requirementMet(item, req, f, recorded)) met.push({ id: item.id, type: req.type });
-    else if (f?.submitted || f?.scorePending || f?.score != null) attempted = true;
+    else if (SCORED.has(req.type) && (f?.submitted || f?.scorePending || f?.score != null)) attempted = true;
   }
-  // Keep recorded actions for items that no longer carry that requirement: they count if it returns.
-  const keep = recorded.filter((r) => !met.some((m) => m.id === r.id && m.type === r.type));
+  // Keep recorded actions (views, contributions, done marks) for items that no longer carry that
+  // requirement: they count if it returns. Scores are never kept: they are re-read each time.
+  const keep = recorded.filter((r) => !SCORED.has(r.type) && !met.some((m) => m.id === r.id && m.type === r.type));
   const requirementsMet = [...met, ...keep];
 
-  // 3. State.
+  // 3. State: started once a requirement is met (or a scored attempt falls short), as Canvas counts it.
   let state: ModuleState;
   const total = withReq.length;
   const completed = total === 0 || (module.requirementType === 'one' ? met.length >= 1 : met.length >= total);
   if (completed) state = 'completed';
-  else if (met.length > 0 || attempted || recordedAny(recorded, items)) state = 'started';
+  else if (met.length > 0 || attempted) state = 'started';
   else state = 'unlocked';
 
   // 4. completed_at is kept while completed, set on entering, cleared otherwise.
@@ -156,14 +160,19 @@ export function evaluate(input: EvalInput): EvalResult {
   return { state, requirementsMet, completedAt, currentPosition, lockedItemIds };
 }
 
-function recordedAny(recorded: MetRequirement[], items: EvalItem[]): boolean {
-  const ids = new Set(items.map((i) => i.id));
-  return recorded.some((r) => ids.has(r.id));
+/**
+ * Whether a student's action on an item (a view, a contribution, a done mark) is recorded: not while
+ * the module is locked for them, nor on an item sequential progress still locks.
+ */
+export function actionCounts(progression: { state: ModuleState; lockedItemIds: number[] } | null | undefined, itemId: number): boolean {
+  return progression != null && progression.state !== 'locked' && !progression.lockedItemIds.includes(itemId);
 }
 
 /**
  * Evaluates the modules of a course for one student in position order, feeding each module's state
- * to the modules that list it as a prerequisite.
+ * to the modules that list it as a prerequisite. `modules` are the modules the student can see
+ * (published, assigned to them): a prerequisite that is not among them cannot be completed by the
+ * student and does not count, like an unpublished or deleted one.
  */
 export function evaluateCourse(
   modules: EvalModule[],
@@ -171,10 +180,12 @@ export function evaluateCourse(
 ): Map<number, EvalResult> {
   const states = new Map<number, ModuleState>();
   const results = new Map<number, EvalResult>();
+  const seen = new Set(modules.filter((m) => inputs.has(m.id)).map((m) => m.id));
   for (const m of modules) {
     const base = inputs.get(m.id);
     if (!base) continue;
-    const r = evaluate({ ...base, module: m, prerequisiteStates: states });
+    const module = { ...m, prerequisiteIds: m.prerequisiteIds.filter((id) => seen.has(id)) };
+    const r = evaluate({ ...base, module, prerequisiteStates: states });
     states.set(m.id, r.state);
     results.set(m.id, r);
   }

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestContext } from '../graphql/context';
 import type { PageRequest } from './pagination';
 import type { ParamTree } from './params';
@@ -9,6 +10,8 @@ export interface RestInput {
   params: ParamTree;
   ctx: RequestContext;
   page: PageRequest | null;
+  /** Raw request headers, for the few routes that take input from one (e.g. StartKey). */
+  headers: IncomingHttpHeaders;
 }
 
 /**
@@ -38,6 +41,12 @@ export interface RestRoute {
   redirect?: (value: any, input: RestInput) => string | null;
   /** Allowed without a token (the viewer is then null). */
   anonymous?: boolean;
+  /**
+   * Who the request authenticates as: `user` (default) an access token of a user; `lti` an LTI tool's
+   * JWT access token only (ctx.tool; user tokens get 401); `none` nobody — credentials are not read
+   * at all, so a stray or invalid user token cannot change the answer (the LTI authorize endpoints).
+   */
+  auth?: 'user' | 'lti' | 'none';
 }
 
 const fragments = new Map<string, string>();

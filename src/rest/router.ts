@@ -3,7 +3,8 @@ import { GraphQLError, parse, validate } from 'graphql';
 import { compileQuery, isCompiledQuery, CompiledQuery } from 'graphql-jit';
 import type { AppServices } from '../app-services';
 import { bearerToken } from '../auth/authenticate';
-import { isRestError, requestContext } from '../auth/request-auth';
+import { isRestError, requestContext, toolRequestContext } from '../auth/request-auth';
+import type { RequestContext } from '../graphql/context';
 import { DomainError } from '../common/errors';
 import { domainToRest, graphqlErrorToRest, INTERNAL_BODY, RestError, validationBody } from './errors';
 import { bookmarkLinkHeader, connectionArgs, decodeBookmark, linkHeader, pageRequest, PageRequest } from './pagination';
@@ -74,16 +75,19 @@ export function registerRestRoutes(fastify: FastifyInstance, app: AppServices, r
   }
 }
 
+/** The request's context, authenticated as the route says (see RestRoute.auth). */
+function routeContext(app: AppServices, route: RestRoute, req: FastifyRequest, params: ParamTree): Promise<RequestContext | RestError> {
+  const token = bearerToken(req.headers.authorization, params.access_token);
+  const common = { baseUrl: baseUrl(req), log: req.log };
+  if (route.auth === 'lti') return toolRequestContext(app, { token, ...common });
+  if (route.auth === 'none') return requestContext(app, { token: null, requireUser: false, ...common });
+  return requestContext(app, { token, asUserId: str(params.as_user_id) ?? null, requireUser: !route.anonymous, ...common });
+}
+
 async function handle(app: AppServices, { route, compiled }: CompiledRoute, req: FastifyRequest, reply: FastifyReply) {
   reply.type('application/json; charset=utf-8');
   const params = requestParams(req);
-  const ctx = await requestContext(app, {
-    token: bearerToken(req.headers.authorization, params.access_token),
-    asUserId: str(params.as_user_id) ?? null,
-    requireUser: !route.anonymous,
-    baseUrl: baseUrl(req),
-    log: req.log,
-  });
+  const ctx = await routeContext(app, route, req, params);
   if (isRestError(ctx)) return sendRestError(reply, ctx);
   ctx.request = requestMeta(req);
 
@@ -107,7 +111,7 @@ async function handle(app: AppServices, { route, compiled }: CompiledRoute, req:
     throw e;
   }
 
-  const input: RestInput = { params, ctx, page };
+  const input: RestInput = { params, ctx, page, headers: req.headers };
   let variables: Record<string, unknown>;
   try {
     variables = withoutUndefined({ ...(route.variables?.(input) ?? {}), ...pageArgs }) as Record<string, unknown>;

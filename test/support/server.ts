@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config';
 import type { CountingLogger } from '../../src/db/query-counter';
 import { buildServer, BuiltServer } from '../../src/server';
 import type { AppServices } from '../../src/app-services';
+import { Dispatcher } from '../../src/webhooks/dispatcher';
 import { Api } from './api';
 import { testDatabase, TestDatabase } from './db';
 
@@ -19,13 +20,17 @@ export interface TestServer {
   queryCount(): number;
   close(): Promise<void>;
   db: TestDatabase;
+  /** The in-process webhook dispatcher (running unless WEBHOOK_DISPATCHER=off was given). */
+  dispatcher: Dispatcher;
 }
 
 /** Boots the real server on a free port against a fresh database. */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const db = testDatabase();
   const adminToken = `test-admin-${randomBytes(12).toString('hex')}`;
-  const config = loadConfig({ DATABASE_URL: db.url, LMS_ADMIN_TOKEN: adminToken, LOG_LEVEL: 'silent', PORT: '0', ...env });
+  // The webhook dispatcher runs as in production, woken by commits that write outbox messages; it
+  // polls only hourly unless a test asks otherwise, so idle polls never land in SQL statement counts.
+  const config = loadConfig({ DATABASE_URL: db.url, LMS_ADMIN_TOKEN: adminToken, LOG_LEVEL: 'silent', PORT: '0', WEBHOOK_POLL_MS: '3600000', ...env });
   const { app } = await prepareApp(config);
   let server: BuiltServer;
   try {
@@ -37,6 +42,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     throw e;
   }
   const port = (server.fastify.server.address() as AddressInfo).port;
+  const dispatcher = new Dispatcher({ ds: app.ds, config, tokenKey: app.tokenKey });
+  if (config.WEBHOOK_DISPATCHER === 'on') dispatcher.start();
   const url = `http://127.0.0.1:${port}`;
   const logger = app.ds.logger as CountingLogger;
   return {
@@ -47,8 +54,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     admin: new Api(url, adminToken),
     as: (token) => new Api(url, token ?? null),
     queryCount: () => logger.total,
+    dispatcher,
     async close() {
       await server.close();
+      await dispatcher.stop();
+      await app.pubsub.close();
       await app.ds.destroy();
       await db.drop();
     },

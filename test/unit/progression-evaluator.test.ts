@@ -1,4 +1,4 @@
-import { evaluate, evaluateCourse, EvalInput, EvalItem, EvalModule, ItemFacts, MetRequirement, ModuleState, requirementMet } from '../../src/modules/progression-evaluator';
+import { actionCounts, evaluate, evaluateCourse, EvalInput, EvalItem, EvalModule, ItemFacts, MetRequirement, ModuleState, requirementMet } from '../../src/modules/progression-evaluator';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 const mod = (over: Partial<EvalModule> = {}): EvalModule => ({ id: 1, unlockAt: null, requireSequentialProgress: false, requirementType: 'all', prerequisiteIds: [], ...over });
@@ -131,7 +131,51 @@ describe('requirements', () => {
   it('keeps recorded actions for items whose requirement changed, so they count if it returns', () => {
     const r = evaluate(input({ items: [item(1, { type: 'must_submit' })], previous: prev('started', [{ id: 1, type: 'must_mark_done' }]) }));
     expect(r.requirementsMet).toContainEqual({ id: 1, type: 'must_mark_done' });
-    expect(r.state).toBe('started');
+    // Kept, but it meets no current requirement: nothing is started (Canvas counts met requirements).
+    expect(r.state).toBe('unlocked');
+    const back = evaluate(input({ items: [item(1, { type: 'must_mark_done' })], previous: { state: r.state, requirementsMet: r.requirementsMet, completedAt: null } }));
+    expect(back.state).toBe('completed');
+  });
+
+  it('started means a requirement is met or a scored attempt fell short, not any action on the module', () => {
+    const items = [item(1, { type: 'must_submit' }), item(2, null), item(3, { type: 'must_view' })];
+    expect(evaluate(input({ items, previous: prev('unlocked', [{ id: 2, type: 'must_view' }]) })).state).toBe('unlocked');
+    // A submission on an item that must be viewed is not progress on that requirement.
+    expect(evaluate(input({ items: [item(3, { type: 'must_view' }), item(4, { type: 'must_view' })], facts: facts([[3, { submitted: true, score: 2 }]]) })).state).toBe('unlocked');
+    expect(evaluate(input({ items: [item(5, { type: 'min_percentage', minPercentage: 90 }), item(6, { type: 'must_view' })], facts: facts([[5, { score: 1, pointsPossible: 10 }]]) })).state).toBe('started');
+  });
+
+  it('re-reads score thresholds every time: a lowered score un-meets min_score and min_percentage', () => {
+    const items = [item(1, { type: 'min_score', minScore: 7 }), item(2, { type: 'min_percentage', minPercentage: 50 })];
+    const high = facts([[1, { score: 8 }], [2, { score: 6, pointsPossible: 10 }]]);
+    const done = evaluate(input({ items, facts: high }));
+    expect(done.state).toBe('completed');
+    expect(done.requirementsMet).toEqual([{ id: 1, type: 'min_score' }, { id: 2, type: 'min_percentage' }]);
+    const low = facts([[1, { score: 3 }], [2, { score: 6, pointsPossible: 10 }]]);
+    const reopened = evaluate(input({ items, facts: low, previous: prev('completed', done.requirementsMet, NOW) }));
+    expect(reopened.state).toBe('started');
+    expect(reopened.requirementsMet).toEqual([{ id: 2, type: 'min_percentage' }]);
+    expect(reopened.completedAt).toBeNull();
+    // A score entry is not a view either.
+    expect(requirementMet(item(1, { type: 'must_view' }), { type: 'must_view' }, undefined, [{ id: 1, type: 'min_score' }])).toBe(false);
+  });
+
+  it('other met requirements stay met once recorded (a submission cannot be taken back)', () => {
+    const items = [item(1, { type: 'must_submit' })];
+    const r = evaluate(input({ items, previous: prev('completed', [{ id: 1, type: 'must_submit' }], NOW) }));
+    expect(r.state).toBe('completed');
+    expect(r.completedAt).toEqual(NOW);
+  });
+});
+
+describe('recording actions', () => {
+  it('counts actions only on items open to the student: not while locked, not behind sequential progress', () => {
+    expect(actionCounts(null, 1)).toBe(false);
+    expect(actionCounts({ state: 'locked', lockedItemIds: [] }, 1)).toBe(false);
+    expect(actionCounts({ state: 'started', lockedItemIds: [2, 3] }, 2)).toBe(false);
+    expect(actionCounts({ state: 'started', lockedItemIds: [2, 3] }, 1)).toBe(true);
+    expect(actionCounts({ state: 'completed', lockedItemIds: [] }, 1)).toBe(true);
+    expect(actionCounts({ state: 'unlocked', lockedItemIds: [] }, 1)).toBe(true);
   });
 });
 
@@ -165,5 +209,29 @@ describe('evaluateCourse', () => {
     const blocked = evaluateCourse([m1, m2], new Map([[1, { ...base, items: [item(5, { type: 'must_view' })] }], [2, { ...base, items: [] }]]));
     expect(blocked.get(1)!.state).toBe('unlocked');
     expect(blocked.get(2)!.state).toBe('locked');
+  });
+
+  it('ignores prerequisites the student cannot see (not among the evaluated modules: unpublished, deleted, limited to others)', () => {
+    const m2 = mod({ id: 2, prerequisiteIds: [1, 9] });
+    const base = { facts: new Map(), previous: null, now: NOW };
+    const r = evaluateCourse([m2], new Map([[2, { ...base, items: [] }]]));
+    expect(r.get(2)!.state).toBe('completed');
+    // A module listed but given no input (not assigned to the student) does not count either.
+    const m1 = mod({ id: 1 });
+    const r2 = evaluateCourse([m1, m2], new Map([[2, { ...base, items: [] }]]));
+    expect(r2.get(2)!.state).toBe('completed');
+    expect(r2.has(1)).toBe(false);
+  });
+
+  it('cascades completion through a chain of prerequisites', () => {
+    const mods = [mod({ id: 1 }), mod({ id: 2, prerequisiteIds: [1] }), mod({ id: 3, prerequisiteIds: [2] })];
+    const base = { facts: new Map(), now: NOW };
+    const inputs = new Map([
+      [1, { ...base, items: [item(1, { type: 'must_view' })], previous: prev('unlocked', [{ id: 1, type: 'must_view' }]) }],
+      [2, { ...base, items: [], previous: prev('locked') }],
+      [3, { ...base, items: [item(3, { type: 'must_view' })], previous: prev('locked') }],
+    ]);
+    const r = evaluateCourse(mods, inputs);
+    expect([r.get(1)!.state, r.get(2)!.state, r.get(3)!.state]).toEqual(['completed', 'completed', 'unlocked']);
   });
 });

@@ -24,6 +24,8 @@ export type AssignmentState = 'published' | 'unpublished' | 'deleted';
 
 @Entity('assignments')
 @Index(['courseId', 'workflowState'])
+// Planner date windows (migrations/1732000009000-Planner.ts).
+@Index(['courseId', 'workflowState', 'dueAt'])
 export class Assignment extends Timestamped {
   @IntColumn()
   courseId: number;

@@ -7,6 +7,8 @@ export type PageState = 'active' | 'unpublished' | 'deleted';
 @Entity('wiki_pages')
 @Index(['courseId', 'url'])
 @Index(['courseId', 'workflowState'])
+// Planner date windows (migrations/1732000009000-Planner.ts).
+@Index(['courseId', 'workflowState', 'todoDate'])
 export class WikiPage extends Timestamped {
   @IntColumn()
   courseId: number;

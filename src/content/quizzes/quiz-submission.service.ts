@@ -59,10 +59,17 @@ export class QuizSubmissionService {
     return qs;
   }
 
-  /** Canvas's takeability checks: access code, then the quiz's dates (unless manually unlocked). */
-  private assertTakeable(quiz: Quiz, qs: QuizSubmission | null, accessCode: string | null | undefined): void {
+  /**
+   * Canvas's takeability checks: access code, then the quiz's dates (unless manually unlocked). When
+   * turning an attempt in (`turningIn`), an attempt whose own end_at is still ahead may finish after the
+   * quiz locked: that end_at was granted to it (a course quiz extension, or the dates as they were when
+   * it started). Canvas would say "quiz is locked" here; honouring the extension is the point of one.
+   */
+  private assertTakeable(quiz: Quiz, qs: QuizSubmission | null, accessCode: string | null | undefined, turningIn = false): void {
     if (quiz.accessCode && accessCode !== quiz.accessCode) throw reject('invalid access code', 403);
-    if (lockState(quiz).locked && !qs?.manuallyUnlocked) throw reject('quiz is locked', 400);
+    if (!lockState(quiz).locked || qs?.manuallyUnlocked) return;
+    if (turningIn && qs?.workflowState === 'untaken' && qs.endAt && qs.endAt.getTime() > Date.now()) return;
+    throw reject('quiz is locked', 400);
   }
 
   /** Attempts allowed in all, or null when unlimited. */
@@ -77,11 +84,8 @@ export class QuizSubmissionService {
     return qs.completed && (allowed == null || allowed - qs.attempt > 0);
   }
 
-  /** When the attempt must end: the time limit (plus extra time), capped at the lock date unless manually unlocked. */
   private endAt(quiz: Quiz, qs: QuizSubmission, startedAt: Date, staff: boolean): Date | null {
-    let end: Date | null = quiz.timeLimit ? new Date(startedAt.getTime() + (quiz.timeLimit + (qs.extraTime ?? 0)) * 60_000) : null;
-    if (!staff && quiz.lockAt && !qs.manuallyUnlocked && (!end || quiz.lockAt < end)) end = quiz.lockAt;
-    return end;
+    return attemptEndAt(quiz, qs, startedAt, staff);
   }
 
   // ---- start / complete -------------------------------------------------------------------------
@@ -137,7 +141,7 @@ export class QuizSubmissionService {
     const qs = await this.inQuiz(quiz, raw);
     const preview = qs.wasPreview;
     if (!preview && !(await this.access.isStudent(course))) throw reject('you are not allowed to complete this quiz submission', 403);
-    if (!preview) this.assertTakeable(quiz, qs, input.accessCode);
+    if (!preview) this.assertTakeable(quiz, qs, input.accessCode, true);
     if (qs.userId !== viewer.id || !input.validationToken || input.validationToken !== qs.validationToken) throw reject('invalid token', 403);
     if (qs.workflowState !== 'untaken' && qs.workflowState !== 'preview') throw reject('quiz submission is already complete', 400);
     if (qs.workflowState === 'preview' && qs.finishedAt) throw reject('quiz submission is already complete', 400);
@@ -307,6 +311,16 @@ export class QuizSubmissionService {
     const allowed = this.allowed(quiz, qs);
     return allowed == null ? null : Math.max(0, allowed - qs.attempt);
   }
+}
+
+/**
+ * When an attempt started at `startedAt` must end: the time limit plus the student's extra time, capped
+ * at the lock date unless manually unlocked (staff are never capped), as Canvas's build_submission_end_at.
+ */
+export function attemptEndAt(quiz: Quiz, qs: Pick<QuizSubmission, 'extraTime' | 'manuallyUnlocked'>, startedAt: Date, staff: boolean): Date | null {
+  let end: Date | null = quiz.timeLimit ? new Date(startedAt.getTime() + (quiz.timeLimit + (qs.extraTime ?? 0)) * 60_000) : null;
+  if (!staff && quiz.lockAt && !qs.manuallyUnlocked && (!end || quiz.lockAt < end)) end = quiz.lockAt;
+  return end;
 }
 
 /** A turned-in attempt shown as the quiz submission it was then (same id, that attempt's state). */

@@ -12,6 +12,8 @@ export type QuizState = 'unpublished' | 'available' | 'deleted';
 
 @Entity('quizzes')
 @Index(['courseId', 'workflowState'])
+// Planner date windows (migrations/1732000009000-Planner.ts).
+@Index(['courseId', 'workflowState', 'dueAt'])
 export class Quiz extends Timestamped {
   @IntColumn()
   courseId: number;

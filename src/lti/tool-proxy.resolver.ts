@@ -1,0 +1,72 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../graphql/context';
+import { NodeResolver, NodeType, registerNode } from '../graphql/node';
+import { mutationPayload } from '../graphql/payload';
+import { parseAnyId } from '../graphql/relay';
+import { WebhookSubscriptionPageType } from '../webhooks/subscriptions.types';
+import { ToolProxy } from './tool-proxy.entity';
+import {
+  CreateToolProxyInput,
+  CreateToolProxyPayload,
+  LtiAccessTokenType,
+  LtiAuthorizeInput,
+  ToolProxiesArgs,
+  ToolProxyConnection,
+  ToolProxyPayload,
+  ToolProxyType,
+  UpdateToolProxyInput,
+} from './tool-proxy.types';
+
+registerNode(NodeType.ToolProxy, ToolProxy, (ctx, id) => ctx.services.toolProxies.find(id));
+
+const proxyId = (id: string) => String(parseAnyId(id, 'ToolProxy') ?? id);
+const accountId = (id: string | null | undefined) => (id == null ? id : String(parseAnyId(id, 'Account') ?? id));
+
+@Resolver(() => ToolProxyType)
+export class ToolProxyResolver extends NodeResolver(NodeType.ToolProxy, ToolProxyType) {
+  @Query(() => ToolProxyType, { description: 'For account admins: an active tool proxy (never its secret).' })
+  toolProxy(
+    @Arg('id', () => ID) id: string,
+    @Arg('accountId', () => ID, { nullable: true, description: 'When given, the proxy must be installed in this account or beneath it.' }) account: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<ToolProxy> {
+    return ctx.services.toolProxies.find(proxyId(id), accountId(account));
+  }
+
+  @Query(() => ToolProxyConnection, { description: 'For account admins: active tool proxies installed in the account or beneath it.' })
+  toolProxiesConnection(@Arg('accountId', () => ID) account: string, @Args() args: ToolProxiesArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.toolProxies.list(accountId(account)!, args);
+  }
+
+  @Mutation(() => CreateToolProxyPayload, { description: 'For account admins: registers a tool; the shared secret is in this payload only.' })
+  createToolProxy(@Arg('input') input: CreateToolProxyInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.toolProxies.create(accountId(input.accountId)!, input));
+  }
+
+  @Mutation(() => ToolProxyPayload, { description: 'For account admins: renames a tool proxy or replaces its capabilities.' })
+  updateToolProxy(@Arg('input') input: UpdateToolProxyInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.toolProxies.update(proxyId(input.id), accountId(input.accountId), input));
+  }
+
+  @Mutation(() => ToolProxyPayload, { description: 'For account admins: deletes a tool proxy and its subscriptions; its tokens stop working.' })
+  deleteToolProxy(@Arg('id', () => ID) id: string, @Arg('accountId', () => ID, { nullable: true }) account: string | null, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.toolProxies.delete(proxyId(id), accountId(account)));
+  }
+
+  @Mutation(() => LtiAccessTokenType, {
+    description: 'The JWT-bearer grant of POST /api/lti/{accounts|courses}/:id/authorize: needs no user; every refusal is invalid_grant.',
+  })
+  ltiAuthorize(@Arg('input') input: LtiAuthorizeInput, @Ctx() ctx: RequestContext) {
+    return ctx.services.ltiAuthorize.authorize(input);
+  }
+
+  @FieldResolver(() => [String])
+  capabilities(@Root() p: ToolProxy): string[] {
+    return p.capabilityList;
+  }
+
+  @FieldResolver(() => WebhookSubscriptionPageType, { description: 'Its live webhook subscriptions, 100 per page by Id.' })
+  webhookSubscriptions(@Root() p: ToolProxy, @Arg('startKey', () => String, { nullable: true }) startKey: string | null, @Ctx() ctx: RequestContext) {
+    return ctx.services.webhookSubscriptions.page(p, startKey);
+  }
+}

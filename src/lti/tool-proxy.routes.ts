@@ -1,0 +1,93 @@
+import { defineFragment, RestRoute } from '../rest/route';
+import { str, strArray } from '../rest/params';
+import { numericIds } from '../rest/present';
+
+defineFragment(`fragment ToolProxyJson on ToolProxy {
+  id: _id guid name capabilities context_type: contextType context_id: contextId account_id: accountId
+  root_account_id: rootAccountId developer_key: developerKey workflow_state: workflowState created_at: createdAt updated_at: updatedAt
+}`);
+
+type Json = Record<string, any>;
+const ERRORS = 'errors { attribute type message }';
+
+export const presentToolProxy = (p: Json): Json => numericIds(p, ['id', 'context_id', 'account_id', 'root_account_id']);
+
+const capabilities = (v: unknown) => (v === undefined ? undefined : strArray(v));
+
+/** OAuth 2 token responses must not be cached (RFC 6749 §5.1). */
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+/** The JWT-bearer grant under both Canvas paths; no user is authenticated (credentials are not read). */
+const authorize = (path: string, contextType: 'Account' | 'Course', idParam: string): RestRoute => ({
+  method: 'POST',
+  path,
+  operation: `mutation($input: LtiAuthorizeInput!) { ltiAuthorize(input: $input) { accessToken tokenType expiresIn } }`,
+  variables: ({ params }) => ({
+    input: { contextType, contextId: str(params[idParam]), grantType: str(params.grant_type) ?? null, assertion: str(params.assertion) ?? null },
+  }),
+  root: 'ltiAuthorize',
+  present: (t: Json) => ({ access_token: t.accessToken, token_type: t.tokenType, expires_in: t.expiresIn }),
+  headers: () => NO_STORE,
+  anonymous: true,
+  auth: 'none',
+});
+
+export const ltiRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/accounts/:account_id/tool_proxies',
+    operation: `mutation($input: CreateToolProxyInput!) { createToolProxy(input: $input) { toolProxy { ...ToolProxyJson } sharedSecret ${ERRORS} } }`,
+    variables: ({ params }) => ({
+      input: {
+        accountId: str(params.account_id),
+        name: str(params.name) ?? null,
+        capabilities: capabilities(params.capabilities) ?? null,
+        contextType: str(params.context_type),
+        contextId: str(params.context_id),
+      },
+    }),
+    root: 'createToolProxy',
+    // The only response that carries the shared secret.
+    present: (r: Json) => ({ ...presentToolProxy(r.toolProxy), shared_secret: r.sharedSecret }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/accounts/:account_id/tool_proxies',
+    operation: `query($account: ID!, $first: Int, $after: String) { toolProxiesConnection(accountId: $account, first: $first, after: $after) {
+      nodes { ...ToolProxyJson } totalCount pageInfo { hasNextPage endCursor } } }`,
+    variables: ({ params }) => ({ account: str(params.account_id) }),
+    root: 'toolProxiesConnection',
+    list: true,
+    present: presentToolProxy,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/accounts/:account_id/tool_proxies/:id',
+    operation: `query($id: ID!, $account: ID) { toolProxy(id: $id, accountId: $account) { ...ToolProxyJson } }`,
+    variables: ({ params }) => ({ id: str(params.id), account: str(params.account_id) }),
+    root: 'toolProxy',
+    present: presentToolProxy,
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/accounts/:account_id/tool_proxies/:id',
+    operation: `mutation($input: UpdateToolProxyInput!) { updateToolProxy(input: $input) { toolProxy { ...ToolProxyJson } ${ERRORS} } }`,
+    variables: ({ params }) => ({
+      input: { id: str(params.id), accountId: str(params.account_id), name: params.name === undefined ? undefined : str(params.name) ?? '', capabilities: capabilities(params.capabilities) },
+    }),
+    root: 'updateToolProxy',
+    payloadKey: 'toolProxy',
+    present: presentToolProxy,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/accounts/:account_id/tool_proxies/:id',
+    operation: `mutation($id: ID!, $account: ID) { deleteToolProxy(id: $id, accountId: $account) { toolProxy { ...ToolProxyJson } ${ERRORS} } }`,
+    variables: ({ params }) => ({ id: str(params.id), account: str(params.account_id) }),
+    root: 'deleteToolProxy',
+    payloadKey: 'toolProxy',
+    present: presentToolProxy,
+  },
+  authorize('/api/lti/accounts/:account_id/authorize', 'Account', 'account_id'),
+  authorize('/api/lti/courses/:course_id/authorize', 'Course', 'course_id'),
+];

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { In } from 'typeorm';
+import { Account } from '../accounts/account.entity';
+import { NotFoundError, Validator } from '../common/errors';
+import { Course } from '../courses/course.entity';
+import { transaction } from '../db/transaction';
+import { nowToSecond } from '../db/columns';
+import type { RequestContext } from '../graphql/context';
+import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
+import { KNOWN_CAPABILITIES } from './capabilities';
+import { encryptSecret, generateSharedSecret } from './lti-keys';
+import { ToolProxy } from './tool-proxy.entity';
+
+export interface ToolProxyInput {
+  name?: string | null;
+  capabilities?: string[] | null;
+  contextType?: string | null;
+  contextId?: string | null;
+}
+
+const NUMERIC = /^\d{1,15}$/;
+
+/**
+ * Tool proxies: registered, listed, changed and removed by account admins. This is our documented
+ * simplification of Canvas's LTI 2 registration: the admin names the tool, its capabilities and
+ * where it is installed, and receives the guid and shared secret the tool signs its assertions with.
+ */
+export class ToolProxyService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  /** An account the viewer administers: 404 when it does not exist, 401/403 otherwise. */
+  private async adminAccount(raw: string | number): Promise<Account> {
+    const account = await this.ctx.services.accounts.lookup(raw);
+    await this.ctx.authz.assertAccountAdmin(account.id);
+    return account;
+  }
+
+  /** The account and every account beneath it. */
+  private async descendantIds(accountId: number): Promise<number[]> {
+    const all = [accountId];
+    let frontier = [accountId];
+    while (frontier.length) {
+      const children = await this.ctx.ds.getRepository(Account).find({ select: { id: true }, where: { parentAccountId: In(frontier) } });
+      frontier = children.map((c) => c.id).filter((id) => !all.includes(id));
+      all.push(...frontier);
+    }
+    return all;
+  }
+
+  private async isUnder(accountId: number, ancestorId: number): Promise<boolean> {
+    return (await this.ctx.authz.accountChain(accountId)).some((a) => a.id === ancestorId);
+  }
+
+  private validateFields(input: ToolProxyInput, v: Validator, creating: boolean): void {
+    if (input.name != null || creating) {
+      const name = input.name?.trim() ?? '';
+      v.check(name.length > 0, 'name', 'blank', "can't be blank");
+      v.check(name.length <= 255, 'name', 'too_long', 'is too long (maximum is 255 characters)');
+    }
+    if (input.capabilities != null || creating) {
+      const caps = input.capabilities ?? [];
+      if (caps.length === 0) v.add('capabilities', 'blank', 'at least one capability is required');
+      for (const c of caps) {
+        if (!KNOWN_CAPABILITIES.has(c)) v.add('capabilities', 'inclusion', `unknown capability: ${c}`);
+      }
+    }
+  }
+
+  /** Where the proxy is installed: the registering account (default), an account beneath it, or a course in it. */
+  private async installation(account: Account, input: ToolProxyInput, v: Validator): Promise<{ contextType: 'Account' | 'Course'; contextId: number; accountId: number } | null> {
+    const type = (input.contextType ?? '').trim().toLowerCase();
+    const rawId = input.contextId == null ? '' : String(input.contextId).trim();
+    if (type === '' || type === 'account') {
+      if (rawId === '') return { contextType: 'Account', contextId: account.id, accountId: account.id };
+      const target = NUMERIC.test(rawId) ? await this.ctx.loaders.byId(Account).load(Number(rawId)) : null;
+      if (!target || target.workflowState === 'deleted' || !(await this.isUnder(target.id, account.id))) {
+        v.add('context_id', 'invalid', 'must be this account or one of its sub-accounts');
+        return null;
+      }
+      return { contextType: 'Account', contextId: target.id, accountId: target.id };
+    }
+    if (type === 'course') {
+      const course = NUMERIC.test(rawId) ? await this.ctx.loaders.byId(Course).load(Number(rawId)) : null;
+      if (!course || course.workflowState === 'deleted' || !(await this.isUnder(course.accountId, account.id))) {
+        v.add('context_id', 'invalid', 'must be a course in this account');
+        return null;
+      }
+      return { contextType: 'Course', contextId: course.id, accountId: course.accountId };
+    }
+    v.add('context_type', 'inclusion', 'must be Account or Course');
+    return null;
+  }
+
+  /** POST /api/v1/accounts/:account_id/tool_proxies: the shared secret is returned here only. */
+  async create(accountRaw: string, input: ToolProxyInput): Promise<{ toolProxy: ToolProxy; sharedSecret: string }> {
+    const account = await this.adminAccount(accountRaw);
+    const v = new Validator();
+    this.validateFields(input, v, true);
+    const where = await this.installation(account, input, v);
+    v.throwIfInvalid();
+    const sharedSecret = generateSharedSecret();
+    const toolProxy = await transaction(this.ctx.ds, (em) => {
+      const repo = em.getRepository(ToolProxy);
+      return repo.save(
+        repo.create({
+          guid: randomUUID(),
+          name: input.name!.trim(),
+          sharedSecretEncrypted: encryptSecret(this.ctx.app.tokenKey, sharedSecret),
+          capabilities: JSON.stringify([...new Set(input.capabilities!)]),
+          ...where!,
+          rootAccountId: account.resolvedRootId,
+          createdById: this.ctx.viewer?.id ?? null,
+          workflowState: 'active',
+        }),
+      );
+    });
+    return { toolProxy, sharedSecret };
+  }
+
+  /** Active tool proxies installed in the account or beneath it, oldest first. */
+  async list(accountRaw: string, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<ToolProxy>> {
+    const account = await this.adminAccount(accountRaw);
+    const w = pageWindow(args);
+    const [rows, total] = await this.ctx.ds.getRepository(ToolProxy).findAndCount({
+      where: { accountId: In(await this.descendantIds(account.id)), workflowState: 'active' },
+      order: { id: 'ASC' },
+      skip: w.offset,
+      take: w.limit,
+    });
+    return toConnection(rows, total, w);
+  }
+
+  /**
+   * An active tool proxy the viewer administers. With an account (the REST path), the viewer must
+   * administer that account and the proxy must be installed in it or beneath it.
+   */
+  async find(idRaw: string | number, accountRaw?: string | null): Promise<ToolProxy> {
+    const account = accountRaw != null ? await this.adminAccount(accountRaw) : null;
+    const id = String(idRaw).trim();
+    const proxy = NUMERIC.test(id) ? await this.ctx.loaders.byId(ToolProxy).load(Number(id)) : null;
+    if (!proxy || proxy.workflowState !== 'active') throw new NotFoundError();
+    if (account) {
+      if (!(await this.isUnder(proxy.accountId, account.id))) throw new NotFoundError();
+    } else {
+      await this.ctx.authz.assertAccountAdmin(proxy.accountId);
+    }
+    return proxy;
+  }
+
+  /** Renames the proxy or replaces its capabilities (existing subscriptions are kept). */
+  async update(idRaw: string, accountRaw: string | null | undefined, input: ToolProxyInput): Promise<{ toolProxy: ToolProxy }> {
+    const proxy = await this.find(idRaw, accountRaw);
+    const v = new Validator();
+    this.validateFields(input, v, false);
+    v.throwIfInvalid();
+    if (input.name != null) proxy.name = input.name.trim();
+    if (input.capabilities != null) proxy.capabilities = JSON.stringify([...new Set(input.capabilities)]);
+    const toolProxy = await transaction(this.ctx.ds, (em) => em.getRepository(ToolProxy).save(proxy));
+    return { toolProxy };
+  }
+
+  /** Marks the proxy deleted and stops its subscriptions (State Deleted), in one transaction. */
+  async delete(idRaw: string, accountRaw?: string | null): Promise<{ toolProxy: ToolProxy }> {
+    const proxy = await this.find(idRaw, accountRaw);
+    const toolProxy = await transaction(this.ctx.ds, async (em) => {
+      proxy.workflowState = 'deleted';
+      const saved = await em.getRepository(ToolProxy).save(proxy);
+      await em.getRepository(WebhookSubscription).update({ toolProxyId: proxy.id, state: 'Active' }, { state: 'Deleted', updatedAt: nowToSecond() });
+      return saved;
+    });
+    return { toolProxy };
+  }
+}

@@ -1,0 +1,85 @@
+import { In, Not } from 'typeorm';
+import { Enrollment } from '../courses/enrollment.entity';
+import { nowToSecond } from '../db/columns';
+import { DiscussionEntry } from '../discussions/discussion-entry.entity';
+import { DiscussionTopic } from '../discussions/discussion-topic.entity';
+import { nextActivitySeq } from '../discussions/discussion.service';
+import { ContentInfo, contentAdapter, registerContentAdapter } from './content-registry';
+
+/**
+ * How modules reach course discussion topics (mirrors src/content/module-content.ts): announcements
+ * are not module content; a graded topic is scored through its assignment; a delayed post unlocks at
+ * its delayed_post_at. Views and entries reach progress through the discussion area's domain events.
+ */
+registerContentAdapter({
+  kind: 'Discussion',
+  async load(ctx, courseId, ids) {
+    const rows = ids.length
+      ? await ctx.ds.getRepository(DiscussionTopic).findBy({ id: In(ids), contextType: 'Course', contextId: courseId, isAnnouncement: false, workflowState: Not('deleted' as const) })
+      : [];
+    const graded = rows.map((t) => t.assignmentId).filter((id): id is number => id != null);
+    const [assignments, posted] = await Promise.all([
+      graded.length ? (contentAdapter('Assignment')?.load(ctx, courseId, graded) ?? Promise.resolve(new Map<number, ContentInfo>())) : Promise.resolve(new Map<number, ContentInfo>()),
+      postedByStudents(ctx.ds.manager, courseId, rows.map((t) => t.id)),
+    ]);
+    return new Map(
+      rows.map((t): [number, ContentInfo] => {
+        const a = t.assignmentId != null ? assignments.get(t.assignmentId) : undefined;
+        return [
+          t.id,
+          {
+            id: t.id,
+            courseId,
+            title: t.title,
+            published: t.published,
+            assignmentId: a ? a.id : null,
+            pointsPossible: a?.pointsPossible ?? null,
+            dueAt: a?.dueAt ?? null,
+            unlockAt: t.delayedPostAt ?? a?.unlockAt ?? null,
+            lockAt: t.lockAt ?? a?.lockAt ?? null,
+            unpublishable: !posted.has(t.id),
+          },
+        ];
+      }),
+    );
+  },
+  async setPublished(em, courseId, ids, published) {
+    let topics = ids.length ? await em.getRepository(DiscussionTopic).findBy({ id: In(ids), contextType: 'Course', contextId: courseId, isAnnouncement: false, workflowState: Not('deleted' as const) }) : [];
+    topics = topics.filter((t) => t.published !== published);
+    // Topics students have posted to stay published (Canvas: "contains posts").
+    if (!published && topics.length) {
+      const posted = await postedByStudents(em, courseId, topics.map((t) => t.id));
+      topics = topics.filter((t) => !posted.has(t.id));
+    }
+    if (!topics.length) return;
+    if (!published) {
+      await em.getRepository(DiscussionTopic).update({ id: In(topics.map((t) => t.id)) }, { workflowState: 'unpublished' });
+      return;
+    }
+    // Going out as the discussion area publishes a draft: posted now (or at its delayed time), at the top of streams.
+    const now = nowToSecond();
+    let seq = await nextActivitySeq(em);
+    for (const t of topics) {
+      const future = t.delayedPostAt && t.delayedPostAt.getTime() > now.getTime() ? t.delayedPostAt : null;
+      const postedAt = t.postedAt ?? future ?? now;
+      await em.getRepository(DiscussionTopic).update({ id: t.id }, { workflowState: 'active', postedAt, activityAt: future ?? now, activitySeq: seq++ });
+    }
+  },
+  async rename(em, courseId, id, title) {
+    await em.getRepository(DiscussionTopic).update({ id, contextType: 'Course', contextId: courseId }, { title });
+  },
+  apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/discussion_topics/${info.id}`,
+});
+
+/** Topics (of the given ids) with an active entry by a student of the course. */
+async function postedByStudents(em: import('typeorm').EntityManager, courseId: number, topicIds: number[]): Promise<Set<number>> {
+  if (!topicIds.length) return new Set();
+  const rows: { id: number | string }[] = await em
+    .getRepository(DiscussionEntry)
+    .createQueryBuilder('e')
+    .select('DISTINCT e.discussion_topic_id', 'id')
+    .innerJoin(Enrollment, 'en', "en.user_id = e.user_id AND en.course_id = :cid AND en.type = 'StudentEnrollment'", { cid: courseId })
+    .where('e.discussion_topic_id IN (:...ids) AND e.workflow_state = :active', { ids: topicIds, active: 'active' })
+    .getRawMany();
+  return new Set(rows.map((r) => Number(r.id)));
+}

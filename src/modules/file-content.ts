@@ -1,0 +1,21 @@
+import { In } from 'typeorm';
+import { Attachment } from '../files/attachment.entity';
+import { ContentInfo, registerContentAdapter } from './content-registry';
+
+/**
+ * How modules reach course files (mirrors src/content/module-content.ts): available files of the
+ * course. Files carry no published state of their own here, so a File item follows its item's state.
+ */
+registerContentAdapter({
+  kind: 'File',
+  async load(ctx, courseId, ids) {
+    const rows = ids.length ? await ctx.ds.getRepository(Attachment).findBy({ id: In(ids), contextType: 'Course', contextId: courseId, workflowState: 'available' }) : [];
+    return new Map(
+      rows.map((f): [number, ContentInfo] => [
+        f.id,
+        { id: f.id, courseId, title: f.displayName, published: true, assignmentId: null, pointsPossible: null, dueAt: null, unlockAt: null, lockAt: null },
+      ]),
+    );
+  },
+  apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/files/${info.id}`,
+});

@@ -1,0 +1,239 @@
+import { nullableStr, str, strArray, toBool } from '../rest/params';
+import { numericIds } from '../rest/present';
+import { defineFragment, RestInput, RestRoute } from '../rest/route';
+
+defineFragment(`fragment PlannerOverrideJson on PlannerOverride {
+  id: _id plannable_type: plannableType plannable_id: plannableId user_id: userId assignment_id: assignmentId
+  workflow_state: workflowState marked_complete: markedComplete dismissed
+  created_at: createdAt updated_at: updatedAt deleted_at: deletedAt
+}`);
+
+defineFragment(`fragment PlannerNoteJson on PlannerNote {
+  id: _id title description details user_id: userId course_id: courseId workflow_state: workflowState todo_date: todoDate
+  linked_object_type: linkedObjectType linked_object_id: linkedObjectId
+  linked_object_html_url: linkedObjectHtmlUrl linked_object_url: linkedObjectUrl
+  created_at: createdAt updated_at: updatedAt
+}`);
+
+defineFragment(`fragment PlannerItemJson on PlannerItem {
+  context_type: contextType course_id: courseId group_id: groupId context_name: contextName
+  plannable_id: plannableId plannable_type: plannableType plannable_date: plannableDate
+  planner_override: plannerOverride { ...PlannerOverrideJson }
+  new_activity: newActivity
+  submissions {
+    submitted excused graded posted_at: postedAt late missing needs_grading: needsGrading
+    has_feedback: hasFeedback with_feedback: withFeedback redo_request: redoRequest
+  }
+  plannable {
+    id title course_id: courseId group_id: groupId user_id: userId todo_date: todoDate details url
+    unread_count: unreadCount read_state: readState assignment_id: assignmentId points_possible: pointsPossible
+    due_at: dueAt workflow_state: workflowState created_at: createdAt updated_at: updatedAt
+  }
+  html_url: htmlUrl
+}`);
+
+type Json = Record<string, any>;
+const ERRORS = 'errors { attribute type message }';
+
+export function presentOverride(o: Json): Json {
+  return numericIds(o, ['id', 'plannable_id', 'user_id', 'assignment_id']);
+}
+
+/** Canvas's note JSON: text as `details` (and the spec's `description`); linked_* only on linked notes. */
+export function presentNote(n: Json): Json {
+  const out = numericIds(n, ['id', 'user_id', 'course_id', 'linked_object_id']);
+  if (out.linked_object_type == null) for (const k of ['linked_object_type', 'linked_object_id', 'linked_object_html_url', 'linked_object_url']) delete out[k];
+  return out;
+}
+
+/** The attributes each kind of plannable has (Canvas emits only those that exist on the object). */
+const PLANNABLE_KEYS: Record<string, string[]> = {
+  assignment: ['id', 'title', 'course_id', 'assignment_id', 'points_possible', 'due_at', 'created_at', 'updated_at'],
+  quiz: ['id', 'title', 'course_id', 'assignment_id', 'points_possible', 'due_at', 'created_at', 'updated_at'],
+  discussion_topic: ['id', 'title', 'course_id', 'group_id', 'todo_date', 'unread_count', 'read_state', 'assignment_id', 'points_possible', 'due_at', 'created_at', 'updated_at'],
+  announcement: ['id', 'title', 'course_id', 'group_id', 'todo_date', 'unread_count', 'read_state', 'created_at', 'updated_at'],
+  wiki_page: ['id', 'title', 'course_id', 'todo_date', 'url', 'created_at', 'updated_at'],
+  planner_note: ['id', 'todo_date', 'title', 'details', 'user_id', 'course_id', 'workflow_state', 'created_at', 'updated_at'],
+};
+
+/** Keys that only appear when they have a value (the context a topic is in; an ungraded quiz's missing assignment). */
+const OPTIONAL = new Set(['course_id', 'group_id', 'assignment_id']);
+
+export function presentItem(item: Json): Json {
+  const { plannable, planner_override, submissions, ...rest } = item;
+  const out: Json = numericIds(rest, ['course_id', 'group_id', 'plannable_id']);
+  // The context keys are named after the context; a note without a course has none.
+  if (out.context_type == null) for (const k of ['context_type', 'course_id', 'group_id', 'context_name']) delete out[k];
+  else delete out[out.context_type === 'Course' ? 'group_id' : 'course_id'];
+  out.planner_override = planner_override ? presentOverride(planner_override) : null;
+  out.submissions = submissions ?? false;
+  const p = numericIds(plannable, ['id', 'course_id', 'group_id', 'user_id', 'assignment_id']);
+  const keys = PLANNABLE_KEYS[item.plannable_type] ?? Object.keys(p);
+  const isNote = item.plannable_type === 'planner_note';
+  out.plannable = Object.fromEntries(keys.filter((k) => !(OPTIONAL.has(k) && p[k] == null && !(isNote && k === 'course_id'))).map((k) => [k, p[k] ?? null]));
+  return out;
+}
+
+const ITEM_VARS =
+  '$userId: ID, $observedUserId: ID, $contextCodes: [String!], $startDate: String, $endDate: String, $filter: String, $include: [String!], $order: String, $first: Int, $after: String';
+const ITEM_ARGS =
+  'userId: $userId, observedUserId: $observedUserId, contextCodes: $contextCodes, startDate: $startDate, endDate: $endDate, filter: $filter, include: $include, order: $order, first: $first, after: $after';
+
+function itemVariables({ params }: RestInput): Json {
+  const codes = params.context_codes !== undefined ? strArray(params.context_codes) : undefined;
+  return {
+    userId: str(params.user_id),
+    observedUserId: str(params.observed_user_id),
+    contextCodes: codes,
+    startDate: str(params.start_date),
+    endDate: str(params.end_date),
+    filter: str(params.filter),
+    include: params.include !== undefined ? strArray(params.include) : params.includes !== undefined ? strArray(params.includes) : undefined,
+    order: str(params.order),
+  };
+}
+
+const itemsRoute = (path: string, anonymous: boolean): RestRoute => ({
+  method: 'GET',
+  path,
+  operation: `query(${ITEM_VARS}) { plannerItems(${ITEM_ARGS}) { nodes { ...PlannerItemJson } pageInfo { hasNextPage endCursor } } }`,
+  variables: itemVariables,
+  root: 'plannerItems',
+  list: { defaultPerPage: 50, maxPerPage: 100, bookmark: true },
+  present: presentItem,
+  // filter=all_ungraded_todo_items is open to anonymous callers (public syllabus); the service requires a user otherwise.
+  anonymous,
+});
+
+/** Note fields as Canvas's form gives them; details is the input name (description accepted as well). */
+function noteFields(p: Json): Json {
+  const details = p.details !== undefined ? p.details : p.description;
+  return {
+    title: p.title === undefined ? undefined : (str(p.title) ?? null),
+    details: details === undefined ? undefined : (str(details) ?? null),
+    todoDate: p.todo_date === undefined ? undefined : nullableStr(p.todo_date),
+  };
+}
+
+const NOTE_MUTATION = (name: string, input: string) => `mutation($input: ${input}!) { ${name}(input: $input) { plannerNote { ...PlannerNoteJson } ${ERRORS} } }`;
+const OVERRIDE_MUTATION = (name: string, input: string) => `mutation($input: ${input}!) { ${name}(input: $input) { plannerOverride { ...PlannerOverrideJson } ${ERRORS} } }`;
+
+export const plannerRoutes: RestRoute[] = [
+  itemsRoute('/api/v1/planner/items', true),
+  itemsRoute('/api/v1/users/:user_id/planner/items', false),
+
+  // ---- planner notes ----
+  {
+    method: 'GET',
+    path: '/api/v1/planner_notes',
+    operation: `query($startDate: String, $endDate: String, $contextCodes: [String!], $first: Int, $after: String) {
+      plannerNotes(startDate: $startDate, endDate: $endDate, contextCodes: $contextCodes, first: $first, after: $after) { nodes { ...PlannerNoteJson } totalCount }
+    }`,
+    variables: ({ params }) => ({
+      startDate: str(params.start_date),
+      endDate: str(params.end_date),
+      contextCodes: params.context_codes !== undefined ? strArray(params.context_codes) : undefined,
+    }),
+    root: 'plannerNotes',
+    list: true,
+    present: presentNote,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/planner_notes/:id',
+    operation: 'query($id: ID!) { plannerNote(id: $id) { ...PlannerNoteJson } }',
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'plannerNote',
+    present: presentNote,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/planner_notes',
+    operation: NOTE_MUTATION('createPlannerNote', 'CreatePlannerNoteInput'),
+    variables: ({ params }) => ({
+      input: {
+        ...noteFields(params),
+        courseId: params.course_id === undefined ? undefined : nullableStr(params.course_id),
+        linkedObjectType: nullableStr(params.linked_object_type) ?? undefined,
+        linkedObjectId: nullableStr(params.linked_object_id) ?? undefined,
+      },
+    }),
+    root: 'createPlannerNote',
+    payloadKey: 'plannerNote',
+    present: presentNote,
+    status: 201,
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/planner_notes/:id',
+    operation: NOTE_MUTATION('updatePlannerNote', 'UpdatePlannerNoteInput'),
+    variables: ({ params }) => ({
+      input: { id: str(params.id), ...noteFields(params), courseId: params.course_id === undefined ? undefined : nullableStr(params.course_id) },
+    }),
+    root: 'updatePlannerNote',
+    payloadKey: 'plannerNote',
+    present: presentNote,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/planner_notes/:id',
+    operation: `mutation($id: ID!) { deletePlannerNote(id: $id) { plannerNote { ...PlannerNoteJson } ${ERRORS} } }`,
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'deletePlannerNote',
+    payloadKey: 'plannerNote',
+    present: presentNote,
+  },
+
+  // ---- planner overrides ----
+  {
+    method: 'GET',
+    path: '/api/v1/planner/overrides',
+    operation: 'query($first: Int, $after: String) { plannerOverrides(first: $first, after: $after) { nodes { ...PlannerOverrideJson } totalCount } }',
+    root: 'plannerOverrides',
+    list: true,
+    present: presentOverride,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/planner/overrides/:id',
+    operation: 'query($id: ID!) { plannerOverride(id: $id) { ...PlannerOverrideJson } }',
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'plannerOverride',
+    present: presentOverride,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/planner/overrides',
+    operation: OVERRIDE_MUTATION('createPlannerOverride', 'CreatePlannerOverrideInput'),
+    variables: ({ params }) => ({
+      input: {
+        plannableType: str(params.plannable_type),
+        plannableId: str(params.plannable_id),
+        markedComplete: toBool(params.marked_complete),
+        dismissed: toBool(params.dismissed),
+      },
+    }),
+    root: 'createPlannerOverride',
+    payloadKey: 'plannerOverride',
+    present: presentOverride,
+    status: 201,
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/planner/overrides/:id',
+    operation: OVERRIDE_MUTATION('updatePlannerOverride', 'UpdatePlannerOverrideInput'),
+    variables: ({ params }) => ({ input: { id: str(params.id), markedComplete: toBool(params.marked_complete), dismissed: toBool(params.dismissed) } }),
+    root: 'updatePlannerOverride',
+    payloadKey: 'plannerOverride',
+    present: presentOverride,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/planner/overrides/:id',
+    operation: `mutation($id: ID!) { deletePlannerOverride(id: $id) { plannerOverride { ...PlannerOverrideJson } ${ERRORS} } }`,
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'deletePlannerOverride',
+    payloadKey: 'plannerOverride',
+    present: presentOverride,
+  },
+];

@@ -1,0 +1,36 @@
+import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { Quiz } from '../content/quizzes/quiz.entity';
+import { QuizType } from '../content/quizzes/quiz.types';
+import type { RequestContext } from '../graphql/context';
+import { mutationPayload } from '../graphql/payload';
+import { User } from '../users/user.entity';
+import { UserType } from '../users/user.types';
+import type { QuizExtension } from './quiz-extension.service';
+import { QuizExtensionType, SetCourseQuizExtensionsInput, SetCourseQuizExtensionsPayload } from './quiz-extension.types';
+
+@Resolver(() => QuizExtensionType)
+export class QuizExtensionResolver {
+  @Mutation(() => SetCourseQuizExtensionsPayload, {
+    description: "Course quiz extensions: sets each listed student's extension on every quiz of the course, atomically (manage_grades).",
+  })
+  setCourseQuizExtensions(@Arg('input') input: SetCourseQuizExtensionsInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.quizExtensions.extend(input.courseId, input.quizExtensions));
+  }
+
+  @FieldResolver(() => UserType, { nullable: true })
+  user(@Root() e: QuizExtension, @Ctx() ctx: RequestContext): Promise<User | null> {
+    return ctx.loaders.byId(User).load(e.userId);
+  }
+}
+
+/** The extensions side of a quiz, kept with quiz extensions rather than in content/quizzes. */
+@Resolver(() => QuizType)
+export class QuizExtensionsFieldResolver {
+  @FieldResolver(() => [QuizExtensionType], {
+    nullable: true,
+    description: "Students' extensions on this quiz (extra attempts, extra time, manual unlocking, or an extended end_at), by user id. Graders only.",
+  })
+  extensions(@Root() quiz: Quiz, @Ctx() ctx: RequestContext): Promise<QuizExtension[]> {
+    return ctx.services.quizExtensions.forQuiz(quiz);
+  }
+}

@@ -1,0 +1,40 @@
+import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../graphql/context';
+import { WebhookSubscriptionInput, WebhookSubscriptionPageType, WebhookSubscriptionPayload, WebhookSubscriptionType } from './subscriptions.types';
+
+/**
+ * The tool-facing subscription operations: they authenticate the tool (a JWT access token from
+ * /api/lti/…/authorize as the bearer), never a user. Refusals carry Canvas's status and body in
+ * extensions (code REQUEST_ERROR) as the REST rows answer them.
+ */
+@Resolver(() => WebhookSubscriptionType)
+export class WebhookSubscriptionResolver {
+  @Query(() => WebhookSubscriptionType, { description: 'For a tool: one of its live subscriptions by Id.' })
+  webhookSubscription(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
+    return ctx.services.webhookSubscriptions.show(id);
+  }
+
+  @Query(() => WebhookSubscriptionPageType, { description: 'For a tool: its live subscriptions, 100 per page by Id.' })
+  webhookSubscriptions(@Arg('startKey', () => String, { nullable: true, description: 'The endKey of the previous page.' }) startKey: string | null, @Ctx() ctx: RequestContext) {
+    return ctx.services.webhookSubscriptions.list(startKey);
+  }
+
+  @Mutation(() => WebhookSubscriptionPayload, { description: 'For a tool: subscribes to events in a context it is installed in (or beneath).' })
+  async createWebhookSubscription(@Arg('input', () => WebhookSubscriptionInput, { nullable: true }) input: WebhookSubscriptionInput | null, @Ctx() ctx: RequestContext) {
+    return { webhookSubscription: await ctx.services.webhookSubscriptions.create(input) };
+  }
+
+  @Mutation(() => WebhookSubscriptionPayload, { description: 'For a tool: replaces one of its subscriptions (full validation again).' })
+  async updateWebhookSubscription(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => WebhookSubscriptionInput, { nullable: true }) input: WebhookSubscriptionInput | null,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return { webhookSubscription: await ctx.services.webhookSubscriptions.update(id, input) };
+  }
+
+  @Mutation(() => WebhookSubscriptionPayload, { description: 'For a tool: deletes one of its subscriptions (State Deleted).' })
+  async deleteWebhookSubscription(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
+    return { webhookSubscription: await ctx.services.webhookSubscriptions.delete(id) };
+  }
+}

@@ -1,0 +1,94 @@
+import { defineFragment, RestInput, RestRoute } from '../rest/route';
+import { str } from '../rest/params';
+import { numericIds } from '../rest/present';
+
+/** The record as Canvas's subscription service returns it: PascalCase keys. */
+defineFragment(`fragment WebhookSubscriptionJson on WebhookSubscription {
+  Id: id ContextId: contextId ContextType: contextType EventTypes: eventTypes Format: format
+  TransportMetadata: transportMetadata { Url: url } TransportType: transportType
+  OwnerId: ownerId OwnerType: ownerType DeveloperKey: developerKey RootAccountId: rootAccountId RootAccountUUID: rootAccountUuid
+  AssociatedIntegrationId: associatedIntegrationId State: state CreatedAt: createdAt UpdatedAt: updatedAt
+  UpdatedBy: updatedBy UpdatedByType: updatedByType
+}`);
+
+type Json = Record<string, any>;
+const isTree = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const present = (s: Json): Json => numericIds(s, ['RootAccountId']);
+
+/**
+ * `subscription[…]` (form or JSON) → the GraphQL input; null when it is missing or empty, which the
+ * service answers with Canvas's `subscription is missing`. Odd shapes pass through as nulls so the
+ * service reports them as invalid values.
+ */
+function subscriptionInput({ params }: RestInput): Json | null {
+  const raw = params.subscription;
+  if (!isTree(raw) || Object.keys(raw).length === 0) return null;
+  const s: Json = raw;
+  const events = s.EventTypes;
+  const metadata = s.TransportMetadata;
+  return {
+    contextId: str(s.ContextId) ?? null,
+    contextType: str(s.ContextType) ?? null,
+    eventTypes: Array.isArray(events) ? events.map((e) => str(e) ?? '') : typeof events === 'string' ? [events] : null,
+    format: str(s.Format) ?? null,
+    transportMetadata: isTree(metadata) ? { url: str(metadata.Url) ?? null } : null,
+    transportType: str(s.TransportType) ?? null,
+  };
+}
+
+const FIELDS = '{ webhookSubscription { ...WebhookSubscriptionJson } }';
+
+/** /api/lti/subscriptions: authenticated only by a tool's JWT access token (auth: 'lti'). */
+export const subscriptionRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/api/lti/subscriptions',
+    operation: `mutation($input: WebhookSubscriptionInput) { createWebhookSubscription(input: $input) ${FIELDS} }`,
+    variables: (input) => ({ input: subscriptionInput(input) }),
+    root: 'createWebhookSubscription',
+    payloadKey: 'webhookSubscription',
+    present,
+    auth: 'lti',
+  },
+  {
+    method: 'GET',
+    path: '/api/lti/subscriptions',
+    operation: `query($startKey: String) { webhookSubscriptions(startKey: $startKey) { nodes { ...WebhookSubscriptionJson } endKey } }`,
+    variables: ({ headers }) => ({ startKey: typeof headers.startkey === 'string' ? headers.startkey : null }),
+    root: 'webhookSubscriptions',
+    // StartKey/EndKey header paging instead of Link headers: a bare array, EndKey only when more follow.
+    present: (page: Json) => (page.nodes as Json[]).map(present),
+    headers: (page: Json): Record<string, string> => (page.endKey ? { EndKey: page.endKey } : {}),
+    auth: 'lti',
+  },
+  {
+    method: 'GET',
+    path: '/api/lti/subscriptions/:id',
+    operation: `query($id: ID!) { webhookSubscription(id: $id) { ...WebhookSubscriptionJson } }`,
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'webhookSubscription',
+    present,
+    auth: 'lti',
+  },
+  {
+    method: 'PUT',
+    path: '/api/lti/subscriptions/:id',
+    operation: `mutation($id: ID!, $input: WebhookSubscriptionInput) { updateWebhookSubscription(id: $id, input: $input) ${FIELDS} }`,
+    variables: (input) => ({ id: str(input.params.id), input: subscriptionInput(input) }),
+    root: 'updateWebhookSubscription',
+    payloadKey: 'webhookSubscription',
+    present,
+    auth: 'lti',
+  },
+  {
+    method: 'DELETE',
+    path: '/api/lti/subscriptions/:id',
+    operation: `mutation($id: ID!) { deleteWebhookSubscription(id: $id) ${FIELDS} }`,
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'deleteWebhookSubscription',
+    payloadKey: 'webhookSubscription',
+    present,
+    auth: 'lti',
+  },
+];

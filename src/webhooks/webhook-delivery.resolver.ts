@@ -1,0 +1,58 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { filter, pipe } from '@graphql-yoga/subscription';
+import { Arg, Args, Ctx, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { UnauthenticatedError } from '../common/errors';
+import { WEBHOOK_MESSAGE_TOPIC } from '../events/outbox';
+import type { PublishedMessage } from '../events/outbox';
+import type { RequestContext } from '../graphql/context';
+import { mutationPayload } from '../graphql/payload';
+import {
+  RedeliverWebhookMessageInput,
+  RedeliverWebhookMessagePayload,
+  ResubmitToPlagiarismInput,
+  ResubmitToPlagiarismPayload,
+  WebhookDeliveriesArgs,
+  WebhookDeliveryConnection,
+  WebhookDeliveryType,
+  WebhookMessageType,
+} from './webhook-delivery.types';
+
+@Resolver(() => WebhookDeliveryType)
+export class WebhookDeliveryResolver {
+  @Query(() => WebhookDeliveryConnection, {
+    description: "A webhook subscription's recent deliveries, newest first: account admins over its context and site admins.",
+  })
+  webhookDeliveries(@Args() args: WebhookDeliveriesArgs, @Ctx() ctx: RequestContext) {
+    return ctx.services.webhookDeliveries.list(args);
+  }
+
+  @Mutation(() => RedeliverWebhookMessagePayload, { description: 'Sends a dead-lettered webhook message again (same message id, fresh retry window).' })
+  redeliverWebhookMessage(@Arg('input') input: RedeliverWebhookMessageInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.webhookDeliveries.redeliver(input.messageId, Boolean(input.reactivate)));
+  }
+
+  @Query(() => GraphQLJSONObject, { description: 'The JWKS (RFC 7517) that verifies the X-Webhook-Signature of HTTPS webhook deliveries. Public.' })
+  webhookSigningKeys(@Ctx() ctx: RequestContext) {
+    return ctx.services.webhookDeliveries.jwks();
+  }
+
+  @Mutation(() => ResubmitToPlagiarismPayload, { description: "A grader asks for a student's submission to be sent to the plagiarism tool again (raises plagiarism_resubmit)." })
+  resubmitToPlagiarism(@Arg('input') input: ResubmitToPlagiarismInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.plagiarismResubmit.resubmit(input.courseId, input.assignmentId, input.userId));
+  }
+
+  @Subscription(() => WebhookMessageType, {
+    description:
+      "A tool's webhook messages, live, as HTTPS deliveries carry them. Open the socket with the tool's JWT access token (connection_init {Authorization: \"Bearer <JWT>\"}).",
+    subscribe: ({ context, args }) => {
+      const ctx = context as RequestContext;
+      if (!ctx.tool) throw new UnauthenticatedError('a tool access token is required');
+      const only = (args as { subscriptionId?: string | null }).subscriptionId;
+      const source = ctx.app.pubsub.subscribe(WEBHOOK_MESSAGE_TOPIC, ctx.tool.guid) as AsyncIterable<PublishedMessage>;
+      return only ? pipe(source as never, filter((m: PublishedMessage) => m.subscriptionId === only)) : source;
+    },
+  })
+  webhookMessages(@Root() message: PublishedMessage, @Arg('subscriptionId', () => String, { nullable: true }) _subscriptionId?: string | null): PublishedMessage {
+    return message;
+  }
+}

@@ -1,0 +1,88 @@
+import { In } from 'typeorm';
+import { ConflictError, NotFoundError, ValidationError } from '../common/errors';
+import { Assignment } from '../content/assignments/assignment.entity';
+import { Course } from '../courses/course.entity';
+import { transaction } from '../db/transaction';
+import { OutboxMessage, OutboxStatus } from '../events/outbox.entity';
+import { outboxSignal } from '../events/outbox-signal';
+import type { RequestContext } from '../graphql/context';
+import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { publishedJwks } from './signing-keys';
+import { WebhookSubscription } from './webhook-subscription.entity';
+
+const STATUSES: OutboxStatus[] = ['pending', 'delivering', 'delivered', 'dead', 'cancelled'];
+
+/** What operators see of a message: the stored row with its document parsed. */
+export interface DeliveryView extends Omit<OutboxMessage, 'payload' | 'nextAttemptAt'> {
+  nextAttemptAt: Date | null;
+  payload: Record<string, unknown>;
+}
+
+function view(m: OutboxMessage): DeliveryView {
+  return { ...m, nextAttemptAt: m.status === 'pending' ? m.nextAttemptAt : null, payload: JSON.parse(m.payload) as Record<string, unknown> };
+}
+
+/** Operators' view of webhook deliveries: account admins over the subscription's context, and site admins. */
+export class WebhookDeliveryService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  /** The subscription, when the caller administers an account its context belongs to; 404 otherwise. */
+  private async administered(subscriptionId: string): Promise<WebhookSubscription> {
+    this.ctx.authz.requireViewer();
+    const sub = /^[\w-]{1,36}$/.test(subscriptionId) ? await this.ctx.ds.getRepository(WebhookSubscription).findOneBy({ id: subscriptionId }) : null;
+    if (!sub) throw new NotFoundError();
+    if (await this.ctx.authz.isSiteAdmin()) return sub;
+    let accountId: number | null = null;
+    if (sub.matchType === 'Account') accountId = sub.matchId;
+    else {
+      const courseId = sub.matchType === 'Course' ? sub.matchId : (await this.ctx.ds.getRepository(Assignment).findOneBy({ id: sub.matchId }))?.courseId;
+      accountId = courseId != null ? ((await this.ctx.ds.getRepository(Course).findOneBy({ id: courseId }))?.accountId ?? null) : null;
+    }
+    if (accountId == null || !(await this.ctx.authz.isAccountAdmin(accountId))) throw new NotFoundError();
+    return sub;
+  }
+
+  /** A subscription's deliveries, newest first. */
+  async list(args: { subscriptionId: string; status?: string[] | null; first?: number | null; after?: string | null }): Promise<ConnectionResult<DeliveryView>> {
+    const sub = await this.administered(args.subscriptionId);
+    const statuses = args.status?.length ? args.status : null;
+    if (statuses?.some((s) => !STATUSES.includes(s as OutboxStatus))) {
+      throw ValidationError.of('status', 'inclusion', `status must be one of ${STATUSES.join(', ')}`);
+    }
+    const w = pageWindow(args);
+    const where = { subscriptionId: sub.id, ...(statuses ? { status: In(statuses) } : {}) };
+    const [rows, total] = await this.ctx.ds.getRepository(OutboxMessage).findAndCount({ where, order: { id: 'DESC' }, skip: w.offset, take: w.limit });
+    return toConnection(rows.map(view), total, w);
+  }
+
+  /**
+   * Sends a dead-lettered (or cancelled) message again, with the same message id and a fresh retry
+   * window. A deactivated subscription is only redelivered to when `reactivate` is asked for.
+   */
+  async redeliver(messageId: string, reactivate: boolean): Promise<{ delivery: DeliveryView }> {
+    const m = await this.ctx.ds.getRepository(OutboxMessage).findOneBy({ messageId });
+    if (!m) throw new NotFoundError();
+    const sub = await this.administered(m.subscriptionId);
+    if (m.status !== 'dead' && m.status !== 'cancelled') throw new ConflictError(`only dead-lettered messages can be redelivered (this one is ${m.status})`);
+    if (sub.state !== 'Active') throw new ConflictError('the subscription was deleted');
+    if (sub.deactivatedAt && !reactivate) throw new ConflictError('the subscription is deactivated; redeliver with reactivate: true to reactivate it');
+    const now = new Date();
+    const saved = await transaction(this.ctx.ds, async (em) => {
+      if (sub.deactivatedAt) {
+        await em.getRepository(WebhookSubscription).update({ id: sub.id }, { deactivatedAt: null, deactivationReason: null, consecutiveFailures: 0 });
+      }
+      await em.getRepository(OutboxMessage).update(
+        { id: m.id, status: In(['dead', 'cancelled']) },
+        { status: 'pending', nextAttemptAt: now, retryUntil: new Date(now.getTime() + this.ctx.app.config.WEBHOOK_RETRY_WINDOW_MS), leaseToken: null, updatedAt: now },
+      );
+      return em.getRepository(OutboxMessage).findOneByOrFail({ id: m.id });
+    });
+    outboxSignal.emit('written', 1);
+    return { delivery: view(saved) };
+  }
+
+  /** The public keys webhook signatures verify against. */
+  jwks() {
+    return publishedJwks(this.ctx.ds, this.ctx.app.tokenKey);
+  }
+}

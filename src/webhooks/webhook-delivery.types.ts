@@ -1,0 +1,99 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { ValidationErrorType } from '../graphql/payload';
+import { Connection, ConnectionArgs } from '../graphql/relay';
+import { DateTimeScalar } from '../graphql/scalars';
+
+@ObjectType('WebhookDelivery', { description: 'One webhook message for one subscription and its delivery state (operators).' })
+export class WebhookDeliveryType {
+  @Field({ description: 'Stays the same on every attempt; receivers deduplicate by it.' })
+  messageId: string;
+  @Field()
+  subscriptionId: string;
+  @Field({ description: 'Live event name, e.g. submission_created.' })
+  eventName: string;
+  @Field({ description: 'live-event or caliper.' })
+  format: string;
+  @Field({ description: 'pending, delivering, delivered, dead (retries exhausted or subscription deactivated) or cancelled (subscription deleted).' })
+  status: string;
+  @Field(() => Int, { description: 'Attempts made so far.' })
+  attempts: number;
+  @Field(() => String, { nullable: true })
+  lastError: string | null;
+  @Field(() => Int, { nullable: true, description: 'HTTP status of the last attempt.' })
+  lastStatusCode: number | null;
+  @Field(() => DateTimeScalar, { nullable: true, description: 'When the next attempt is due (pending messages only).' })
+  nextAttemptAt: Date | null;
+  @Field(() => DateTimeScalar, { description: 'Retries stop and the message is dead-lettered after this.' })
+  retryUntil: Date;
+  @Field(() => DateTimeScalar, { nullable: true })
+  firstAttemptAt: Date | null;
+  @Field(() => DateTimeScalar, { nullable: true })
+  lastAttemptAt: Date | null;
+  @Field(() => DateTimeScalar, { nullable: true })
+  deliveredAt: Date | null;
+  @Field(() => DateTimeScalar)
+  createdAt: Date;
+  @Field(() => GraphQLJSONObject, { description: 'The document as delivered (Caliper sendTime is set per attempt).' })
+  payload: Record<string, unknown>;
+}
+
+export const WebhookDeliveryConnection = Connection('WebhookDelivery', WebhookDeliveryType);
+
+@ArgsType()
+export class WebhookDeliveriesArgs extends ConnectionArgs {
+  @Field(() => String, { description: "The subscription's Id (a UUID)." })
+  subscriptionId: string;
+
+  @Field(() => [String], { nullable: true, description: 'Only deliveries in these states.' })
+  status?: string[] | null;
+}
+
+@InputType()
+export class RedeliverWebhookMessageInput {
+  @Field(() => String)
+  messageId: string;
+
+  @Field(() => Boolean, { nullable: true, description: 'Also reactivate the subscription when it was deactivated for failing.' })
+  reactivate?: boolean | null;
+}
+
+@ObjectType()
+export class RedeliverWebhookMessagePayload {
+  @Field(() => WebhookDeliveryType, { nullable: true })
+  delivery: unknown;
+  @Field(() => [ValidationErrorType], { nullable: true })
+  errors: ValidationErrorType[] | null;
+}
+
+@InputType()
+export class ResubmitToPlagiarismInput {
+  @Field(() => ID)
+  courseId: string;
+  @Field(() => ID)
+  assignmentId: string;
+  @Field(() => ID, { description: "The student's user id (Canvas's :submission_id of this route)." })
+  userId: string;
+}
+
+@ObjectType()
+export class ResubmitToPlagiarismPayload {
+  @Field(() => ID, { nullable: true })
+  submissionId: string | null;
+  @Field(() => [ValidationErrorType], { nullable: true })
+  errors: ValidationErrorType[] | null;
+}
+
+@ObjectType('WebhookMessage', { description: 'A webhook message as a tool receives it live over graphql-ws.' })
+export class WebhookMessageType {
+  @Field()
+  messageId: string;
+  @Field()
+  subscriptionId: string;
+  @Field()
+  eventName: string;
+  @Field({ description: 'live-event or caliper.' })
+  format: string;
+  @Field(() => GraphQLJSONObject, { description: 'The same JSON document an HTTPS delivery carries as its body.' })
+  document: Record<string, unknown>;
+}

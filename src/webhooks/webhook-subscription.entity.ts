@@ -1,0 +1,78 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { DateTimeColumn, IntColumn, NullableString, StringColumn, TextColumn } from '../db/columns';
+
+/**
+ * A tool's subscription to change notifications, as Canvas's subscription service stores it. The id
+ * is a UUID string (`Id`), as that service issues them.
+ */
+@Entity('webhook_subscriptions')
+@Index(['toolProxyId', 'state', 'id'])
+@Index(['contextType', 'contextId', 'state'])
+export class WebhookSubscription {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id: string;
+
+  @IntColumn()
+  toolProxyId: number;
+
+  /** assignment, course, account or root_account, as the tool sent it (lower case). */
+  @StringColumn(32)
+  contextType: string;
+
+  /** As sent (a numeric id, or the root account's uuid for root_account). */
+  @StringColumn(64)
+  contextId: string;
+
+  /** The resolved context the subscription covers, for matching events: Course, Account or Assignment. */
+  @StringColumn(16)
+  matchType: string;
+
+  @IntColumn()
+  matchId: number;
+
+  @IntColumn()
+  rootAccountId: number;
+
+  /** JSON array of event type names as sent (matched case-insensitively). */
+  @TextColumn({ nullable: false })
+  eventTypes: string;
+
+  /** live-event or caliper. */
+  @StringColumn(16)
+  format: string;
+
+  /** https or sqs. */
+  @StringColumn(8)
+  transportType: string;
+
+  @StringColumn(2048)
+  transportUrl: string;
+
+  /** Developer key of the owning tool (its global id string), part of the list paging key. */
+  @StringColumn(64)
+  developerKey: string;
+
+  /** Active or Deleted (Canvas's State). */
+  @StringColumn(16, { default: 'Active' })
+  state: 'Active' | 'Deleted';
+
+  /** Deliveries that failed in a row; past a limit the subscription is deactivated. */
+  @IntColumn({ default: 0 })
+  consecutiveFailures: number;
+
+  @DateTimeColumn()
+  deactivatedAt: Date | null;
+
+  @NullableString(255)
+  deactivationReason: string | null;
+
+  @Column({ type: 'datetime' })
+  createdAt: Date;
+
+  @Column({ type: 'datetime' })
+  updatedAt: Date;
+
+  get eventTypeList(): string[] {
+    return JSON.parse(this.eventTypes) as string[];
+  }
+}

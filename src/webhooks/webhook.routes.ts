@@ -1,0 +1,40 @@
+import { str } from '../rest/params';
+import type { RestRoute } from '../rest/route';
+
+const JWKS_OPERATION = `query { webhookSigningKeys }`;
+
+/** The public keys of webhook signatures, at Canvas's LTI security path and the well-known one. */
+const jwksRoute = (path: string): RestRoute => ({
+  method: 'GET',
+  path,
+  anonymous: true,
+  operation: JWKS_OPERATION,
+  root: 'webhookSigningKeys',
+  headers: () => ({ 'Cache-Control': 'public, max-age=300' }),
+});
+
+const RESUBMIT = `mutation($input: ResubmitToPlagiarismInput!) { resubmitToPlagiarism(input: $input) { submissionId errors { attribute type message } } }`;
+
+/**
+ * Canvas's grader action to resend a submission to the plagiarism tool
+ * (config/routes.rb: post "turnitin/resubmit" and "vericite/resubmit" under
+ * courses/:course_id/assignments/:assignment_id/submissions/:submission_id, where :submission_id
+ * is the student's user id). JSON requests get 204 No Content.
+ */
+const resubmitRoute = (vendor: string): RestRoute => ({
+  method: 'POST',
+  path: `/courses/:course_id/assignments/:assignment_id/submissions/:submission_id/${vendor}/resubmit`,
+  operation: RESUBMIT,
+  variables: ({ params }) => ({
+    input: { courseId: str(params.course_id) ?? '', assignmentId: str(params.assignment_id) ?? '', userId: str(params.submission_id) ?? '' },
+  }),
+  root: 'resubmitToPlagiarism',
+  status: 204,
+});
+
+export const webhookRoutes: RestRoute[] = [
+  jwksRoute('/api/lti/security/jwks'),
+  jwksRoute('/.well-known/jwks.json'),
+  resubmitRoute('turnitin'),
+  resubmitRoute('vericite'),
+];
