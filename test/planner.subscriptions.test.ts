@@ -241,12 +241,11 @@ describe('planner subscriptions across two instances over Redis', () => {
     const subscriberOnB = wsClient(b.url, room.student.token).client;
     const otherOnB = wsClient(b.url, room.student2.token).client;
     clients.push(subscriberOnB, otherOnB);
-    // One at a time: the instance's Redis connection is opened by the first subscription.
+    // Both at once: the first subscriptions of an instance race its lazy Redis connection.
     const feed = subscribe(subscriberOnB, PLANNER_CHANGED);
-    await feed.ready;
-    await listening(b, 'PLANNER_CHANGED', room.student.id);
     const other = subscribe(otherOnB, PLANNER_CHANGED);
-    await other.ready;
+    await Promise.all([feed.ready, other.ready]);
+    await listening(b, 'PLANNER_CHANGED', room.student.id);
     await listening(b, 'PLANNER_CHANGED', room.student2.id);
 
     const note = await room.student.api.post('/api/v1/planner_notes', { title: 'Across instances', todo_date: at(1) });

@@ -42,9 +42,13 @@ function wrap(inner: Inner, kind: AppPubSub['kind'], close: () => Promise<void>)
  */
 function tolerant(client: Redis): Redis {
   client.on('error', () => undefined);
+  // Connect once, before the first command: two SUBSCRIBEs racing a lazy connect can leave one
+  // behind the connection's switch to subscriber mode, and that subscription never reaches Redis.
+  let connecting: Promise<unknown> | undefined;
+  const ready = () => (connecting ??= client.status === 'wait' ? client.connect().catch(() => undefined) : Promise.resolve());
   return {
-    publish: (channel: string, message: string) => client.publish(channel, message).catch(() => 0),
-    subscribe: (channel: string) => client.subscribe(channel).catch(() => 0),
+    publish: (channel: string, message: string) => ready().then(() => client.publish(channel, message)).catch(() => 0),
+    subscribe: (channel: string) => ready().then(() => client.subscribe(channel)).catch(() => 0),
     unsubscribe: (channel: string) => client.unsubscribe(channel).catch(() => 0),
     on: (event: string, fn: (...args: unknown[]) => void) => client.on(event, fn),
   } as unknown as Redis;

@@ -8,6 +8,7 @@ import { DateTimeColumn, IntColumn, NullableString, StringColumn, TextColumn } f
 @Entity('webhook_subscriptions')
 @Index(['toolProxyId', 'state', 'id'])
 @Index(['contextType', 'contextId', 'state'])
+@Index(['matchType', 'matchId', 'state'])
 export class WebhookSubscription {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
