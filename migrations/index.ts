@@ -9,7 +9,6 @@ import { Outbox1732000008000 } from './1732000008000-Outbox';
 import { Planner1732000009000 } from './1732000009000-Planner';
 import { Content1732000005000 } from './1732000005000-Content';
 import { BlackoutDatesAndErrorReports1732000004000 } from './1732000004000-BlackoutDatesAndErrorReports';
-
 import { SubscriptionMatchIndex1732000008500 } from './1732000008500-SubscriptionMatchIndex';
 
 /** The migration set, in order. Listed explicitly so compiled and ts-jest runs load the same classes. */

@@ -14,6 +14,7 @@ import { GroupService } from './groups/group.service';
 import { ActivityStreamService } from './discussions/activity-stream.service';
 import { DiscussionEntryService } from './discussions/discussion-entry.service';
 import { DiscussionService } from './discussions/discussion.service';
+import { GradedDiscussionService } from './discussions/graded-discussion.service';
 import { BlackoutDateService } from './blackout-dates/blackout-date.service';
 import { ErrorReportService } from './error-reports/error-report.service';
 import { QuizExtensionService } from './quiz-extensions/quiz-extension.service';
@@ -113,6 +114,9 @@ export class Services {
   }
   get discussions() {
     return this.lazy('discussions', (c) => new DiscussionService(c));
+  }
+  get gradedDiscussions() {
+    return this.lazy('gradedDiscussions', (c) => new GradedDiscussionService(c));
   }
   get discussionEntries() {
     return this.lazy('discussionEntries', (c) => new DiscussionEntryService(c));

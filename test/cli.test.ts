@@ -19,6 +19,9 @@ import { GroupCategory } from '../src/groups/group-category.entity';
 import { GroupMembership } from '../src/groups/group-membership.entity';
 import { Group } from '../src/groups/group.entity';
 import { Attachment } from '../src/files/attachment.entity';
+import { decryptSecret } from '../src/lti/lti-keys';
+import { ToolProxy } from '../src/lti/tool-proxy.entity';
+import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';
 import { Api } from './support/api';
 import { testDatabase, TestDatabase } from './support/db';
 
@@ -53,6 +56,8 @@ async function demoCounts(session: CliSession) {
     sections: await ds.getRepository(CourseSection).countBy({ courseId: In(courseIds) }),
     enrollments: await ds.getRepository(Enrollment).countBy({ courseId: In(courseIds) }),
     logins: await ds.getRepository(Pseudonym).countBy({ uniqueIdNormalized: In(logins) }),
+    toolProxies: await ds.getRepository(ToolProxy).countBy({ name: 'Demo Plagiarism Tool' }),
+    subscriptions: await ds.getRepository(WebhookSubscription).count(),
   };
 }
 
@@ -207,6 +212,11 @@ describe('CLI commands in-process', () => {
         const types = new Set(all.flatMap((m) => m.items.map((i: { type: string }) => i.type)));
         expect([...types].sort()).toEqual(['Assignment', 'Discussion', 'ExternalTool', 'ExternalUrl', 'File', 'Page', 'Quiz', 'SubHeader']);
         expect(all[1].items.find((i: any) => i.type === 'Quiz').completion_requirement).toEqual({ type: 'min_score', min_score: 3 });
+        // Week 2's graded discussion: a Discussion item scored through its assignment.
+        const debateItem = all[1].items.find((i: any) => i.type === 'Discussion');
+        expect(debateItem.completion_requirement).toEqual({ type: 'must_submit' });
+        const debate = (await teacher.get(`/api/v1/courses/${course.id}/discussion_topics/${debateItem.content_id}`)).body;
+        expect(debate.assignment).toMatchObject({ id: debate.assignment_id, name: debate.title, points_possible: 5, submission_types: ['discussion_topic'], published: true });
         // The first student viewed the welcome page and submitted the worksheet: Week 1 is started, Week 2 locked.
         const mine = (await student.get(`/api/v1/courses/${course.id}/modules?include[]=items`)).body as any[];
         expect(mine.map((m) => [m.name, m.state])).toEqual([
@@ -254,6 +264,39 @@ describe('CLI commands in-process', () => {
       }
     });
 
+    it('gives the third student a course quiz extension on every quiz of the course', async () => {
+      const server = await buildServer(session.app);
+      try {
+        await server.fastify.listen({ port: 0, host: '127.0.0.1' });
+        const url = `http://127.0.0.1:${(server.fastify.server.address() as AddressInfo).port}`;
+        const teacher = new Api(url, printedTokens(firstRun.text).get('demo.teacher@example.com')!);
+        const course = await session.app.ds.getRepository(Course).findOneByOrFail({ courseCode: 'BIO101' });
+        const student3 = await userIdOf('demo.student3@example.com');
+        const quizzes = (await teacher.get(`/api/v1/courses/${course.id}/quizzes`)).body as { id: number; title: string }[];
+        expect(quizzes.length).toBeGreaterThanOrEqual(2);
+        for (const quiz of quizzes) {
+          const res = await teacher.graphql(`query($id: ID!) { quiz(id: $id) { extensions { userId extraAttempts extraTime manuallyUnlocked } } }`, { id: String(quiz.id) });
+          expect([quiz.title, res.data.quiz.extensions]).toEqual([quiz.title, [{ userId: String(student3), extraAttempts: 1, extraTime: 15, manuallyUnlocked: false }]]);
+        }
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('registers a plagiarism tool with a root-account subscription to every event at the demo receiver, printing its secret', async () => {
+      const ds = session.app.ds;
+      const [proxy] = await ds.getRepository(ToolProxy).find();
+      expect(proxy).toMatchObject({ name: 'Demo Plagiarism Tool', contextType: 'Account', contextId: session.installation.rootAccountId, workflowState: 'active' });
+      expect(proxy.capabilityList).toEqual(['vnd.instructure.webhooks.root_account.all']);
+      const subs = await ds.getRepository(WebhookSubscription).find();
+      expect(subs).toHaveLength(1);
+      expect(subs[0]).toMatchObject({ toolProxyId: proxy.id, contextType: 'root_account', matchType: 'Account', matchId: session.installation.rootAccountId, format: 'live-event', transportType: 'https', transportUrl: 'https://127.0.0.1:4443/webhooks', state: 'Active' });
+      expect(subs[0].eventTypeList.sort()).toEqual(['attachment_created', 'grade_change', 'plagiarism_resubmit', 'quiz_submitted', 'submission_created', 'submission_updated']);
+      // The guid and the (working) shared secret are printed, so a developer can try the JWT flow.
+      expect(firstRun.text).toContain(`tool guid:     ${proxy.guid}`);
+      expect(/shared secret: ([0-9a-f]{128})/.exec(firstRun.text)?.[1]).toBe(decryptSecret(session.app.tokenKey, proxy.sharedSecretEncrypted));
+    });
+
     it('shows the admin token this run generated, since npm start will not', () => {
       expect(session.installation.generatedAdminToken).toBeTruthy();
       expect(firstRun.text).toContain(session.installation.generatedAdminToken!);
@@ -261,11 +304,13 @@ describe('CLI commands in-process', () => {
 
     it('does not duplicate anything when run again, and issues fresh working tokens', async () => {
       const before = await demoCounts(session);
-      expect(before).toEqual({ courses: 1, sections: 3, enrollments: 5, logins: 5 });
+      expect(before).toEqual({ courses: 1, sections: 3, enrollments: 5, logins: 5, toolProxies: 1, subscriptions: 1 });
       const again = new Sink();
       const result = await demo(session, again);
       expect(result.alreadySeeded).toBe(true);
       expect(again.text).toContain('already seeded');
+      expect(again.text).toContain('tool guid:');
+      expect(again.text).not.toContain('shared secret:');
       expect(await demoCounts(session)).toEqual(before);
       const first = printedTokens(firstRun.text);
       const fresh = printedTokens(again.text);
@@ -278,6 +323,17 @@ describe('CLI commands in-process', () => {
       expect(await session.app.ds.getRepository(AccessToken).countBy({ purpose: 'demo' })).toBe(10);
       // The admin token generated on installation is printed only once.
       expect(again.text).not.toContain(session.installation.generatedAdminToken!);
+    });
+
+    it('gives a demo seeded without the webhook tool one on the next run', async () => {
+      // As a database seeded before the tool existed (or whose tool was deleted since).
+      await session.app.ds.getRepository(ToolProxy).update({ name: 'Demo Plagiarism Tool' }, { workflowState: 'deleted' });
+      await session.app.ds.getRepository(WebhookSubscription).update({ state: 'Active' }, { state: 'Deleted' });
+      const again = new Sink();
+      await demo(session, again);
+      expect(again.text).toMatch(/shared secret: [0-9a-f]{128}/);
+      expect(await session.app.ds.getRepository(ToolProxy).countBy({ workflowState: 'active' })).toBe(1);
+      expect(await session.app.ds.getRepository(WebhookSubscription).countBy({ state: 'Active' })).toBe(1);
     });
   });
 
@@ -417,9 +473,11 @@ describe('runCli', () => {
     expect(first.out).toContain('Seeded the demo');
     expect(first.out).toContain('the admin token is the value of LMS_ADMIN_TOKEN');
     expect(first.out).not.toContain(adminToken);
+    expect(first.out).toContain('shared secret:');
     const second = await run('demo');
     expect(second.code).toBe(0);
     expect(second.out).toContain('already seeded');
+    expect(second.out).not.toContain('shared secret:');
     const a = printedTokens(first.out);
     const b = printedTokens(second.out);
     expect(a.size).toBe(5);

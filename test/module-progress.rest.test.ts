@@ -359,3 +359,75 @@ describe('mark_read and done: who may call them', () => {
     expect(await kit.stateOf(kit.room.student.api, m.id)).toBe('completed');
   });
 });
+
+describe('course files: opening one is a view', () => {
+  const fileItem = async (m: any, name: string) => {
+    const file = await kit.file(name);
+    const item = await kit.addItem(m.id, { type: 'File', content_id: file.id, completion_requirement: { type: 'must_view' } });
+    return { file, item };
+  };
+
+  it('a student’s GET of the metadata (either route) or download meets must_view on File items; staff, observers and verifier-only downloads record nothing', async () => {
+    const m = await kit.module({ name: 'Files to view' });
+    const byMeta = await fileItem(m, 'meta.txt');
+    const byCourseRoute = await fileItem(m, 'course-route.txt');
+    const byDownload = await fileItem(m, 'download.txt');
+    const byVerifier = await fileItem(m, 'verifier.txt');
+    await kit.publish(m.id);
+    const s = kit.room.student.api;
+    const cid = kit.cid;
+    const done = async (x: { item: any }) => kit.completed(s, m.id, x.item.id);
+
+    // Others opening the files record nothing for the student.
+    for (const who of [kit.room.teacher, kit.room.observer]) {
+      ok(await who.api.get(`/api/v1/files/${byMeta.file.id}`));
+      ok(await who.api.get(`/api/v1/courses/${cid}/files/${byCourseRoute.file.id}`));
+    }
+    const path = (url: string) => url.replace(server.url, '');
+    const anonymous = await server.as(null).get(path(byVerifier.file.url));
+    expect(anonymous.status).toBe(200);
+    expect(await kit.stateOf(s, m.id)).toBe('unlocked');
+
+    ok(await s.get(`/api/v1/files/${byMeta.file.id}`));
+    expect(await done(byMeta)).toBe(true);
+    expect(await kit.stateOf(s, m.id)).toBe('started');
+    // The File item's url is the course route.
+    const listed = ok(await s.get(kit.item(m.id, byCourseRoute.item.id)));
+    expect(listed.url).toBe(`${server.url}/api/v1/courses/${cid}/files/${byCourseRoute.file.id}`);
+    expect(ok(await s.get(path(listed.url)))).toMatchObject({ id: byCourseRoute.file.id, display_name: 'course-route.txt' });
+    expect(await done(byCourseRoute)).toBe(true);
+    // A download without a verifier, by a signed-in student.
+    const dl = await s.get(`/files/${byDownload.file.id}/download`);
+    expect(dl).toMatchObject({ status: 200, text: 'hello modules' });
+    expect(await done(byDownload)).toBe(true);
+    // The verifier URL with the student's token counts too.
+    expect((await s.get(path(byVerifier.file.url))).status).toBe(200);
+    expect(await done(byVerifier)).toBe(true);
+    expect(await kit.stateOf(s, m.id)).toBe('completed');
+    expect(await kit.stateOf(kit.room.student2.api, m.id)).toBe('unlocked');
+  });
+
+  it('GET /api/v1/courses/:course_id/files/:id answers the file of that course only: other contexts and unknown ids 404, outsiders 403, anonymous 401', async () => {
+    const file = await kit.file('scoped.txt');
+    const direct = ok(await kit.teacher.get(`/api/v1/files/${file.id}`));
+    const scoped = ok(await kit.teacher.get(`/api/v1/courses/${kit.cid}/files/${file.id}`));
+    expect(scoped).toEqual(direct);
+    expect(scoped).toMatchObject({ id: file.id, display_name: 'scoped.txt', 'content-type': 'text/plain', visibility_level: 'inherit' });
+
+    const other = await kit.sibling(world, 'Other files');
+    const elsewhere = await other.file('elsewhere.txt');
+    // The teacher may read both courses, yet a file of another course is not this course's.
+    expect(await kit.teacher.get(`/api/v1/courses/${kit.cid}/files/${elsewhere.id}`)).toMatchObject({ status: 404, body: NOT_FOUND });
+    expect(ok(await kit.teacher.get(`/api/v1/courses/${other.cid}/files/${elsewhere.id}`)).id).toBe(elsewhere.id);
+    for (const bad of ['999999999', 'abc', `${file.id}x`]) {
+      expect([bad, (await kit.teacher.get(`/api/v1/courses/${kit.cid}/files/${bad}`)).status]).toEqual([bad, 404]);
+    }
+    expect(await kit.teacher.get(`/api/v1/courses/999999999/files/${file.id}`)).toMatchObject({ status: 404 });
+    expect(await kit.room.outsider.api.get(`/api/v1/courses/${kit.cid}/files/${file.id}`)).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect(await server.as(null).get(`/api/v1/courses/${kit.cid}/files/${file.id}`)).toMatchObject({ status: 401, body: UNAUTHENTICATED });
+    // GraphQL: file(id:, courseId:) runs the same rules.
+    const q = `query($id: ID!, $c: ID) { file(id: $id, courseId: $c) { _id displayName } }`;
+    expect((await kit.teacher.graphql(q, { id: String(file.id), c: String(kit.cid) })).data.file).toEqual({ _id: String(file.id), displayName: 'scoped.txt' });
+    expect((await kit.teacher.graphql(q, { id: String(elsewhere.id), c: String(kit.cid) })).errors?.[0].extensions.code).toBe('NOT_FOUND');
+  });
+});

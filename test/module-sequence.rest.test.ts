@@ -206,6 +206,40 @@ describe('module assignment overrides', () => {
     expect(await k.stateOf(k.room.student2.api, m.id)).toBe('unlocked');
   });
 
+  it('shows observers what their observed students are assigned (together); an observer following nobody sees every published module', async () => {
+    const forStudent = await k.module({ name: 'For Sam' }, { publish: true });
+    const forSally = await k.module({ name: 'For Sally' }, { publish: true });
+    const forSection = await k.module({ name: 'For Blue' }, { publish: true });
+    const header = await k.addItem(forSally.id, { type: 'SubHeader', title: 'Sally only' });
+    ok(await k.teacher.put(k.item(forSally.id, header.id), { module_item: { published: true } }));
+    expect((await put(forStudent.id, [{ student_ids: [k.room.student.id] }])).status).toBe(204);
+    expect((await put(forSally.id, [{ student_ids: [k.room.student2.id] }])).status).toBe(204);
+    expect((await put(forSection.id, [{ course_section_id: section.id }])).status).toBe(204);
+    const [both, nobody, sectionObserver] = await Promise.all([world.user('Bo Both'), world.user('Nina Nobody'), world.user('Sue Section')]);
+    await world.enroll(k.cid, both.id, 'ObserverEnrollment', { associatedUserId: k.room.student.id });
+    await world.enroll(k.cid, both.id, 'ObserverEnrollment', { associatedUserId: k.room.student2.id });
+    await world.enroll(k.cid, nobody.id, 'ObserverEnrollment');
+    // An observer in the targeted section who observes nobody there is not assigned by their own section.
+    await world.enroll(k.cid, sectionObserver.id, 'ObserverEnrollment', { sectionId: section.id, associatedUserId: k.room.student.id });
+
+    const names = async (who: WorldUser) => ok(await who.api.get(`${k.modules()}?per_page=100`)).map((x: any) => x.name);
+    const targeted = ['For Sam', 'For Sally', 'For Blue'];
+    const seen = async (who: WorldUser) => (await names(who)).filter((n: string) => targeted.includes(n));
+    expect(await seen(k.room.observer)).toEqual(['For Sam']);
+    expect(await seen(sectionObserver)).toEqual(['For Sam']);
+    expect(await seen(both)).toEqual(['For Sam', 'For Sally']);
+    expect(await seen(nobody)).toEqual(targeted);
+    // Shows and item lists follow the same rule; observers get no progress state.
+    expect(await k.room.observer.api.get(k.modules(`/${forSally.id}`))).toMatchObject({ status: 404, body: NOT_FOUND });
+    expect(await k.room.observer.api.get(k.items(forSally.id))).toMatchObject({ status: 404 });
+    const shown = ok(await both.api.get(`${k.modules(`/${forSally.id}`)}?include[]=items`));
+    expect(shown).not.toHaveProperty('state');
+    expect(shown.items.map((i: any) => i.title)).toEqual(['Sally only']);
+    // With student_id the named student's view applies.
+    expect((ok(await both.api.get(`${k.modules()}?student_id=${k.room.student2.id}&per_page=100`)) as any[]).map((x) => x.name).filter((n) => targeted.includes(n))).toEqual(['For Sally']);
+    for (const m of [forStudent, forSally, forSection]) expect((await put(m.id, [])).status).toBe(204);
+  });
+
   it('refuses bad override lists with Canvas’s messages (400) or 404, storing nothing', async () => {
     const m = await k.module({ name: 'Guarded overrides' });
     expect((await put(m.id, [{ student_ids: [k.room.student.id] }])).status).toBe(204);

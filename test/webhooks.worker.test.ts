@@ -76,6 +76,21 @@ describe('dispatch workers', () => {
     expect(receiver.at('/once')[0].headers['x-subscription-id']).toBe(sub.id);
   });
 
+  it('`rotate-webhook-key` signs new deliveries with a new key while the JWKS keeps the old one', async () => {
+    await listening('/rotated');
+    const before = (await server.as(null).get('/.well-known/jwks.json')).body.keys as { kid: string }[];
+    const out = { text: '', write: (t: string) => (out.text += t) };
+    expect(await runCli(['rotate-webhook-key'], { out, err: out, env: { ...env, LOG_LEVEL: 'silent' } })).toBe(0);
+    const { kid } = JSON.parse(out.text.trim().split('\n').pop()!);
+    const after = (await server.as(null).get('/.well-known/jwks.json')).body.keys as { kid: string }[];
+    expect(after.map((k) => k.kid)).toEqual([kid, ...before.map((k) => k.kid)]);
+    await submit();
+    expect(await runCli(['dispatch', '--once'], { out, err: out, env: { ...env, LOG_LEVEL: 'silent' } })).toBe(0);
+    const [r] = receiver.at('/rotated');
+    const header = JSON.parse(Buffer.from(r.headers['x-webhook-signature'].split('.')[0], 'base64url').toString());
+    expect(header).toMatchObject({ alg: 'RS256', kid });
+  });
+
   it('a worker killed mid-delivery loses nothing: the next worker resends with the same message id', async () => {
     const sub = await listening('/killed');
     receiver.respond = (r) => (r.path === '/killed' && receiver.all('/killed').length === 1 ? 'hang' : { status: 200 });

@@ -15,6 +15,8 @@ import { errorReportsDemo } from '../error-reports/error-report.demo';
 import { groupsDemo } from '../groups/group.demo';
 import { plannerDemo } from '../planner/planner.demo';
 import { modulesDemo } from '../modules/module.demo';
+import { quizExtensionsDemo } from '../quiz-extensions/quiz-extension.demo';
+import { webhooksDemo } from '../webhooks/webhook.demo';
 
 /**
  * The demo world: what `npm run demo` seeds so a newcomer can try the API at once. It is data, so a
@@ -76,14 +78,31 @@ export interface SeededDemoWorld {
   enrollments: Map<string, Enrollment>;
 }
 
-/** A later feature area (assignments, discussions…) seeds its demo rows here, inside the same transaction. */
-export interface DemoExtension {
-  name: string;
-  /** `filesDir` is FILES_DIR, for extensions that seed files with their bytes. */
-  seed(em: EntityManager, world: SeededDemoWorld, ctx: { rootAccountId: number; filesDir?: string }): Promise<void>;
+/** What an extension gets besides the world. */
+export interface DemoContext {
+  rootAccountId: number;
+  /** FILES_DIR, for extensions that seed files with their bytes. */
+  filesDir?: string;
+  /** The server secret (app.tokenKey), for extensions that store secrets encrypted under it. */
+  tokenKey: string;
 }
 
-export const DEMO_EXTENSIONS: DemoExtension[] = [blackoutDatesDemo, errorReportsDemo, groupsDemo, plannerDemo, modulesDemo];
+/**
+ * A later feature area (assignments, discussions…) seeds its demo rows here, inside the same
+ * transaction. Lines an extension returns are printed after the logins table.
+ */
+export interface DemoExtension {
+  name: string;
+  seed(em: EntityManager, world: SeededDemoWorld, ctx: DemoContext): Promise<void | string[]>;
+  /**
+   * Optional: also run when the demo course exists already (a later `npm run demo`), so a database
+   * seeded before the extension existed gains its rows. Must be idempotent.
+   */
+  reseed?(em: EntityManager, ctx: DemoContext): Promise<void | string[]>;
+}
+
+// Quiz extensions come after the demos that seed quizzes; webhooks last, so seeding raises no deliveries.
+export const DEMO_EXTENSIONS: DemoExtension[] = [blackoutDatesDemo, errorReportsDemo, groupsDemo, plannerDemo, modulesDemo, quizExtensionsDemo, webhooksDemo];
 
 export interface DemoRow {
   role: string;
@@ -213,15 +232,18 @@ export async function seedDemoWorld(em: EntityManager, rootAccountId: number, de
 export async function demo(session: CliSession, out: CliOutput, def: DemoWorldDefinition = DEMO_WORLD, extensions: DemoExtension[] = DEMO_EXTENSIONS): Promise<DemoResult> {
   const rootAccountId = session.installation.rootAccountId;
   const { tokenKey } = session.app;
-  const result = await transaction(session.app.ds, async (em): Promise<DemoResult & { course: Course }> => {
+  const result = await transaction(session.app.ds, async (em): Promise<DemoResult & { course: Course; notes: string[] }> => {
     let course = await findDemoCourse(em, rootAccountId, def);
     const alreadySeeded = course != null;
     const users = new Map<string, User | null>();
+    const notes: string[] = [];
+    const ctx: DemoContext = { rootAccountId, filesDir: session.config.FILES_DIR, tokenKey };
     if (course) {
       for (const p of def.people) users.set(p.key, await findDemoUser(em, rootAccountId, p.login));
+      for (const ext of extensions) if (ext.reseed) notes.push(...((await ext.reseed(em, ctx)) ?? []));
     } else {
       const world = await seedDemoWorld(em, rootAccountId, def);
-      for (const ext of extensions) await ext.seed(em, world, { rootAccountId, filesDir: session.config.FILES_DIR });
+      for (const ext of extensions) notes.push(...((await ext.seed(em, world, ctx)) ?? []));
       course = world.course;
       for (const [key, user] of world.users) users.set(key, user);
     }
@@ -231,7 +253,7 @@ export async function demo(session: CliSession, out: CliOutput, def: DemoWorldDe
       const token = user ? (await AccessTokenService.issue(em, tokenKey, user.id, DEMO_TOKEN_PURPOSE)).plaintext : null;
       rows.push({ role: p.role, name: user?.name ?? p.name, login: p.login, userId: user?.id ?? null, token });
     }
-    return { alreadySeeded, courseId: course.id, course, rows };
+    return { alreadySeeded, courseId: course.id, course, rows, notes };
   });
 
   const { course } = result;
@@ -261,5 +283,9 @@ export async function demo(session: CliSession, out: CliOutput, def: DemoWorldDe
   if (session.config.LMS_ADMIN_TOKEN) println(out, `Site admin (login "${ADMIN_LOGIN}"): the admin token is the value of LMS_ADMIN_TOKEN.`);
   else if (session.installation.generatedAdminToken) println(out, `Site admin (login "${ADMIN_LOGIN}"): the admin token is the one printed above on this run.`);
   else println(out, `Site admin (login "${ADMIN_LOGIN}"): the admin token was printed on the first \`npm start\` (or by the CLI command that first set up this database).`);
+  if (result.notes.length) {
+    println(out);
+    for (const line of result.notes) println(out, line);
+  }
   return { alreadySeeded: result.alreadySeeded, courseId: result.courseId, rows: result.rows };
 }

@@ -1,18 +1,21 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Config, ConfigError, loadConfig } from '../config';
-import { CliError, CliOutput, CliSession, println, showGeneratedAdminToken, withSession } from './common';
+import { CliError, CliOutput, CliSession, println, serverBaseUrl, showGeneratedAdminToken, withSession } from './common';
 import { demo } from './demo';
 import { dispatch, rotateWebhookKey } from './dispatch';
 import { migrate } from './migrate';
 import { createUser, issueToken } from './users';
+import { webhookReceiver } from './webhook-receiver';
+import { DEMO_RECEIVER } from '../webhooks/webhook.demo';
 
 export { CliError, closeSession, openSession, withSession } from './common';
 export type { CliOutput, CliSession } from './common';
 export { demo, DEMO_EXTENSIONS, DEMO_WORLD, seedDemoWorld } from './demo';
-export type { DemoExtension, DemoResult, DemoRow, DemoWorldDefinition, SeededDemoWorld } from './demo';
+export type { DemoContext, DemoExtension, DemoResult, DemoRow, DemoWorldDefinition, SeededDemoWorld } from './demo';
 export { migrate } from './migrate';
 export { createUser, issueToken } from './users';
+export { receiverCertificate, startWebhookReceiver, webhookReceiver } from './webhook-receiver';
 
 export const USAGE = `Operator CLI for the LMS (configuration from the environment, as for \`npm start\`).
 
@@ -34,6 +37,13 @@ Commands:
                                 WEBHOOK_DISPATCHER=off.
   rotate-webhook-key            Sign webhook deliveries with a new key from now on (the
                                 JWKS keeps publishing the previous ones). Prints {"kid":…}.
+  webhook-receiver [--port 4443] [--host 127.0.0.1] [--service <url>] [--dir <path>]
+                                A local HTTPS receiver for trying webhooks (the demo's
+                                subscription points at it): prints each message and
+                                whether its signature verifies against the JWKS of
+                                --service (default: the configured HOST and PORT).
+                                Keeps its self-signed certificate in --dir (default
+                                ./data/webhook-receiver). Runs until SIGINT/SIGTERM.
   help                          Show this text.
 
 Environment: DATABASE_URL (default sqlite:./data/lms.sqlite), LMS_ADMIN_TOKEN, LMS_SECRET_KEY.
@@ -109,6 +119,17 @@ function parseCommand(argv: string[]): Command | null {
     case 'demo': {
       if (options(name, rest, {}).help) return null;
       return inSession((s, io) => demo(s, io.out));
+    }
+    case 'webhook-receiver': {
+      const v = options(name, rest, { port: { type: 'string' }, host: { type: 'string' }, service: { type: 'string' }, dir: { type: 'string' } });
+      if (v.help) return null;
+      const rawPort = (v.port as string | undefined) ?? String(DEMO_RECEIVER.port);
+      if (!/^\d{1,5}$/.test(rawPort) || Number(rawPort) > 65535) throw new CliError(`webhook-receiver: --port must be a port number (got "${rawPort}").`);
+      const port = Number(rawPort);
+      const host = (v.host as string | undefined)?.trim() || DEMO_RECEIVER.host;
+      // No database: the receiver is a stand-in for a tool's endpoint.
+      return (config, io) =>
+        webhookReceiver({ port, host, service: (v.service as string | undefined) ?? serverBaseUrl(config), dir: (v.dir as string | undefined) ?? DEMO_RECEIVER.dir }, io.out);
     }
     default:
       throw new CliError(`Unknown command "${name}".\n\n${USAGE}`);

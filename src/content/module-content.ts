@@ -1,4 +1,6 @@
 import { In, Not } from 'typeorm';
+import { DiscussionTopic } from '../discussions/discussion-topic.entity';
+import { setTopicsPublished } from '../discussions/discussion.service';
 import { ContentInfo, registerContentAdapter, registerFactsProvider, StudentFacts } from '../modules/content-registry';
 import type { ItemFacts } from '../modules/progression-evaluator';
 import { Assignment } from './assignments/assignment.entity';
@@ -55,10 +57,13 @@ registerContentAdapter({
     if (!targets.length) return;
     await em.getRepository(Assignment).update({ id: In(targets.map((a) => a.id)) }, { workflowState: published ? 'published' : 'unpublished' });
     await em.getRepository(Quiz).update({ assignmentId: In(targets.map((a) => a.id)), ...live }, { workflowState: published ? 'available' : 'unpublished' });
+    // A graded discussion follows its assignment.
+    await setTopicsPublished(em, await em.getRepository(DiscussionTopic).findBy({ assignmentId: In(targets.map((a) => a.id)), contextType: 'Course', ...live }), published);
   },
   async rename(em, courseId, id, title) {
     await em.getRepository(Assignment).update({ id, courseId }, { name: title });
     await em.getRepository(Quiz).update({ assignmentId: id, ...live }, { title });
+    await em.getRepository(DiscussionTopic).update({ assignmentId: id, contextType: 'Course', contextId: courseId, ...live }, { title });
   },
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/assignments/${info.id}`,
 });
@@ -163,13 +168,14 @@ registerContentAdapter({
  * was turned in (a grade entered without one does not), its score as soon as it is graded (grades are
  * posted at once here); a quiz by its kept score across turned-in attempts.
  */
-registerFactsProvider(async (ctx, courseId, userIds) => {
+registerFactsProvider(async (ctx, courseId, userIds, em) => {
   const out = new Map<number, StudentFacts>(userIds.map((id) => [id, { byAssignment: new Map(), byQuiz: new Map() }]));
   if (!userIds.length) return out;
+  const m = em ?? ctx.ds.manager;
   const [assignments, submissions, quizzes] = await Promise.all([
-    ctx.ds.getRepository(Assignment).find({ select: { id: true, pointsPossible: true }, where: { courseId, ...live } }),
-    ctx.ds.getRepository(Submission).findBy({ courseId, userId: In(userIds) }),
-    ctx.ds.getRepository(Quiz).find({ select: { id: true, pointsPossible: true, assignmentId: true }, where: { courseId, ...live } }),
+    m.getRepository(Assignment).find({ select: { id: true, pointsPossible: true }, where: { courseId, ...live } }),
+    m.getRepository(Submission).findBy({ courseId, userId: In(userIds) }),
+    m.getRepository(Quiz).find({ select: { id: true, pointsPossible: true, assignmentId: true }, where: { courseId, ...live } }),
   ]);
   const points = new Map(assignments.map((a) => [a.id, a.pointsPossible]));
   const excused = new Set<string>();
@@ -185,7 +191,7 @@ registerFactsProvider(async (ctx, courseId, userIds) => {
     };
     out.get(s.userId)?.byAssignment.set(s.assignmentId, facts);
   }
-  const quizSubs = quizzes.length ? await ctx.ds.getRepository(QuizSubmission).findBy({ quizId: In(quizzes.map((q) => q.id)), userId: In(userIds), wasPreview: false }) : [];
+  const quizSubs = quizzes.length ? await m.getRepository(QuizSubmission).findBy({ quizId: In(quizzes.map((q) => q.id)), userId: In(userIds), wasPreview: false }) : [];
   const byId = new Map(quizzes.map((q) => [q.id, q]));
   for (const qs of quizSubs) {
     const quiz = byId.get(qs.quizId)!;

@@ -48,7 +48,7 @@ export class DiscussionEntryService {
     const located = await this.topics.locate(ref);
     const { topic, rights } = located;
     const viewer = this.ctx.authz.requireViewer();
-    if (!this.topics.canReply(topic, rights)) throw new ForbiddenError();
+    if (!(await this.topics.mayReply(topic, rights))) throw new ForbiddenError();
     let parent: DiscussionEntry | null = null;
     if (input.parentEntryId != null) {
       parent = await this.entryIn(topic, input.parentEntryId);
@@ -83,6 +83,8 @@ export class DiscussionEntryService {
         await participants.save(participants.create({ discussionTopicId: topic.id, userId: viewer.id, workflowState: 'read', lastReadEntryId: 0 }));
       }
       if (student) {
+        // On a graded topic a student's post turns the assignment in (before progress counts the contribution).
+        await this.ctx.services.gradedDiscussions.recordPost(em, topic, viewer.id, entry.createdAt);
         await raise(em, this.ctx, { type: 'content.contributed', courseId: topic.contextId, userId: viewer.id, contentType: 'Discussion', contentId: topic.id });
       }
       return { discussionEntry: entry };

@@ -1,4 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Assignment } from '../content/assignments/assignment.entity';
+import { AssignmentType } from '../content/assignments/assignment.types';
 import { CourseType } from '../courses/course.types';
 import { Course } from '../courses/course.entity';
 import type { RequestContext } from '../graphql/context';
@@ -115,6 +117,11 @@ export class DiscussionResolver extends NodeResolver(NodeType.Discussion, Discus
   @FieldResolver(() => String, { nullable: true })
   async userName(@Root() t: DiscussionTopic, @Ctx() ctx: RequestContext): Promise<string | null> {
     return (await ctx.services.discussions.author(t))?.name ?? null;
+  }
+
+  @FieldResolver(() => AssignmentType, { nullable: true, description: 'The assignment grading the topic (graded discussions).' })
+  assignment(@Root() t: DiscussionTopic, @Ctx() ctx: RequestContext): Promise<Assignment | null> {
+    return ctx.services.gradedDiscussions.assignmentOf(t);
   }
 
   @FieldResolver(() => String)

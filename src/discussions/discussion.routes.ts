@@ -1,4 +1,6 @@
 import type { FieldError } from '../common/errors';
+import { presentAssignment } from '../content/assignments/assignment.routes';
+import { date as dateParam, num } from '../content/rest-helpers';
 import { validationBody } from '../rest/errors';
 import { nullableStr, str, toBool } from '../rest/params';
 import { numericIds } from '../rest/present';
@@ -15,6 +17,7 @@ defineFragment(`fragment DiscussionTopicJson on Discussion {
   lock_info: lockInfo { asset_string: assetString unlock_at: unlockAt lock_at: lockAt can_view: canView explanation }
   permissions { attach update reply delete }
   author { id: _id display_name: shortName avatar_image_url: avatarUrl }
+  assignment { ...AssignmentJson }
 }`);
 
 defineFragment(`fragment DiscussionReplyJson on DiscussionEntry {
@@ -45,7 +48,7 @@ const contextKey = (type: string) => (type === 'Course' ? 'course_id' : 'group_i
 
 /** Canvas's DiscussionTopic JSON. */
 export function presentTopic(t: Json, input: RestInput): Json {
-  const { context_type, context_id, lock_info, author, ...rest } = t;
+  const { context_type, context_id, lock_info, author, assignment, ...rest } = t;
   const out: Json = numericIds(rest, ['id', 'assignment_id']);
   const base = input.ctx.baseUrl;
   out.url = out.html_url;
@@ -72,6 +75,8 @@ export function presentTopic(t: Json, input: RestInput): Json {
     only_graders_can_rate: false,
     sort_by_rating: false,
   });
+  // Graded topics carry their assignment, as Canvas's include_assignment.
+  if (assignment) out.assignment = presentAssignment(assignment, input);
   return out;
 }
 
@@ -127,6 +132,21 @@ function topicFields(p: Json): Json {
     requireInitialPost: toBool(p.require_initial_post),
     pinned: toBool(p.pinned),
     todoDate: date(p.todo_date),
+    assignment: assignmentParams(p.assignment),
+  };
+}
+
+/** `assignment[...]`: the assignment fields a topic takes (its name comes from the title), and set_assignment. */
+function assignmentParams(v: unknown): Json | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const a = v as Json;
+  return {
+    setAssignment: toBool(a.set_assignment),
+    pointsPossible: num(a.points_possible),
+    gradingType: str(a.grading_type),
+    dueAt: dateParam(a.due_at),
+    unlockAt: dateParam(a.unlock_at),
+    lockAt: dateParam(a.lock_at),
   };
 }
 

@@ -1,4 +1,4 @@
-import { Brackets, EntityManager } from 'typeorm';
+import { Brackets, EntityManager, In } from 'typeorm';
 import { ForbiddenError, NotFoundError, ValidationError, Validator } from '../common/errors';
 import { sanitizeHtml } from '../common/sanitize';
 import { nowToSecond } from '../db/columns';
@@ -13,6 +13,7 @@ import { DiscussionParticipant } from './discussion-participant.entity';
 import { DISCUSSION_TYPES, DiscussionTopic, DiscussionType } from './discussion-topic.entity';
 import { DiscussionLoaders } from './discussion.loaders';
 import { containsPattern } from '../common/like';
+import type { GradingPlan, TopicAssignmentInput } from './graded-discussion.service';
 
 /** Canvas's maximum_string_length; and the most a TEXT column holds on MySQL. */
 export const TITLE_MAX = 255;
@@ -33,6 +34,8 @@ export interface TopicFields {
   requireInitialPost?: boolean | null;
   pinned?: boolean | null;
   todoDate?: Date | null;
+  /** Canvas's assignment[...] params: make the (course) topic graded, change its assignment, or with setAssignment false ungrade it. */
+  assignment?: TopicAssignmentInput | null;
 }
 
 export interface CreateTopicInput extends TopicFields {
@@ -70,8 +73,43 @@ export async function nextActivitySeq(em: EntityManager): Promise<number> {
   return Number(row?.m ?? 0) + 1;
 }
 
+/**
+ * Publishes or unpublishes topics from outside a topic write (a module, or a graded topic's
+ * assignment): going out as a draft published here does, posted now (or at its delayed time) and at
+ * the top of streams. Callers decide which topics may change (ones with students' posts stay out).
+ */
+export async function setTopicsPublished(em: EntityManager, topics: DiscussionTopic[], published: boolean): Promise<void> {
+  const changing = topics.filter((t) => t.published !== published && t.workflowState !== 'deleted');
+  if (!changing.length) return;
+  const repo = em.getRepository(DiscussionTopic);
+  if (!published) {
+    await repo.update({ id: In(changing.map((t) => t.id)) }, { workflowState: 'unpublished' });
+    for (const t of changing) t.workflowState = 'unpublished';
+    return;
+  }
+  const now = nowToSecond();
+  let seq = await nextActivitySeq(em);
+  for (const t of changing) {
+    const future = t.delayedPostAt && t.delayedPostAt.getTime() > now.getTime() ? t.delayedPostAt : null;
+    Object.assign(t, { workflowState: 'active', postedAt: t.postedAt ?? future ?? now, activityAt: future ?? now, activitySeq: seq++ });
+    await repo.update({ id: t.id }, { workflowState: 'active', postedAt: t.postedAt, activityAt: t.activityAt, activitySeq: t.activitySeq });
+  }
+}
+
 /** Times are kept to the second, as Canvas renders them (MySQL would round the rest, SQLite keep it). */
 const toSecond = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
+
+/**
+ * Canvas's prefer_assignment_availability_dates: a graded topic's availability comes from its
+ * assignment, so assignment[unlock_at] clears the topic's delayed_post_at and assignment[lock_at] its lock_at.
+ */
+function preferAssignmentDates(input: TopicFields, plan: GradingPlan | null): TopicFields {
+  if (plan?.kind !== 'grade') return input;
+  const out = { ...input };
+  if (plan.fields.unlockAt !== undefined) out.delayedPostAt = null;
+  if (plan.fields.lockAt !== undefined) out.lockAt = null;
+  return out;
+}
 
 /** A LIKE pattern with an explicit escape character: SQLite has no default one, and `!` needs no doubling in MySQL. */
 
@@ -214,12 +252,14 @@ export class DiscussionService {
       requireInitialPost: false,
       deletedAt: null,
     });
-    const bumped = this.apply(topic, input, rights, true);
+    const plan = await this.ctx.services.gradedDiscussions.plan(context, topic, input.assignment);
+    const bumped = this.apply(topic, preferAssignmentDates(input, plan), rights, true, false, plan);
 
     return transaction(this.ctx.ds, async (em) => {
       if (topic.pinned) topic.position = await this.nextPosition(em, topic);
       if (bumped) topic.activitySeq = await nextActivitySeq(em);
       const saved = await em.getRepository(DiscussionTopic).save(topic);
+      await this.ctx.services.gradedDiscussions.afterSave(em, saved, context.course, plan);
       // The author has read their own topic.
       await em.getRepository(DiscussionParticipant).save(
         em.getRepository(DiscussionParticipant).create({ discussionTopicId: saved.id, userId: viewer.id, workflowState: 'read', lastReadEntryId: 0 }),
@@ -233,17 +273,19 @@ export class DiscussionService {
 
   /** PUT …/discussion_topics/:id: the author or a moderator. */
   async update(ref: TopicRef, input: TopicFields): Promise<{ discussionTopic: DiscussionTopic }> {
-    const { topic, rights } = await this.locate(ref);
+    const { topic, rights, context } = await this.locate(ref);
     if (!this.canUpdate(topic, rights)) throw new ForbiddenError();
     const draft = Object.assign(new DiscussionTopic(), topic);
     const wasPinned = topic.pinned;
     const hasEntries = input.published === false && topic.published ? (await this.loaders.entryCount(false).load(topic.id)) > 0 : false;
-    const bumped = this.apply(draft, input, rights, false, hasEntries);
+    const plan = await this.ctx.services.gradedDiscussions.plan(context, topic, input.assignment);
+    const bumped = this.apply(draft, preferAssignmentDates(input, plan), rights, false, hasEntries, plan);
     return transaction(this.ctx.ds, async (em) => {
       if (bumped) draft.activitySeq = await nextActivitySeq(em);
       if (draft.pinned && !wasPinned) draft.position = await this.nextPosition(em, draft);
       if (!draft.pinned) draft.position = null;
       const saved = await em.getRepository(DiscussionTopic).save(draft);
+      await this.ctx.services.gradedDiscussions.afterSave(em, saved, context.course, plan);
       if (saved.contextType === 'Course') {
         await raise(em, this.ctx, { type: 'content.changed', courseId: saved.contextId, contentType: 'Discussion', contentId: saved.id, change: 'updated' });
       }
@@ -262,6 +304,8 @@ export class DiscussionService {
       topic.workflowState = 'deleted';
       topic.deletedAt = nowToSecond();
       const saved = await em.getRepository(DiscussionTopic).save(topic);
+      // A graded topic takes its assignment with it.
+      await this.ctx.services.gradedDiscussions.deleteWith(em, saved);
       if (saved.contextType === 'Course') {
         await raise(em, this.ctx, { type: 'content.changed', courseId: saved.contextId, contentType: 'Discussion', contentId: saved.id, change: 'deleted' });
       }
@@ -317,7 +361,7 @@ export class DiscussionService {
    * at once; the topic is only saved by the caller when this returns. Returns whether the topic moved
    * in activity streams.
    */
-  private apply(topic: DiscussionTopic, input: TopicFields, rights: DiscussionRights, creating: boolean, hasEntries = false): boolean {
+  private apply(topic: DiscussionTopic, input: TopicFields, rights: DiscussionRights, creating: boolean, hasEntries = false, grading: GradingPlan | null = null): boolean {
     const v = new Validator();
     const controller = new Validator();
     const before = { title: topic.title, message: topic.message, published: topic.published };
@@ -357,13 +401,15 @@ export class DiscussionService {
       else topic.workflowState = 'unpublished';
     }
 
+    // To-do dates are for ungraded topics: one being (or staying) graded refuses one, and becoming graded clears it.
+    const graded = grading?.kind === 'grade' || (topic.assignmentId != null && grading?.kind !== 'remove');
     if (input.todoDate !== undefined) {
       if (input.todoDate != null && !rights.manageContent) {
         controller.add('todo_date', CONTROLLER_ERROR, 'You do not have permission to add this topic to the student to-do list.');
-      } else if (input.todoDate != null && topic.assignmentId != null) {
+      } else if (input.todoDate != null && graded) {
         controller.add('todo_date', CONTROLLER_ERROR, 'Date cannot be added if discussion topic is graded');
       } else if (rights.manageContent) topic.todoDate = input.todoDate;
-    }
+    } else if (grading?.kind === 'grade') topic.todoDate = null;
     // Canvas reports its controller's objections alone, before any model validation.
     controller.throwIfInvalid();
     v.throwIfInvalid();
@@ -444,6 +490,14 @@ export class DiscussionService {
     if (topic.lockAt && topic.lockAt.getTime() <= Date.now()) {
       return { assetString: topic.assetString, unlockAt: null, lockAt: topic.lockAt, canView: true, explanation: `This topic was locked ${topic.lockAt.toISOString()}.` };
     }
+    // A graded topic is locked while its assignment is (before unlock_at, after lock_at), as Canvas's locked_for?.
+    const a = topic.assignmentId != null ? await this.ctx.services.gradedDiscussions.assignmentLock(topic) : null;
+    if (a?.locked && a.unlockAt) {
+      return { assetString: a.assetString, unlockAt: a.unlockAt, lockAt: null, canView: false, explanation: `This assignment is locked until ${a.unlockAt.toISOString()}.` };
+    }
+    if (a?.locked && a.lockAt) {
+      return { assetString: a.assetString, unlockAt: null, lockAt: a.lockAt, canView: true, explanation: `This assignment was locked ${a.lockAt.toISOString()}.` };
+    }
     return null;
   }
 
@@ -452,7 +506,14 @@ export class DiscussionService {
     const update = this.canUpdate(topic, rights);
     const mine = this.ctx.viewer != null && topic.userId === this.ctx.viewer.id;
     const del = rights.moderate || (mine && entries === 0);
-    return { attach: update, update, reply: this.canReply(topic, rights), delete: del };
+    return { attach: update, update, reply: await this.mayReply(topic, rights), delete: del };
+  }
+
+  /** canReply, and for a graded topic its assignment open to the viewer (Canvas: the topic is locked while its assignment is). */
+  async mayReply(topic: DiscussionTopic, rights: DiscussionRights): Promise<boolean> {
+    if (!this.canReply(topic, rights)) return false;
+    if (rights.moderate || topic.assignmentId == null) return true;
+    return !(await this.ctx.services.gradedDiscussions.assignmentLock(topic))?.locked;
   }
 
   htmlUrl(topic: DiscussionTopic, kind: 'discussion_topics' | 'announcements' = 'discussion_topics'): string {

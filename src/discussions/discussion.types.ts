@@ -1,4 +1,4 @@
-import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
 import { ValidationErrorType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
@@ -168,6 +168,22 @@ export class DiscussionsArgs extends ConnectionArgs {
   searchTerm?: string | null;
 }
 
+@InputType({ description: "Canvas's assignment[...] params of a course topic: make it graded, or change how. Its name, description and published state follow the topic." })
+export class DiscussionAssignmentInput {
+  @Field(() => Boolean, { nullable: true, description: 'false removes (deletes) the assignment: the topic becomes ungraded.' })
+  setAssignment?: boolean | null;
+  @Field(() => Float, { nullable: true })
+  pointsPossible?: number | null;
+  @Field(() => String, { nullable: true, description: 'pass_fail, percent, letter_grade, gpa_scale, points or not_graded' })
+  gradingType?: string | null;
+  @Field(() => DateTimeScalar, { nullable: true })
+  dueAt?: Date | null;
+  @Field(() => DateTimeScalar, { nullable: true, description: "Given, it replaces the topic's delayed_post_at." })
+  unlockAt?: Date | null;
+  @Field(() => DateTimeScalar, { nullable: true, description: "Given, it replaces the topic's lock_at." })
+  lockAt?: Date | null;
+}
+
 @InputType()
 export class DiscussionFieldsInput {
   @Field(() => String, { nullable: true, description: 'At most 255 characters; blank means "No Title".' })
@@ -190,6 +206,8 @@ export class DiscussionFieldsInput {
   pinned?: boolean | null;
   @Field(() => DateTimeScalar, { nullable: true, description: 'Needs content management rights; ungraded topics only.' })
   todoDate?: Date | null;
+  @Field(() => DiscussionAssignmentInput, { nullable: true, description: 'Course topics, by those who may manage assignments (ignored for others, as Canvas).' })
+  assignment?: DiscussionAssignmentInput | null;
 }
 
 @InputType()

@@ -92,7 +92,7 @@ export function registerFileStorageRoutes(fastify: FastifyInstance, app: AppServ
     if (isRestError(ctx)) return sendRestError(reply, ctx);
     const { id } = req.params as { id: string };
     try {
-      const att = await ctx.services.files.forDownload(id, typeof query.verifier === 'string' ? query.verifier : undefined);
+      const att = await ctx.services.files.forDownload(id, typeof query.verifier === 'string' ? query.verifier : undefined, { recordView: true });
       return await streamFile(reply, ctx.services.files, att, 'attachment');
     } catch (e) {
       if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));

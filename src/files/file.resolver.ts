@@ -16,9 +16,9 @@ const fileIdArg = (id: string) => String(parseAnyId(id, 'File') ?? id);
 
 @Resolver(() => FileType)
 export class FileResolver extends NodeResolver(NodeType.File, FileType) {
-  @Query(() => FileType, { description: 'A file the viewer may see: numeric or global id.' })
-  file(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<Attachment> {
-    return ctx.services.files.show(fileIdArg(id));
+  @Query(() => FileType, { description: "A file the viewer may see: numeric or global id; with courseId it must be that course's. A student's read counts as a view." })
+  file(@Arg('id', () => ID) id: string, @Arg('courseId', () => ID, { nullable: true }) courseId: string | null, @Ctx() ctx: RequestContext): Promise<Attachment> {
+    return ctx.services.files.open(fileIdArg(id), courseId);
   }
 
   @Mutation(() => FileUploadPayload, { description: 'Step 1 of an upload (preflight): a pending file and where to send its bytes.' })

@@ -105,6 +105,14 @@ export const fileRoutes: RestRoute[] = [
   },
   {
     method: 'GET',
+    path: '/api/v1/courses/:course_id/files/:id',
+    operation: `query($id: ID!, $courseId: ID) { file(id: $id, courseId: $courseId) { ...FileJson } }`,
+    variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
+    root: 'file',
+    present: presentFile,
+  },
+  {
+    method: 'GET',
     path: '/api/v1/groups/:group_id/files',
     operation: `query($id: ID!, $first: Int, $after: String) { group(id: $id) { filesConnection(first: $first, after: $after) {
       nodes { ...FileJson } totalCount pageInfo { hasNextPage endCursor } } } }`,

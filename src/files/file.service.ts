@@ -291,6 +291,30 @@ export class FileService {
     return att;
   }
 
+  /**
+   * GET of a file's metadata (GET /api/v1/files/:id, or under its course with `courseRaw`: a file of
+   * another context is then 404). A student of the file's course opening it has viewed it (module
+   * must_view requirements on File items).
+   */
+  async open(raw: string | number, courseRaw?: string | null): Promise<Attachment> {
+    if (courseRaw != null) {
+      const course = await this.ctx.services.contentAccess.readableCourse(courseRaw);
+      const id = parseAnyId(raw, 'File');
+      const att = id == null ? null : await this.ctx.loaders.byId(Attachment).load(id);
+      if (!att || att.contextType !== 'Course' || att.contextId !== course.id) throw new NotFoundError();
+    }
+    const att = await this.show(raw);
+    await this.recordView(att);
+    return att;
+  }
+
+  /** A student's view of an available course file, for module progress; nothing for anyone else. */
+  private async recordView(att: Attachment): Promise<void> {
+    if (att.contextType !== 'Course' || att.workflowState !== 'available' || !this.ctx.viewer) return;
+    const fc = await loadFileContext(this.ctx, att.contextType, att.contextId);
+    if (fc?.course) await this.ctx.services.contentAccess.recordView(fc.course, 'File', att.id);
+  }
+
   /** Available files of a context, by name (Group.filesConnection, GET /groups/:id/files). */
   async listForContext(fc: FileContext, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<Attachment>> {
     this.ctx.authz.requireViewer();
@@ -307,16 +331,17 @@ export class FileService {
 
   /**
    * A file to stream: with the right `verifier` (its uuid, as Canvas's download URLs carry) anyone
-   * may fetch it; without one the caller must be able to see it.
+   * may fetch it; without one the caller must be able to see it. A download by a signed-in student
+   * of the file's course counts as viewing it, as opening its metadata does.
    */
-  async forDownload(rawId: string, verifier: string | undefined): Promise<Attachment> {
+  async forDownload(rawId: string, verifier: string | undefined, opts: { recordView?: boolean } = {}): Promise<Attachment> {
     const att = /^\d{1,15}$/.test(rawId) ? await this.ctx.loaders.byId(Attachment).load(Number(rawId)) : null;
     if (!att || att.workflowState !== 'available' || !att.storageKey) throw new NotFoundError();
     if (verifier !== undefined) {
       if (verifier !== att.uuid) throw new NotFoundError();
-      return att;
-    }
-    return this.show(att.id);
+    } else await this.show(att.id);
+    if (opts.recordView) await this.recordView(att);
+    return att;
   }
 
   /** An available image file of the context (for thumbnails and avatars); null otherwise. */

@@ -76,7 +76,8 @@ export interface StudentFacts {
   byQuiz: Map<number, import('./progression-evaluator').ItemFacts>;
 }
 
-export type FactsProvider = (ctx: RequestContext, courseId: number, userIds: number[]) => Promise<Map<number, StudentFacts>>;
+/** `em`, when given, is the transaction evaluating progress: work written earlier in it counts. */
+export type FactsProvider = (ctx: RequestContext, courseId: number, userIds: number[], em?: EntityManager) => Promise<Map<number, StudentFacts>>;
 
 let factsProvider: FactsProvider = async (_ctx, _courseId, userIds) =>
   new Map(userIds.map((id) => [id, { byAssignment: new Map(), byQuiz: new Map() }]));
@@ -86,6 +87,6 @@ export function registerFactsProvider(provider: FactsProvider): void {
   factsProvider = provider;
 }
 
-export function loadStudentFacts(ctx: RequestContext, courseId: number, userIds: number[]): Promise<Map<number, StudentFacts>> {
-  return factsProvider(ctx, courseId, userIds);
+export function loadStudentFacts(ctx: RequestContext, courseId: number, userIds: number[], em?: EntityManager): Promise<Map<number, StudentFacts>> {
+  return factsProvider(ctx, courseId, userIds, em);
 }

@@ -1,15 +1,17 @@
-import { In, Not } from 'typeorm';
+import { EntityManager, In, Not } from 'typeorm';
+import { Assignment } from '../content/assignments/assignment.entity';
 import { Enrollment } from '../courses/enrollment.entity';
-import { nowToSecond } from '../db/columns';
 import { DiscussionEntry } from '../discussions/discussion-entry.entity';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
-import { nextActivitySeq } from '../discussions/discussion.service';
+import { setTopicsPublished } from '../discussions/discussion.service';
 import { ContentInfo, contentAdapter, registerContentAdapter } from './content-registry';
 
 /**
  * How modules reach course discussion topics (mirrors src/content/module-content.ts): announcements
- * are not module content; a graded topic is scored through its assignment; a delayed post unlocks at
- * its delayed_post_at. Views and entries reach progress through the discussion area's domain events.
+ * are not module content; a graded topic is scored through its assignment (its assignmentId, so
+ * must_submit and min_score apply to it) and takes the assignment's dates where it has none of its own;
+ * a delayed post unlocks at its delayed_post_at. Views and entries reach progress through the
+ * discussion area's domain events, posts on graded topics also through their submissions.
  */
 registerContentAdapter({
   kind: 'Discussion',
@@ -51,28 +53,26 @@ registerContentAdapter({
       const posted = await postedByStudents(em, courseId, topics.map((t) => t.id));
       topics = topics.filter((t) => !posted.has(t.id));
     }
-    if (!topics.length) return;
-    if (!published) {
-      await em.getRepository(DiscussionTopic).update({ id: In(topics.map((t) => t.id)) }, { workflowState: 'unpublished' });
-      return;
-    }
-    // Going out as the discussion area publishes a draft: posted now (or at its delayed time), at the top of streams.
-    const now = nowToSecond();
-    let seq = await nextActivitySeq(em);
-    for (const t of topics) {
-      const future = t.delayedPostAt && t.delayedPostAt.getTime() > now.getTime() ? t.delayedPostAt : null;
-      const postedAt = t.postedAt ?? future ?? now;
-      await em.getRepository(DiscussionTopic).update({ id: t.id }, { workflowState: 'active', postedAt, activityAt: future ?? now, activitySeq: seq++ });
-    }
+    // Going out as the discussion area publishes a draft; a graded topic's assignment follows it.
+    await setTopicsPublished(em, topics, published);
+    await setAssignmentsPublished(em, topics, published);
   },
   async rename(em, courseId, id, title) {
     await em.getRepository(DiscussionTopic).update({ id, contextType: 'Course', contextId: courseId }, { title });
+    const topic = await em.getRepository(DiscussionTopic).findOneBy({ id, contextType: 'Course', contextId: courseId });
+    if (topic?.assignmentId != null) await em.getRepository(Assignment).update({ id: topic.assignmentId, courseId }, { name: title });
   },
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/discussion_topics/${info.id}`,
 });
 
+/** The live assignments of graded topics take the topics' published state. */
+async function setAssignmentsPublished(em: EntityManager, topics: DiscussionTopic[], published: boolean): Promise<void> {
+  const ids = topics.map((t) => t.assignmentId).filter((id): id is number => id != null);
+  if (ids.length) await em.getRepository(Assignment).update({ id: In(ids), workflowState: Not('deleted' as const) }, { workflowState: published ? 'published' : 'unpublished' });
+}
+
 /** Topics (of the given ids) with an active entry by a student of the course. */
-async function postedByStudents(em: import('typeorm').EntityManager, courseId: number, topicIds: number[]): Promise<Set<number>> {
+async function postedByStudents(em: EntityManager, courseId: number, topicIds: number[]): Promise<Set<number>> {
   if (!topicIds.length) return new Set();
   const rows: { id: number | string }[] = await em
     .getRepository(DiscussionEntry)

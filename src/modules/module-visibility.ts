@@ -31,7 +31,8 @@ export function itemVisibleToStudents(item: ModuleItem, content: ContentInfo | n
 /**
  * Who sees which modules: content managers see every live module; students see published modules,
  * and a module with overrides only when one of its overrides targets them (their section, them, or a
- * tag they carry).
+ * tag they carry); observers of students see what those students are assigned, together (Canvas's
+ * DifferentiableAssignment filter); anyone else (an observer following nobody) sees every published module.
  */
 export class ModuleVisibility {
   constructor(private readonly ctx: RequestContext) {}
@@ -82,16 +83,26 @@ export class ModuleVisibility {
     );
   }
 
+  /** The students the viewer observes in the course (active observer enrollments). */
+  async observedStudents(course: Course): Promise<number[]> {
+    if (!this.ctx.viewer) return [];
+    const roles = await this.ctx.authz.courseRoles(course);
+    const ids = roles.enrollments.filter((e) => e.type === 'ObserverEnrollment' && e.workflowState === 'active' && e.associatedUserId != null).map((e) => e.associatedUserId!);
+    return [...new Set(ids)];
+  }
+
   /**
    * The modules a viewer sees, in order. `asStudent` is the student whose view applies (the viewer
-   * themself when a student, or the student_id asked for); content managers without it see all.
+   * themself when a student, or the student_id asked for); content managers without it see all; an
+   * observer without it sees the modules any of their observed students is assigned.
    */
   async visibleModules(course: Course, modules: ContextModule[], asStudent: number | null): Promise<ContextModule[]> {
     const live = modules.filter((m) => m.workflowState !== 'deleted');
     if (asStudent == null && (await this.canSeeUnpublished(course))) return live;
     const published = live.filter((m) => m.published);
-    if (asStudent == null) return published;
-    const ok = await Promise.all(published.map((m) => this.assigned(m, asStudent)));
+    const audience = asStudent != null ? [asStudent] : await this.observedStudents(course);
+    if (!audience.length) return published;
+    const ok = await Promise.all(published.map(async (m) => (await Promise.all(audience.map((u) => this.assigned(m, u)))).some(Boolean)));
     return published.filter((_, i) => ok[i]);
   }
 }

@@ -31,7 +31,8 @@ const FILE_TEXT = 'Lab safety\n\n1. Goggles on.\n2. No food in the lab.\n3. Repo
  *   assignment (must submit), an introductions discussion (must contribute) and, when the CLI knows
  *   where files live, a lab-safety file (must view);
  * - "Week 2: Cells" (published, after Week 1, sequential): an external reading (must view), a
- *   virtual-microscope external tool, a graded quiz (min score 3) and a sub-header;
+ *   virtual-microscope external tool, a graded quiz (min score 3), a graded discussion (must submit:
+ *   a student's post turns in its assignment) and a sub-header;
  * - "Week 3: Genetics" (unpublished, after Week 2): a coming-soon sub-header.
  * The first student has viewed the welcome page and submitted the worksheet: Week 1 is started and
  * Week 2 still locked (their progressions are stored stale, so the first read evaluates them).
@@ -78,33 +79,40 @@ export const modulesDemo: DemoExtension = {
         workflowState: 'available',
       }),
     );
-    const topic = await em.getRepository(DiscussionTopic).save(
-      em.getRepository(DiscussionTopic).create({
-        contextType: 'Course',
-        contextId: course.id,
-        userId: teacher?.id ?? null,
-        title: 'Introduce yourself',
-        message: '<p>Tell the class one thing you hope to learn this term.</p>',
-        isAnnouncement: false,
-        workflowState: 'active',
-        discussionType: 'side_comment',
-        postedAt: now,
-        delayedPostAt: null,
-        lockAt: null,
-        locked: false,
-        lastReplyAt: null,
-        activityAt: now,
-        activitySeq: await nextActivitySeq(em),
-        todoDate: null,
-        assignmentId: null,
-        pinned: false,
-        position: null,
-        requireInitialPost: false,
-        deletedAt: null,
-      }),
-    );
+    const newTopic = async (title: string, message: string, assignmentId: number | null) =>
+      em.getRepository(DiscussionTopic).save(
+        em.getRepository(DiscussionTopic).create({
+          contextType: 'Course',
+          contextId: course.id,
+          userId: teacher?.id ?? null,
+          title,
+          message,
+          isAnnouncement: false,
+          workflowState: 'active',
+          discussionType: 'side_comment',
+          postedAt: now,
+          delayedPostAt: null,
+          lockAt: null,
+          locked: false,
+          lastReplyAt: null,
+          activityAt: now,
+          activitySeq: await nextActivitySeq(em),
+          todoDate: null,
+          assignmentId,
+          pinned: false,
+          position: null,
+          requireInitialPost: false,
+          deletedAt: null,
+        }),
+      );
+    const topic = await newTopic('Introduce yourself', '<p>Tell the class one thing you hope to learn this term.</p>', null);
+    // A graded discussion: its assignment (discussion_topic) carries the points; posting turns it in.
+    const debateMessage = '<p>Is a virus alive? Argue one side in a paragraph.</p>';
+    const debateAssignment = await assignment(em, course.id, 'Cell debate: is a virus alive?', 5, 'discussion_topic', debateMessage);
+    const debate = await newTopic(debateAssignment.name, debateMessage, debateAssignment.id);
     if (teacher) {
-      await em.getRepository(DiscussionParticipant).save(em.getRepository(DiscussionParticipant).create({ discussionTopicId: topic.id, userId: teacher.id, workflowState: 'read', lastReadEntryId: 0 }));
+      const participants = em.getRepository(DiscussionParticipant);
+      await participants.save([topic, debate].map((t) => participants.create({ discussionTopicId: t.id, userId: teacher.id, workflowState: 'read', lastReadEntryId: 0 })));
     }
     const tool = await em.getRepository(ExternalTool).save(
       em.getRepository(ExternalTool).create({
@@ -174,6 +182,7 @@ export const modulesDemo: DemoExtension = {
     await add(week2, { type: 'ExternalUrl', title: 'Cells Alive! (reading)', url: 'https://www.cellsalive.com/cells/cell_model.htm', requirement: 'must_view' });
     await add(week2, { type: 'ExternalTool', title: tool.name, contentId: tool.id, url: tool.url, newTab: true });
     await add(week2, { type: 'Quiz', title: quiz.title, contentId: quiz.id, requirement: 'min_score', minScore: 3 });
+    await add(week2, { type: 'Discussion', title: debate.title, contentId: debate.id, requirement: 'must_submit' });
     await add(week2, { type: 'SubHeader', title: 'Optional: go further' });
     await add(week3, { type: 'SubHeader', title: 'Coming soon', published: false });
 
@@ -208,12 +217,12 @@ export const modulesDemo: DemoExtension = {
   },
 };
 
-function assignment(em: EntityManager, courseId: number, name: string, points: number, submissionTypes: string): Promise<Assignment> {
+function assignment(em: EntityManager, courseId: number, name: string, points: number, submissionTypes: string, description = `<p>${name}.</p>`): Promise<Assignment> {
   return em.getRepository(Assignment).save(
     em.getRepository(Assignment).create({
       courseId,
       name,
-      description: `<p>${name}.</p>`,
+      description,
       pointsPossible: points,
       gradingType: 'points',
       submissionTypes,

@@ -66,7 +66,8 @@ export class ProgressService {
     const [items, assigned, facts, withheld] = await Promise.all([
       em.getRepository(ModuleItem).find({ where: { moduleId: In(published.map((m) => m.id).concat(-1)), workflowState: 'active' }, order: { position: 'ASC', id: 'ASC' } }),
       Promise.all(published.map((m) => visibility.assigned(m, userId))),
-      loadStudentFacts(this.ctx, course.id, [userId]).then((f) => f.get(userId) ?? { byAssignment: new Map(), byQuiz: new Map() }),
+      // Read in the evaluating transaction: a submission made earlier in it (a graded discussion post) counts.
+      loadStudentFacts(this.ctx, course.id, [userId], em).then((f) => f.get(userId) ?? { byAssignment: new Map(), byQuiz: new Map() }),
       this.ctx.services.masteryPaths.withheldFor(course, userId),
     ]);
     const content = await this.contentFor(course.id, items);

@@ -78,9 +78,10 @@ export class AssignmentService {
 
   // ---- writes -----------------------------------------------------------------------------------
 
-  private validate(input: AssignmentFields, existing: Assignment | null): void {
+  /** Checks the fields a caller sent (the name when sent, or when creating); throws with every problem at once. */
+  validateFields(input: AssignmentFields, existing: Assignment | null, creating = existing == null): void {
     const v = new Validator();
-    if (input.name !== undefined || !existing) {
+    if (input.name !== undefined || creating) {
       const name = input.name?.trim() ?? '';
       v.check(name.length > 0, 'name', 'blank');
       v.check(name.length <= NAME_MAX, 'name', 'too_long', `Name is too long (maximum is ${NAME_MAX} characters)`);
@@ -116,7 +117,7 @@ export class AssignmentService {
   async create(courseRaw: string, input: AssignmentFields): Promise<{ assignment: Assignment }> {
     const course = await this.access.readableCourse(courseRaw);
     await this.access.assert(course, 'manage_assignments');
-    this.validate(input, null);
+    this.validateFields(input, null);
     return transaction(this.ctx.ds, async (em) => {
       const assignment = await this.insert(em, course, input);
       return { assignment };
@@ -149,29 +150,41 @@ export class AssignmentService {
 
   async update(courseRaw: string | null | undefined, raw: string, input: AssignmentFields): Promise<{ assignment: Assignment }> {
     const { course, assignment: a } = await this.managed(courseRaw, raw);
-    this.validate(input, a);
+    this.validateFields(input, a);
     if (input.published === false && a.published && (await this.hasSubmittedLoader().load(a.id))) {
       throw ValidationError.of('published', 'invalid', "Can't unpublish if there are student submissions");
     }
-    const quiz = await this.ctx.services.quizzes.backedBy(a.id);
-    // A quiz's assignment always takes quiz submissions.
-    if (quiz) input = { ...input, submissionTypes: undefined };
+    const [quiz, topic] = await Promise.all([this.ctx.services.quizzes.backedBy(a.id), this.ctx.services.gradedDiscussions.topicOf(a.id)]);
+    // A graded discussion with posts stays published, as the topic itself does.
+    if (input.published === false && a.published && topic && !(await this.ctx.services.gradedDiscussions.canUnpublish(topic))) {
+      throw ValidationError.of('published', 'invalid', 'This topic cannot be set to draft state because it contains posts.');
+    }
+    // A quiz's assignment always takes quiz submissions; a graded discussion's, discussion posts.
+    if (quiz || topic) input = { ...input, submissionTypes: undefined };
     return transaction(this.ctx.ds, async (em) => {
-      this.apply(a, input);
-      await em.getRepository(Assignment).save(a);
-      await this.access.changed(em, course.id, 'Assignment', a.id, 'updated');
+      await this.saveWith(em, a, input);
       if (quiz) await this.ctx.services.quizzes.syncFromAssignment(em, quiz, a);
+      if (topic) await this.ctx.services.gradedDiscussions.syncFromAssignment(em, topic, a);
       return { assignment: a };
     });
   }
 
+  /** Applies already validated fields to a live assignment, saves it and raises content.changed. */
+  async saveWith(em: EntityManager, a: Assignment, input: AssignmentFields): Promise<Assignment> {
+    this.apply(a, input);
+    await em.getRepository(Assignment).save(a);
+    await this.access.changed(em, a.courseId, 'Assignment', a.id, 'updated');
+    return a;
+  }
+
   async delete(courseRaw: string | null | undefined, raw: string): Promise<{ assignment: Assignment }> {
     const { assignment: a } = await this.managed(courseRaw, raw);
-    const quiz = await this.ctx.services.quizzes.backedBy(a.id);
+    const [quiz, topic] = await Promise.all([this.ctx.services.quizzes.backedBy(a.id), this.ctx.services.gradedDiscussions.topicOf(a.id)]);
     return transaction(this.ctx.ds, async (em) => {
       await this.softDelete(em, a);
-      // Deleting a quiz's assignment deletes the quiz, as in Canvas.
+      // Deleting a quiz's (or a graded discussion's) assignment deletes the quiz (or topic), as in Canvas.
       if (quiz) await this.ctx.services.quizzes.softDelete(em, quiz, false);
+      if (topic) await this.ctx.services.gradedDiscussions.deleteTopic(em, topic);
       return { assignment: a };
     });
   }

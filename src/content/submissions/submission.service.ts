@@ -283,6 +283,36 @@ export class SubmissionService {
     return s;
   }
 
+  /**
+   * A student's post on a graded discussion, as Canvas's ensure_submission: the first post (or the
+   * first since the submission was last turned in some other way) is a new attempt of type
+   * discussion_topic, submitted when posted, raising submission.submitted as submit does; later posts
+   * leave the turned-in submission as it is. Returns whether a new attempt was made.
+   */
+  async recordDiscussionEntry(em: EntityManager, assignment: Assignment, userId: number, postedAt: Date): Promise<boolean> {
+    const repo = em.getRepository(Submission);
+    let s = await repo.findOneBy({ assignmentId: assignment.id, userId });
+    if (!s) {
+      await this.ensure([{ assignment, userId }], em);
+      s = await repo.findOneByOrFail({ assignmentId: assignment.id, userId });
+    }
+    if (s.submissionType === 'discussion_topic' && s.workflowState !== 'unsubmitted') return false;
+    Object.assign(s, {
+      submissionType: 'discussion_topic',
+      body: null,
+      url: null,
+      attachmentIds: null,
+      attempt: (s.attempt ?? 0) + 1,
+      submittedAt: postedAt,
+      workflowState: 'submitted' as SubmissionState,
+      gradeMatchesCurrentSubmission: s.score == null && !s.excused,
+      latePolicyStatus: null,
+    });
+    await repo.save(s);
+    await raise(em, this.ctx, { type: 'submission.submitted', courseId: assignment.courseId, assignmentId: assignment.id, userId, submissionId: s.id, attempt: s.attempt! });
+    return true;
+  }
+
   // ---- derived fields ---------------------------------------------------------------------------
 
   /** late, missing and seconds_late as Canvas derives them from the due date and the late policy status. */
