@@ -1,28 +1,13 @@
-import { onDomainEvent } from '../src/events/domain-events';
 import { parseLinks } from './support/api';
-import { captureEvents, contentRoom, ContentRoom, count, FORBIDDEN, ISO, NOT_FOUND, UNAUTHENTICATED } from './support/content';
-import { startTestServer, TestServer } from './support/server';
-import { World } from './support/world';
+import { captureEvents, count, FORBIDDEN, ISO, NOT_FOUND, UNAUTHENTICATED, useContentRoom } from './support/content';
 
-let server: TestServer;
-let world: World;
-let room: ContentRoom;
-const sink = { events: [] as any[] };
-onDomainEvent(async (_em, _ctx, e) => {
-  sink.events.push(e);
-});
+const env = useContentRoom();
+const { sink } = env;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  world = new World(server);
-  room = await contentRoom(world);
-});
-afterAll(() => server.close());
-
-const base = () => `/api/v1/courses/${room.course.id}/assignments`;
+const base = () => `/api/v1/courses/${env.room.course.id}/assignments`;
 
 async function create(fields: Record<string, unknown>) {
-  const res = await room.teacher.api.post(base(), { assignment: fields });
+  const res = await env.room.teacher.api.post(base(), { assignment: fields });
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -30,7 +15,7 @@ async function create(fields: Record<string, unknown>) {
 describe('POST /api/v1/courses/:course_id/assignments', () => {
   it('creates an assignment with Canvas Assignment JSON (201), unpublished by default', async () => {
     const { result: res, events } = await captureEvents(sink, () =>
-      room.teacher.api.post(base(), {
+      env.room.teacher.api.post(base(), {
         assignment: {
           name: 'Essay 1',
           description: '<p>Write <b>well</b></p><script>alert(1)</script>',
@@ -48,7 +33,7 @@ describe('POST /api/v1/courses/:course_id/assignments', () => {
       id: expect.any(Number),
       name: 'Essay 1',
       description: '<p>Write <b>well</b></p>',
-      course_id: room.course.id,
+      course_id: env.room.course.id,
       points_possible: 12.5,
       due_at: '2031-03-01T17:00:00Z',
       unlock_at: '2031-02-01T00:00:00Z',
@@ -63,35 +48,35 @@ describe('POST /api/v1/courses/:course_id/assignments', () => {
       locked_for_user: false,
       position: expect.any(Number),
       created_at: expect.stringMatching(ISO),
-      html_url: `${server.url}/courses/${room.course.id}/assignments/${res.body.id}`,
+      html_url: `${env.server.url}/courses/${env.room.course.id}/assignments/${res.body.id}`,
     });
     expect(res.body).not.toHaveProperty('quiz_id');
     expect(res.body).not.toHaveProperty('lock_info');
-    expect(events).toEqual([{ type: 'content.changed', courseId: room.course.id, contentType: 'Assignment', contentId: res.body.id, change: 'created' }]);
+    expect(events).toEqual([{ type: 'content.changed', courseId: env.room.course.id, contentType: 'Assignment', contentId: res.body.id, change: 'created' }]);
   });
 
   it('accepts JSON bodies and published=true; TAs and designers may create too', async () => {
-    const ta = await room.ta.api.post(base(), { assignment: { name: 'By TA', published: true, points_possible: 10 } }, { json: true });
+    const ta = await env.room.ta.api.post(base(), { assignment: { name: 'By TA', published: true, points_possible: 10 } }, { json: true });
     expect(ta.status).toBe(201);
     expect(ta.body).toMatchObject({ name: 'By TA', published: true, workflow_state: 'published', points_possible: 10, submission_types: ['none'] });
-    const designer = await room.designer.api.post(base(), { assignment: { name: 'By Designer' } });
+    const designer = await env.room.designer.api.post(base(), { assignment: { name: 'By Designer' } });
     expect(designer.status).toBe(201);
   });
 
   it.each([
-    ['a student', () => room.student],
-    ['an observer', () => room.observer],
-    ['an outsider', () => room.outsider],
+    ['a student', () => env.room.student],
+    ['an observer', () => env.room.observer],
+    ['an outsider', () => env.room.outsider],
   ])('refuses %s with 403 and stores nothing', async (_label, who) => {
-    const before = await count(server, 'assignments');
+    const before = await count(env.server, 'assignments');
     const res = await who().api.post(base(), { assignment: { name: 'Nope' } });
     expect(res.status).toBe(403);
     expect(res.body).toEqual(FORBIDDEN);
-    expect(await count(server, 'assignments')).toBe(before);
+    expect(await count(env.server, 'assignments')).toBe(before);
   });
 
   it('refuses an anonymous caller with 401', async () => {
-    const res = await server.as(null).post(base(), { assignment: { name: 'Nope' } });
+    const res = await env.server.as(null).post(base(), { assignment: { name: 'Nope' } });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(UNAUTHENTICATED);
   });
@@ -106,15 +91,15 @@ describe('POST /api/v1/courses/:course_id/assignments', () => {
     ['a malformed date', { name: 'X', due_at: 'next tuesday' }, 'due_at'],
     ['a due date after the lock date', { name: 'X', due_at: '2031-05-01T00:00:00Z', lock_at: '2031-04-01T00:00:00Z' }, 'due_at'],
   ])('answers 400 for %s and stores nothing', async (_label, fields, attr) => {
-    const before = await count(server, 'assignments');
-    const res = await room.teacher.api.post(base(), { assignment: fields });
+    const before = await count(env.server, 'assignments');
+    const res = await env.room.teacher.api.post(base(), { assignment: fields });
     expect(res.status).toBe(400);
     expect(res.body.errors[attr][0]).toMatchObject({ attribute: attr, type: expect.any(String), message: expect.any(String) });
-    expect(await count(server, 'assignments')).toBe(before);
+    expect(await count(env.server, 'assignments')).toBe(before);
   });
 
   it('answers 404 for an unknown course', async () => {
-    expect((await room.teacher.api.post('/api/v1/courses/99999999/assignments', { assignment: { name: 'X' } })).status).toBe(404);
+    expect((await env.room.teacher.api.post('/api/v1/courses/99999999/assignments', { assignment: { name: 'X' } })).status).toBe(404);
   });
 });
 
@@ -127,140 +112,140 @@ describe('GET /api/v1/courses/:course_id/assignments[/:id]', () => {
   });
 
   it('shows everything to staff, only published assignments to students and observers', async () => {
-    const all = await room.teacher.api.get(`${base()}?per_page=100`);
+    const all = await env.room.teacher.api.get(`${base()}?per_page=100`);
     expect(all.status).toBe(200);
     const ids = all.body.map((a: any) => a.id);
     expect(ids).toEqual(expect.arrayContaining([published.id, draft.id]));
-    for (const who of [room.student, room.observer]) {
+    for (const who of [env.room.student, env.room.observer]) {
       const res = await who.api.get(`${base()}?per_page=100`);
       expect(res.status).toBe(200);
       expect(res.body.every((a: any) => a.published)).toBe(true);
       expect(res.body.map((a: any) => a.id)).toContain(published.id);
       expect(res.body.map((a: any) => a.id)).not.toContain(draft.id);
     }
-    const designer = await room.designer.api.get(`${base()}?per_page=100`);
+    const designer = await env.room.designer.api.get(`${base()}?per_page=100`);
     expect(designer.body.map((a: any) => a.id)).toContain(draft.id);
   });
 
   it('paginates with a Link header, by position', async () => {
-    const res = await room.teacher.api.get(`${base()}?per_page=2`);
+    const res = await env.room.teacher.api.get(`${base()}?per_page=2`);
     expect(res.status).toBe(200);
     expect(res.body).toHaveLength(2);
     const links = parseLinks(res.headers.get('link'));
     expect(links.next).toContain('page=2&per_page=2');
-    const positions = (await room.teacher.api.get(`${base()}?per_page=100`)).body.map((a: any) => a.position);
+    const positions = (await env.room.teacher.api.get(`${base()}?per_page=100`)).body.map((a: any) => a.position);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
 
   it('answers 404 to a student for an unpublished assignment, which the teacher sees', async () => {
-    const s = await room.student.api.get(`${base()}/${draft.id}`);
+    const s = await env.room.student.api.get(`${base()}/${draft.id}`);
     expect(s.status).toBe(404);
     expect(s.body).toEqual(NOT_FOUND);
-    const t = await room.teacher.api.get(`${base()}/${draft.id}`);
+    const t = await env.room.teacher.api.get(`${base()}/${draft.id}`);
     expect(t.status).toBe(200);
     expect(t.body).toMatchObject({ id: draft.id, published: false });
   });
 
   it("records a student's view as content.viewed; teachers' views raise nothing", async () => {
-    const { result: s, events } = await captureEvents(sink, () => room.student.api.get(`${base()}/${published.id}`));
+    const { result: s, events } = await captureEvents(sink, () => env.room.student.api.get(`${base()}/${published.id}`));
     expect(s.status).toBe(200);
-    expect(events).toEqual([{ type: 'content.viewed', courseId: room.course.id, userId: room.student.id, contentType: 'Assignment', contentId: published.id }]);
-    const { events: none } = await captureEvents(sink, () => room.teacher.api.get(`${base()}/${published.id}`));
+    expect(events).toEqual([{ type: 'content.viewed', courseId: env.room.course.id, userId: env.room.student.id, contentType: 'Assignment', contentId: published.id }]);
+    const { events: none } = await captureEvents(sink, () => env.room.teacher.api.get(`${base()}/${published.id}`));
     expect(none).toEqual([]);
-    const { events: observed } = await captureEvents(sink, () => room.observer.api.get(`${base()}/${published.id}`));
+    const { events: observed } = await captureEvents(sink, () => env.room.observer.api.get(`${base()}/${published.id}`));
     expect(observed).toEqual([]);
   });
 
   it('refuses an outsider with 403 and an anonymous caller with 401', async () => {
-    expect((await room.outsider.api.get(`${base()}/${published.id}`)).status).toBe(403);
-    expect((await room.outsider.api.get(base())).status).toBe(403);
-    expect((await server.as(null).get(base())).status).toBe(401);
+    expect((await env.room.outsider.api.get(`${base()}/${published.id}`)).status).toBe(403);
+    expect((await env.room.outsider.api.get(base())).status).toBe(403);
+    expect((await env.server.as(null).get(base())).status).toBe(401);
   });
 
   it('answers 404 for an assignment of another course, and for malformed ids', async () => {
-    const other = await world.course({ name: 'Other' });
-    await world.enroll(other.id, room.teacher.id, 'TeacherEnrollment');
-    expect((await room.teacher.api.get(`/api/v1/courses/${other.id}/assignments/${published.id}`)).status).toBe(404);
-    expect((await room.teacher.api.get(`${base()}/abc`)).status).toBe(404);
+    const other = await env.world.course({ name: 'Other' });
+    await env.world.enroll(other.id, env.room.teacher.id, 'TeacherEnrollment');
+    expect((await env.room.teacher.api.get(`/api/v1/courses/${other.id}/assignments/${published.id}`)).status).toBe(404);
+    expect((await env.room.teacher.api.get(`${base()}/abc`)).status).toBe(404);
   });
 
   it('shows lock info to a student before the unlock date', async () => {
     const later = await create({ name: 'Later', published: true, unlock_at: '2040-01-01T00:00:00Z' });
-    const s = await room.student.api.get(`${base()}/${later.id}`);
+    const s = await env.room.student.api.get(`${base()}/${later.id}`);
     expect(s.body).toMatchObject({
       locked_for_user: true,
       lock_info: { asset_string: `assignment_${later.id}`, unlock_at: '2040-01-01T00:00:00Z' },
       lock_explanation: expect.stringContaining('locked until'),
     });
-    expect((await room.teacher.api.get(`${base()}/${later.id}`)).body.locked_for_user).toBe(false);
+    expect((await env.room.teacher.api.get(`${base()}/${later.id}`)).body.locked_for_user).toBe(false);
   });
 });
 
 describe('PUT and DELETE /api/v1/courses/:course_id/assignments/:id', () => {
   it('updates the given fields only and raises content.changed', async () => {
     const a = await create({ name: 'Before', points_possible: 3, due_at: '2031-01-01T00:00:00Z' });
-    const { result: res, events } = await captureEvents(sink, () => room.teacher.api.put(`${base()}/${a.id}`, { assignment: { name: 'After', published: 'true' } }));
+    const { result: res, events } = await captureEvents(sink, () => env.room.teacher.api.put(`${base()}/${a.id}`, { assignment: { name: 'After', published: 'true' } }));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: a.id, name: 'After', points_possible: 3, due_at: '2031-01-01T00:00:00Z', published: true });
-    expect(events).toEqual([{ type: 'content.changed', courseId: room.course.id, contentType: 'Assignment', contentId: a.id, change: 'updated' }]);
+    expect(events).toEqual([{ type: 'content.changed', courseId: env.room.course.id, contentType: 'Assignment', contentId: a.id, change: 'updated' }]);
     // An empty date clears it.
-    const cleared = await room.teacher.api.put(`${base()}/${a.id}`, { assignment: { due_at: '' } });
+    const cleared = await env.room.teacher.api.put(`${base()}/${a.id}`, { assignment: { due_at: '' } });
     expect(cleared.body.due_at).toBeNull();
   });
 
   it('refuses students (403) and bad input (400) without changing anything', async () => {
     const a = await create({ name: 'Stable', published: true });
-    const s = await room.student.api.put(`${base()}/${a.id}`, { assignment: { name: 'Hacked' } });
+    const s = await env.room.student.api.put(`${base()}/${a.id}`, { assignment: { name: 'Hacked' } });
     expect(s.status).toBe(403);
-    const bad = await room.teacher.api.put(`${base()}/${a.id}`, { assignment: { name: '' } });
+    const bad = await env.room.teacher.api.put(`${base()}/${a.id}`, { assignment: { name: '' } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.name[0].type).toBe('blank');
-    expect((await room.teacher.api.get(`${base()}/${a.id}`)).body.name).toBe('Stable');
+    expect((await env.room.teacher.api.get(`${base()}/${a.id}`)).body.name).toBe('Stable');
   });
 
   it('cannot unpublish once a student has submitted', async () => {
     const a = await create({ name: 'Taken', published: true, submission_types: ['online_text_entry'] });
-    expect((await room.student.api.post(`${base()}/${a.id}/submissions`, { submission: { submission_type: 'online_text_entry', body: 'hi' } })).status).toBe(201);
-    const res = await room.teacher.api.put(`${base()}/${a.id}`, { assignment: { published: false } });
+    expect((await env.room.student.api.post(`${base()}/${a.id}/submissions`, { submission: { submission_type: 'online_text_entry', body: 'hi' } })).status).toBe(201);
+    const res = await env.room.teacher.api.put(`${base()}/${a.id}`, { assignment: { published: false } });
     expect(res.status).toBe(400);
     expect(res.body.errors.published[0].message).toMatch(/unpublish/);
-    const shown = await room.teacher.api.get(`${base()}/${a.id}`);
+    const shown = await env.room.teacher.api.get(`${base()}/${a.id}`);
     expect(shown.body).toMatchObject({ published: true, unpublishable: false, has_submitted_submissions: true });
   });
 
   it('deletes (soft) and then answers 404; students may not delete', async () => {
     const a = await create({ name: 'Doomed', published: true });
-    expect((await room.student.api.delete(`${base()}/${a.id}`)).status).toBe(403);
-    const { result: res, events } = await captureEvents(sink, () => room.teacher.api.delete(`${base()}/${a.id}`));
+    expect((await env.room.student.api.delete(`${base()}/${a.id}`)).status).toBe(403);
+    const { result: res, events } = await captureEvents(sink, () => env.room.teacher.api.delete(`${base()}/${a.id}`));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: a.id, workflow_state: 'deleted' });
-    expect(events).toEqual([{ type: 'content.changed', courseId: room.course.id, contentType: 'Assignment', contentId: a.id, change: 'deleted' }]);
-    expect((await room.teacher.api.get(`${base()}/${a.id}`)).status).toBe(404);
-    expect((await room.teacher.api.delete(`${base()}/${a.id}`)).status).toBe(404);
+    expect(events).toEqual([{ type: 'content.changed', courseId: env.room.course.id, contentType: 'Assignment', contentId: a.id, change: 'deleted' }]);
+    expect((await env.room.teacher.api.get(`${base()}/${a.id}`)).status).toBe(404);
+    expect((await env.room.teacher.api.delete(`${base()}/${a.id}`)).status).toBe(404);
   });
 });
 
 describe('GraphQL', () => {
   it('creates, reads through the course connection and node, and reports validation errors in the payload', async () => {
-    const created = await room.teacher.api.graphql(
+    const created = await env.room.teacher.api.graphql(
       `mutation($input: CreateAssignmentInput!) { createAssignment(input: $input) { assignment { _id id name pointsPossible published } errors { attribute type } } }`,
-      { input: { courseId: String(room.course.id), name: 'GQL', pointsPossible: 7.5, published: true } },
+      { input: { courseId: String(env.room.course.id), name: 'GQL', pointsPossible: 7.5, published: true } },
     );
     expect(created.errors).toBeUndefined();
     const a = created.data.createAssignment.assignment;
     expect(a).toMatchObject({ name: 'GQL', pointsPossible: 7.5, published: true });
-    const node = await room.student.api.graphql(`query($id: ID!) { node(id: $id) { ... on Assignment { _id name } } }`, { id: a.id });
+    const node = await env.room.student.api.graphql(`query($id: ID!) { node(id: $id) { ... on Assignment { _id name } } }`, { id: a.id });
     expect(node.data.node).toEqual({ _id: a._id, name: 'GQL' });
-    const legacy = await room.student.api.graphql(`query($id: ID!) { legacyNode(type: Assignment, _id: $id) { ... on Assignment { name } } }`, { id: a._id });
+    const legacy = await env.room.student.api.graphql(`query($id: ID!) { legacyNode(type: Assignment, _id: $id) { ... on Assignment { name } } }`, { id: a._id });
     expect(legacy.data.legacyNode).toEqual({ name: 'GQL' });
-    const list = await room.student.api.graphql(`query($id: ID!) { course(id: $id) { assignmentsConnection(first: 100) { nodes { _id published } } } }`, { id: String(room.course.id) });
+    const list = await env.room.student.api.graphql(`query($id: ID!) { course(id: $id) { assignmentsConnection(first: 100) { nodes { _id published } } } }`, { id: String(env.room.course.id) });
     expect(list.data.course.assignmentsConnection.nodes.every((n: any) => n.published)).toBe(true);
-    const bad = await room.teacher.api.graphql(
+    const bad = await env.room.teacher.api.graphql(
       `mutation($input: CreateAssignmentInput!) { createAssignment(input: $input) { assignment { _id } errors { attribute type } } }`,
-      { input: { courseId: String(room.course.id), name: '' } },
+      { input: { courseId: String(env.room.course.id), name: '' } },
     );
     expect(bad.data.createAssignment).toEqual({ assignment: null, errors: [{ attribute: 'name', type: 'blank' }] });
-    const refused = await room.student.api.graphql(
+    const refused = await env.room.student.api.graphql(
       `mutation($input: UpdateAssignmentInput!) { updateAssignment(input: $input) { assignment { _id } } }`,
       { input: { id: a._id, name: 'x' } },
     );
@@ -269,23 +254,23 @@ describe('GraphQL', () => {
 
   it('lists assignments with their submissions in a fixed number of statements (3 vs 12)', async () => {
     async function measure(n: number): Promise<number> {
-      const course = await world.course({ name: `Batch ${n}` });
-      await world.enroll(course.id, room.teacher.id, 'TeacherEnrollment');
-      await world.enroll(course.id, room.student.id, 'StudentEnrollment');
-      await world.enroll(course.id, room.student2.id, 'StudentEnrollment');
+      const course = await env.world.course({ name: `Batch ${n}` });
+      await env.world.enroll(course.id, env.room.teacher.id, 'TeacherEnrollment');
+      await env.world.enroll(course.id, env.room.student.id, 'StudentEnrollment');
+      await env.world.enroll(course.id, env.room.student2.id, 'StudentEnrollment');
       for (let i = 0; i < n; i++) {
-        const res = await room.teacher.api.post(`/api/v1/courses/${course.id}/assignments`, { assignment: { name: `A${i}`, published: true, submission_types: ['online_text_entry'] } });
-        await room.student.api.post(`/api/v1/courses/${course.id}/assignments/${res.body.id}/submissions`, { submission: { submission_type: 'online_text_entry', body: 'x' } });
+        const res = await env.room.teacher.api.post(`/api/v1/courses/${course.id}/assignments`, { assignment: { name: `A${i}`, published: true, submission_types: ['online_text_entry'] } });
+        await env.room.student.api.post(`/api/v1/courses/${course.id}/assignments/${res.body.id}/submissions`, { submission: { submission_type: 'online_text_entry', body: 'x' } });
       }
       const query = `query($id: ID!) { course(id: $id) { assignmentsConnection(first: 50) { nodes {
         _id name hasSubmittedSubmissions unpublishable quizId isQuizAssignment lockedForUser
         submissionsConnection(first: 50) { nodes { _id workflowState score late missing user { name } assignment { name } } } } } } }`;
       // The first read creates the placeholder submissions of students who have none; measure the second.
-      const warm = await room.teacher.api.graphql(query, { id: String(course.id) });
+      const warm = await env.room.teacher.api.graphql(query, { id: String(course.id) });
       expect(warm.errors).toBeUndefined();
-      const before = server.queryCount();
-      const res = await room.teacher.api.graphql(query, { id: String(course.id) });
-      const used = server.queryCount() - before;
+      const before = env.server.queryCount();
+      const res = await env.room.teacher.api.graphql(query, { id: String(course.id) });
+      const used = env.server.queryCount() - before;
       expect(res.errors).toBeUndefined();
       const nodes = res.data.course.assignmentsConnection.nodes;
       expect(nodes).toHaveLength(n);

@@ -1,4 +1,5 @@
-import type { TestServer } from './server';
+import { onDomainEvent } from '../../src/events/domain-events';
+import { startTestServer, TestServer } from './server';
 import { World, WorldUser } from './world';
 
 /** Canvas's refusal bodies, as the content endpoints answer them. */
@@ -38,4 +39,22 @@ export async function captureEvents<T>(sink: { events: any[] }, fn: () => Promis
   const start = sink.events.length;
   const result = await fn();
   return { result, events: sink.events.slice(start) };
+}
+
+/**
+ * One server and classroom for a test file, with every domain event the file causes captured in
+ * `sink` (set up in beforeAll, closed in afterAll).
+ */
+export function useContentRoom(): { server: TestServer; world: World; room: ContentRoom; sink: { events: any[] } } {
+  const env = { sink: { events: [] as any[] } } as { server: TestServer; world: World; room: ContentRoom; sink: { events: any[] } };
+  onDomainEvent(async (_em, _ctx, e) => {
+    env.sink.events.push(e);
+  });
+  beforeAll(async () => {
+    env.server = await startTestServer();
+    env.world = new World(env.server);
+    env.room = await contentRoom(env.world);
+  });
+  afterAll(() => env.server.close());
+  return env;
 }
