@@ -1,5 +1,5 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { DateTimeScalar } from '../graphql/scalars';
 
 @ObjectType('AccessToken')
@@ -50,11 +50,4 @@ export class CreateAccessTokenInput {
   expiresAt?: Date | null;
 }
 
-@ObjectType()
-export class CreateAccessTokenPayload {
-  @Field(() => AccessTokenType, { nullable: true })
-  accessToken?: unknown;
-
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const CreateAccessTokenPayload = PayloadType('CreateAccessTokenPayload', { accessToken: () => AccessTokenType });

@@ -1,6 +1,6 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { DateTimeScalar } from '../graphql/scalars';
 
 @ObjectType('BlackoutDate', { implements: Node, description: 'A date range of a course or account on which course pacing schedules nothing.' })
@@ -101,18 +101,8 @@ export class ReplaceBlackoutDatesInput {
   blackoutDates: BlackoutDateEntryInput[];
 }
 
-@ObjectType()
-export class BlackoutDatePayload {
-  @Field(() => BlackoutDateType, { nullable: true })
-  blackoutDate?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const BlackoutDatePayload = PayloadType('BlackoutDatePayload', { blackoutDate: () => BlackoutDateType });
 
-@ObjectType()
-export class BlackoutDatesPayload {
-  @Field(() => [BlackoutDateType], { nullable: true, description: 'Every date of the context after the change, by start date.' })
-  blackoutDates?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const BlackoutDatesPayload = PayloadType('BlackoutDatesPayload', {
+  blackoutDates: { type: () => [BlackoutDateType], description: 'Every date of the context after the change, by start date.' },
+});

@@ -1,6 +1,6 @@
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
@@ -131,10 +131,4 @@ export class UpdateCourseInput extends CourseFieldsInput {
   event?: string | null;
 }
 
-@ObjectType()
-export class CoursePayload {
-  @Field(() => CourseType, { nullable: true })
-  course?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const CoursePayload = PayloadType('CoursePayload', { course: () => CourseType });

@@ -1,6 +1,6 @@
 import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
@@ -74,10 +74,4 @@ export class CreateEnrollmentInput {
   endAt?: Date | null;
 }
 
-@ObjectType()
-export class EnrollmentPayload {
-  @Field(() => EnrollmentType, { nullable: true })
-  enrollment?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const EnrollmentPayload = PayloadType('EnrollmentPayload', { enrollment: () => EnrollmentType });

@@ -1,6 +1,6 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
@@ -48,10 +48,4 @@ export class CreateSectionInput {
   restrictEnrollmentsToSectionDates?: boolean | null;
 }
 
-@ObjectType()
-export class SectionPayload {
-  @Field(() => SectionType, { nullable: true })
-  section?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const SectionPayload = PayloadType('SectionPayload', { section: () => SectionType });

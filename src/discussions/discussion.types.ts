@@ -1,6 +1,6 @@
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
@@ -262,18 +262,8 @@ export class MarkDiscussionReadInput extends DiscussionRefInput {
   allEntries?: boolean | null;
 }
 
-@ObjectType()
-export class DiscussionTopicPayload {
-  @Field(() => DiscussionType, { nullable: true })
-  discussionTopic?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const DiscussionTopicPayload = PayloadType('DiscussionTopicPayload', { discussionTopic: () => DiscussionType });
 
-@ObjectType()
-export class DiscussionEntryPayload {
-  @Field(() => DiscussionEntryType, { nullable: true })
-  discussionEntry?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const DiscussionEntryPayload = PayloadType('DiscussionEntryPayload', {
+  discussionEntry: () => DiscussionEntryType,
+});

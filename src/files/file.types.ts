@@ -1,6 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
@@ -90,19 +90,12 @@ export class FileUploadParamType {
   value: string;
 }
 
-@ObjectType()
-export class FileUploadPayload {
-  @Field(() => String, { nullable: true, description: 'Where to POST the bytes (multipart).' })
-  uploadUrl?: string;
-  @Field(() => [FileUploadParamType], { nullable: true, description: 'Fields to send unchanged before the file.' })
-  uploadParams?: FileUploadParamType[];
-  @Field(() => String, { nullable: true, description: 'The multipart field for the bytes.' })
-  fileParam?: string;
-  @Field(() => FileType, { nullable: true, description: 'The pending file.' })
-  file?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const FileUploadPayload = PayloadType('FileUploadPayload', {
+  uploadUrl: { type: () => String, description: 'Where to POST the bytes (multipart).' },
+  uploadParams: { type: () => [FileUploadParamType], description: 'Fields to send unchanged before the file.' },
+  fileParam: { type: () => String, description: 'The multipart field for the bytes.' },
+  file: { type: () => FileType, description: 'The pending file.' },
+});
 
 @InputType()
 export class ConfirmFileUploadInput {
@@ -112,10 +105,4 @@ export class ConfirmFileUploadInput {
   uuid: string;
 }
 
-@ObjectType()
-export class FilePayload {
-  @Field(() => FileType, { nullable: true })
-  file?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const FilePayload = PayloadType('FilePayload', { file: () => FileType });

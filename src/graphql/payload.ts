@@ -1,4 +1,4 @@
-import { Field, ObjectType } from 'type-graphql';
+import { ClassType, Field, ObjectType } from 'type-graphql';
 import { FieldError, ValidationError } from '../common/errors';
 
 /** A validation problem in a mutation payload, as Canvas's GraphQL reports them. */
@@ -25,4 +25,24 @@ export async function mutationPayload<T extends object>(fn: () => Promise<T>): P
     if (e instanceof ValidationError) return { errors: e.fields } as T & { errors: FieldError[] };
     throw e;
   }
+}
+
+/** One field of a mutation payload: its type, and a description for the schema when it needs one. */
+export type PayloadField = (() => unknown) | { type: () => unknown; description?: string };
+
+/**
+ * A mutation payload type named `name`: the given (nullable) result fields plus Canvas's
+ * `errors { attribute type message }`. Every mutation answers this shape, so it is built in one place.
+ */
+export function PayloadType(name: string, fields: Record<string, PayloadField>): new () => Record<string, unknown> {
+  @ObjectType(name)
+  class Payload {
+    @Field(() => [ValidationErrorType], { nullable: true })
+    errors: ValidationErrorType[] | null;
+  }
+  for (const [key, field] of Object.entries(fields)) {
+    const spec = typeof field === 'function' ? { type: field } : field;
+    Field(spec.type as () => ClassType, { nullable: true, ...(spec.description ? { description: spec.description } : {}) })(Payload.prototype, key);
+  }
+  return Payload as unknown as new () => Record<string, unknown>;
 }

@@ -1,6 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
@@ -72,10 +72,4 @@ export class UpdateGroupCategoryInput extends GroupCategoryFieldsInput {
   nonCollaborative?: boolean | null;
 }
 
-@ObjectType()
-export class GroupCategoryPayload {
-  @Field(() => GroupCategoryType, { nullable: true })
-  groupCategory?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const GroupCategoryPayload = PayloadType('GroupCategoryPayload', { groupCategory: () => GroupCategoryType });

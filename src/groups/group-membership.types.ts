@@ -1,6 +1,6 @@
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
@@ -72,24 +72,13 @@ export class InviteToGroupInput {
   invitees: string[];
 }
 
-@ObjectType()
-export class MembershipPayload {
-  @Field(() => GroupMembershipType, { nullable: true })
-  membership?: unknown;
-  @Field(() => [GroupMembershipType], { nullable: true, description: 'Bulk (tag) additions.' })
-  added?: unknown[];
-  @Field(() => [String], { nullable: true, description: 'Bulk (tag) ids that were not current students.' })
-  invalidUserIds?: string[];
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const MembershipPayload = PayloadType('MembershipPayload', {
+  membership: () => GroupMembershipType,
+  added: { type: () => [GroupMembershipType], description: 'Bulk (tag) additions.' },
+  invalidUserIds: { type: () => [String], description: 'Bulk (tag) ids that were not current students.' },
+});
 
-@ObjectType()
-export class InvitePayload {
-  @Field(() => [GroupMembershipType], { nullable: true })
-  memberships?: unknown[];
-  @Field(() => [String], { nullable: true, description: 'Addresses with no user yet, kept as pending invitations.' })
-  pendingEmails?: string[];
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const InvitePayload = PayloadType('InvitePayload', {
+  memberships: () => [GroupMembershipType],
+  pendingEmails: { type: () => [String], description: 'Addresses with no user yet, kept as pending invitations.' },
+});

@@ -1,6 +1,6 @@
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
@@ -118,10 +118,4 @@ export class UpdateGroupInput extends GroupFieldsInput {
   leaderId?: string | null;
 }
 
-@ObjectType()
-export class GroupPayload {
-  @Field(() => GroupType, { nullable: true })
-  group?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const GroupPayload = PayloadType('GroupPayload', { group: () => GroupType });

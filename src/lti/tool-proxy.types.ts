@@ -1,6 +1,6 @@
 import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
@@ -66,13 +66,7 @@ export class UpdateToolProxyInput {
   capabilities?: string[] | null;
 }
 
-@ObjectType()
-export class ToolProxyPayload {
-  @Field(() => ToolProxyType, { nullable: true })
-  toolProxy?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const ToolProxyPayload = PayloadType('ToolProxyPayload', { toolProxy: () => ToolProxyType });
 
 @ObjectType()
 export class CreateToolProxyPayload extends ToolProxyPayload {

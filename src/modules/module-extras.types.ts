@@ -3,7 +3,7 @@ import { AssignmentType } from '../content/assignments/assignment.types';
 import { Node } from '../graphql/node';
 import { DateTimeScalar } from '../graphql/scalars';
 import { UserType } from '../users/user.types';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection } from '../graphql/relay';
 import { ModuleItemType, ModuleType } from './module.types';
 
@@ -103,13 +103,7 @@ export class ModuleOverrideInput {
   groupId?: string | null;
 }
 
-@ObjectType()
-export class OkPayload {
-  @Field(() => Boolean, { nullable: true })
-  ok?: boolean;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const OkPayload = PayloadType('OkPayload', { ok: () => Boolean });
 
 @ObjectType('ScoreRange')
 export class ScoreRangeType {
@@ -147,25 +141,13 @@ export class ScoreRangeInput {
   assignmentSets: AssignmentSetInput[];
 }
 
-@ObjectType()
-export class MasteryPathRulePayload {
-  @Field(() => MasteryPathRuleType, { nullable: true })
-  rule?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const MasteryPathRulePayload = PayloadType('MasteryPathRulePayload', { rule: () => MasteryPathRuleType });
 
-@ObjectType()
-export class SelectMasteryPathPayload {
-  @Field(() => [ID], { nullable: true })
-  assignmentIds?: number[];
-  @Field(() => [AssignmentType], { nullable: true, description: 'The chosen assignments (published ones), in the set’s order.' })
-  assignments?: unknown[];
-  @Field(() => [ModuleItemType], { nullable: true, description: 'Items of this module linking the chosen assignments.' })
-  moduleItems?: unknown[];
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const SelectMasteryPathPayload = PayloadType('SelectMasteryPathPayload', {
+  assignmentIds: () => [ID],
+  assignments: { type: () => [AssignmentType], description: 'The chosen assignments (published ones), in the set’s order.' },
+  moduleItems: { type: () => [ModuleItemType], description: 'Items of this module linking the chosen assignments.' },
+});
 
 @ObjectType('MetRequirement', { description: 'A requirement (or recorded action) met on a module item.' })
 export class MetRequirementType {

@@ -1,6 +1,6 @@
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
@@ -242,34 +242,7 @@ export class ModuleItemRefInput {
   id: string;
 }
 
-@ObjectType()
-export class ModulePayload {
-  @Field(() => ModuleType, { nullable: true })
-  module?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
-
-@ObjectType()
-export class ModuleItemPayload {
-  @Field(() => ModuleItemType, { nullable: true })
-  moduleItem?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
-
-@ObjectType()
-export class RedirectPayload {
-  @Field(() => String, { nullable: true })
-  url?: string;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
-
-@ObjectType()
-export class MessagePayload {
-  @Field(() => String, { nullable: true })
-  message?: string;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const ModulePayload = PayloadType('ModulePayload', { module: () => ModuleType });
+export const ModuleItemPayload = PayloadType('ModuleItemPayload', { moduleItem: () => ModuleItemType });
+export const RedirectPayload = PayloadType('RedirectPayload', { url: () => String });
+export const MessagePayload = PayloadType('MessagePayload', { message: () => String });

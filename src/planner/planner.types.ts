@@ -1,6 +1,6 @@
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
@@ -216,13 +216,7 @@ export class UpdatePlannerNoteInput {
   courseId?: string | null;
 }
 
-@ObjectType()
-export class PlannerNotePayload {
-  @Field(() => PlannerNoteType, { nullable: true })
-  plannerNote?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const PlannerNotePayload = PayloadType('PlannerNotePayload', { plannerNote: () => PlannerNoteType });
 
 @InputType()
 export class CreatePlannerOverrideInput {
@@ -246,13 +240,9 @@ export class UpdatePlannerOverrideInput {
   dismissed?: boolean | null;
 }
 
-@ObjectType()
-export class PlannerOverridePayload {
-  @Field(() => PlannerOverrideType, { nullable: true })
-  plannerOverride?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const PlannerOverridePayload = PayloadType('PlannerOverridePayload', {
+  plannerOverride: () => PlannerOverrideType,
+});
 
 @ObjectType('PlannerChange', { description: 'One of the viewer’s planner items appeared, changed or disappeared.' })
 export class PlannerChangeType {

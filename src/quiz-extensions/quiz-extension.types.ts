@@ -1,5 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { DateTimeScalar } from '../graphql/scalars';
 
 @ObjectType('QuizExtension', { description: "One student's extension settings on one quiz: Canvas's CourseQuizExtension, with the quiz it applies to." })
@@ -44,10 +44,6 @@ export class SetCourseQuizExtensionsInput {
   quizExtensions: QuizExtensionInput[];
 }
 
-@ObjectType()
-export class SetCourseQuizExtensionsPayload {
-  @Field(() => [QuizExtensionType], { nullable: true, description: 'One per (quiz, entry) pair: by quiz id, in request order within a quiz.' })
-  quizExtensions?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const SetCourseQuizExtensionsPayload = PayloadType('SetCourseQuizExtensionsPayload', {
+  quizExtensions: { type: () => [QuizExtensionType], description: 'One per (quiz, entry) pair: by quiz id, in request order within a quiz.' },
+});

@@ -1,7 +1,7 @@
 import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node';
 import { Connection, ConnectionArgs } from '../graphql/relay';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { DateTimeScalar } from '../graphql/scalars';
 
 @ObjectType('User', { implements: Node })
@@ -90,14 +90,7 @@ export class CreateUserInput {
   skipRegistration?: boolean | null;
 }
 
-@ObjectType()
-export class CreateUserPayload {
-  @Field(() => UserType, { nullable: true })
-  user?: unknown;
-
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const CreateUserPayload = PayloadType('CreateUserPayload', { user: () => UserType });
 
 @ArgsType()
 export class AccountUsersArgs extends ConnectionArgs {

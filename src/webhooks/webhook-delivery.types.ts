@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { ValidationErrorType } from '../graphql/payload';
+import { PayloadType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
@@ -58,13 +58,9 @@ export class RedeliverWebhookMessageInput {
   reactivate?: boolean | null;
 }
 
-@ObjectType()
-export class RedeliverWebhookMessagePayload {
-  @Field(() => WebhookDeliveryType, { nullable: true })
-  delivery: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const RedeliverWebhookMessagePayload = PayloadType('RedeliverWebhookMessagePayload', {
+  delivery: () => WebhookDeliveryType,
+});
 
 @InputType()
 export class ResubmitToPlagiarismInput {
@@ -76,13 +72,7 @@ export class ResubmitToPlagiarismInput {
   userId: string;
 }
 
-@ObjectType()
-export class ResubmitToPlagiarismPayload {
-  @Field(() => ID, { nullable: true })
-  submissionId: string | null;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const ResubmitToPlagiarismPayload = PayloadType('ResubmitToPlagiarismPayload', { submissionId: () => ID });
 
 @ObjectType('WebhookMessage', { description: 'A webhook message as a tool receives it live over graphql-ws.' })
 export class WebhookMessageType {

@@ -1,6 +1,6 @@
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { Node } from '../../graphql/node';
-import { ValidationErrorType } from '../../graphql/payload';
+import { PayloadType } from '../../graphql/payload';
 import { Connection, ConnectionArgs } from '../../graphql/relay';
 import { DateTimeScalar } from '../../graphql/scalars';
 
@@ -86,13 +86,7 @@ export class ContentRefInput {
   courseId?: string | null;
 }
 
-@ObjectType()
-export class AssignmentPayload {
-  @Field(() => AssignmentType, { nullable: true })
-  assignment?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const AssignmentPayload = PayloadType('AssignmentPayload', { assignment: () => AssignmentType });
 
 @ArgsType()
 export class SubmissionsArgs extends ConnectionArgs {

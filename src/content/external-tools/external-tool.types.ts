@@ -1,6 +1,6 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
 import { Node } from '../../graphql/node';
-import { ValidationErrorType } from '../../graphql/payload';
+import { PayloadType } from '../../graphql/payload';
 import { Connection } from '../../graphql/relay';
 import { DateTimeScalar } from '../../graphql/scalars';
 
@@ -82,10 +82,4 @@ export class UpdateExternalToolInput extends ExternalToolFieldsInput {
   courseId?: string | null;
 }
 
-@ObjectType()
-export class ExternalToolPayload {
-  @Field(() => ExternalToolType, { nullable: true })
-  externalTool?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const ExternalToolPayload = PayloadType('ExternalToolPayload', { externalTool: () => ExternalToolType });

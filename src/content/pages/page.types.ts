@@ -1,6 +1,6 @@
 import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
 import { Node } from '../../graphql/node';
-import { ValidationErrorType } from '../../graphql/payload';
+import { PayloadType } from '../../graphql/payload';
 import { Connection, ConnectionArgs } from '../../graphql/relay';
 import { DateTimeScalar } from '../../graphql/scalars';
 
@@ -84,10 +84,4 @@ export class PageRefInput {
   urlOrId: string;
 }
 
-@ObjectType()
-export class PagePayload {
-  @Field(() => PageType, { nullable: true })
-  page?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const PagePayload = PayloadType('PagePayload', { page: () => PageType });

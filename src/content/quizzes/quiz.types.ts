@@ -1,6 +1,6 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { Node } from '../../graphql/node';
-import { ValidationErrorType } from '../../graphql/payload';
+import { PayloadType } from '../../graphql/payload';
 import { Connection } from '../../graphql/relay';
 import { DateTimeScalar } from '../../graphql/scalars';
 
@@ -146,13 +146,7 @@ export class UpdateQuizInput extends QuizFieldsInput {
   courseId?: string | null;
 }
 
-@ObjectType()
-export class QuizPayload {
-  @Field(() => QuizType, { nullable: true })
-  quiz?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const QuizPayload = PayloadType('QuizPayload', { quiz: () => QuizType });
 
 @InputType()
 export class StartQuizSubmissionInput {
@@ -208,10 +202,4 @@ export class UpdateQuizSubmissionScoresInput {
   questions?: QuestionScoreInputType[] | null;
 }
 
-@ObjectType()
-export class QuizSubmissionPayload {
-  @Field(() => QuizSubmissionType, { nullable: true })
-  quizSubmission?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const QuizSubmissionPayload = PayloadType('QuizSubmissionPayload', { quizSubmission: () => QuizSubmissionType });

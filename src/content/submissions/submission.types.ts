@@ -1,6 +1,6 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { Node } from '../../graphql/node';
-import { ValidationErrorType } from '../../graphql/payload';
+import { PayloadType } from '../../graphql/payload';
 import { Connection } from '../../graphql/relay';
 import { DateTimeScalar } from '../../graphql/scalars';
 
@@ -78,10 +78,4 @@ export class GradeSubmissionInput {
   latePolicyStatus?: string | null;
 }
 
-@ObjectType()
-export class SubmissionPayload {
-  @Field(() => SubmissionType, { nullable: true })
-  submission?: unknown;
-  @Field(() => [ValidationErrorType], { nullable: true })
-  errors: ValidationErrorType[] | null;
-}
+export const SubmissionPayload = PayloadType('SubmissionPayload', { submission: () => SubmissionType });
