@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { EntityManager, Not } from 'typeorm';
 import { AccessTokenService } from '../auth/access-token.service';
 import { ADMIN_LOGIN } from '../bootstrap';
@@ -139,42 +138,10 @@ async function findDemoUser(em: EntityManager, rootAccountId: number, login: str
 export async function seedDemoWorld(em: EntityManager, rootAccountId: number, def: DemoWorldDefinition = DEMO_WORLD): Promise<SeededDemoWorld> {
   // As CourseService.create with offer=true, by an admin of the root account.
   const course = await em.getRepository(Course).save(
-    Object.assign(new Course(), {
-      accountId: rootAccountId,
-      rootAccountId,
-      name: def.course.name,
-      courseCode: def.course.courseCode,
-      workflowState: 'available' as CourseState,
-      uuid: randomUUID().replace(/-/g, ''),
-      startAt: null,
-      endAt: null,
-      sisCourseId: null,
-      integrationId: null,
-      storageQuotaMb: null,
-      timeZone: null,
-      defaultView: 'modules',
-      license: null,
-      isPublic: false,
-      publicDescription: null,
-      restrictEnrollmentsToCourseDates: false,
-    }),
+    Course.draft({ accountId: rootAccountId, rootAccountId, name: def.course.name, courseCode: def.course.courseCode, workflowState: 'available' }),
   );
   const sectionRepo = em.getRepository(CourseSection);
-  const newSection = (name: string, isDefault: boolean) =>
-    sectionRepo.save(
-      sectionRepo.create({
-        courseId: course.id,
-        rootAccountId: course.rootAccountId,
-        name,
-        defaultSection: isDefault,
-        workflowState: 'active',
-        sisSectionId: null,
-        integrationId: null,
-        startAt: null,
-        endAt: null,
-        restrictEnrollmentsToSectionDates: false,
-      }),
-    );
+  const newSection = (name: string, isDefault: boolean) => sectionRepo.save(CourseSection.draft(course, name, isDefault));
   const defaultSection = await newSection(course.name, true);
   const sections = new Map<string, CourseSection>();
   for (const name of def.sections) sections.set(name, await newSection(name, false));

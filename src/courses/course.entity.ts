@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Entity, Index } from 'typeorm';
 import {
   BoolColumn,
@@ -71,6 +72,26 @@ export class Course extends Timestamped {
   /** Canvas's Mastery Paths (conditional release) feature for the course. */
   @BoolColumn(false)
   masteryPathsEnabled: boolean;
+
+  /** A new course with Canvas's defaults for everything not given. */
+  static draft(fields: Pick<Course, 'accountId' | 'rootAccountId' | 'name' | 'courseCode' | 'workflowState'>): Course {
+    return Object.assign(new Course(), {
+      uuid: randomUUID().replace(/-/g, ''),
+      startAt: null,
+      endAt: null,
+      sisCourseId: null,
+      integrationId: null,
+      storageQuotaMb: null,
+      timeZone: null,
+      defaultView: 'modules',
+      license: null,
+      isPublic: false,
+      publicDescription: null,
+      restrictEnrollmentsToCourseDates: false,
+      masteryPathsEnabled: false,
+      ...fields,
+    });
+  }
 
   get isAvailable(): boolean {
     return this.workflowState === 'available';

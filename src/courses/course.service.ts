@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Brackets, Not } from 'typeorm';
 import { STAFF_TYPES } from '../auth/permissions';
 import { ForbiddenError, NotFoundError, Validator } from '../common/errors';
@@ -126,44 +125,18 @@ export class CourseService {
     const viewer = this.ctx.authz.requireViewer();
     await this.validate(input, account.resolvedRootId);
     const name = input.name?.trim() || 'Unnamed Course';
-    const draft = Object.assign(new Course(), {
+    const draft = Course.draft({
       accountId: account.id,
       rootAccountId: account.resolvedRootId,
       name,
       courseCode: input.courseCode?.trim() || name,
-      workflowState: (input.offer ? 'available' : 'unpublished') as CourseState,
-      uuid: randomUUID().replace(/-/g, ''),
-      startAt: null,
-      endAt: null,
-      sisCourseId: null,
-      integrationId: null,
-      storageQuotaMb: null,
-      timeZone: null,
-      defaultView: 'modules',
-      license: null,
-      isPublic: false,
-      publicDescription: null,
-      restrictEnrollmentsToCourseDates: false,
-      masteryPathsEnabled: false,
+      workflowState: input.offer ? 'available' : 'unpublished',
     });
     // Only account admins create courses, and they hold manage_sis and manage_storage_quotas.
     Object.assign(draft, this.permittedFields({ ...input, name, courseCode: draft.courseCode }, draft, { sis: true, quota: true }));
     return transaction(this.ctx.ds, async (em) => {
       const course = await em.getRepository(Course).save(draft);
-      const section = await em.getRepository(CourseSection).save(
-        em.getRepository(CourseSection).create({
-          courseId: course.id,
-          rootAccountId: course.rootAccountId,
-          name: course.name,
-          defaultSection: true,
-          workflowState: 'active',
-          sisSectionId: null,
-          integrationId: null,
-          startAt: null,
-          endAt: null,
-          restrictEnrollmentsToSectionDates: false,
-        }),
-      );
+      const section = await em.getRepository(CourseSection).save(CourseSection.draft(course, course.name, true));
       if (input.enrollMe) {
         await em.getRepository(Enrollment).save(
           em.getRepository(Enrollment).create({

@@ -34,4 +34,20 @@ export class CourseSection extends Timestamped {
 
   @StringColumn(32, { default: 'active' })
   workflowState: string;
+
+  /** A new active section of the course; every course has one default section. */
+  static draft(course: { id: number; rootAccountId: number }, name: string, defaultSection = false): CourseSection {
+    return Object.assign(new CourseSection(), {
+      courseId: course.id,
+      rootAccountId: course.rootAccountId,
+      name,
+      defaultSection,
+      workflowState: 'active',
+      sisSectionId: null,
+      integrationId: null,
+      startAt: null,
+      endAt: null,
+      restrictEnrollmentsToSectionDates: false,
+    });
+  }
 }

@@ -54,17 +54,12 @@ export class SectionService {
     return transaction(this.ctx.ds, async (em) => {
       const repo = em.getRepository(CourseSection);
       const section = await repo.save(
-        repo.create({
-          courseId: course.id,
-          rootAccountId: course.rootAccountId,
-          name,
+        Object.assign(CourseSection.draft(course, name), {
           sisSectionId: canSis ? input.sisSectionId || null : null,
           integrationId: canSis ? input.integrationId || null : null,
           startAt: input.startAt ?? null,
           endAt: input.endAt ?? null,
           restrictEnrollmentsToSectionDates: Boolean(input.restrictEnrollmentsToSectionDates),
-          defaultSection: false,
-          workflowState: 'active',
         }),
       );
       return { section };
