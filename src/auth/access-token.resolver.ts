@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { mutationPayload } from '../graphql/payload';
-import { parseAnyId } from '../graphql/relay';
+import { idArg } from '../graphql/relay';
 import { AccessToken } from './access-token.entity';
 import { AccessTokenType, CreateAccessTokenInput, CreateAccessTokenPayload } from './access-token.types';
 
@@ -13,7 +13,7 @@ export class AccessTokenResolver {
   @Mutation(() => CreateAccessTokenPayload, { description: 'Creates an access token for a user (self, or anyone for site admins).' })
   createAccessToken(@Arg('input') input: CreateAccessTokenInput, @Ctx() ctx: RequestContext) {
     return mutationPayload(async () => {
-      const { token, plaintext } = await ctx.services.tokens.create(String(parseAnyId(input.userId, 'User') ?? input.userId), input);
+      const { token, plaintext } = await ctx.services.tokens.create(idArg(input.userId, 'User'), input);
       return { accessToken: Object.assign(token, { plaintext }) };
     });
   }

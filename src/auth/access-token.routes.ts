@@ -1,4 +1,4 @@
-import { defineFragment, RestRoute } from '../rest/route';
+import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { nullableStr, str, tree } from '../rest/params';
 import { numericIds } from '../rest/present';
 
@@ -13,7 +13,7 @@ export const accessTokenRoutes: RestRoute[] = [
     method: 'POST',
     path: '/api/v1/users/:user_id/tokens',
     operation: `mutation($input: CreateAccessTokenInput!) { createAccessToken(input: $input) {
-      accessToken { ...TokenJson } errors { attribute type message } } }`,
+      accessToken { ...TokenJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => {
       const token = tree(params.token);
       return { input: { userId: str(params.user_id), purpose: str(token.purpose), expiresAt: nullableStr(token.expires_at) } };

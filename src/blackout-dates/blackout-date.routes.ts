@@ -2,7 +2,7 @@ import { ValidationError } from '../common/errors';
 import type { FieldError } from '../common/errors';
 import { str } from '../rest/params';
 import { numericIds } from '../rest/present';
-import { defineFragment, RestInput, RestRoute } from '../rest/route';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 
 /** Canvas's BlackoutDate JSON: every column, dates as YYYY-MM-DD. */
 defineFragment(`fragment BlackoutDateJson on BlackoutDate {
@@ -16,7 +16,6 @@ defineFragment(`fragment UnsavedBlackoutDateJson on UnsavedBlackoutDate {
 }`);
 
 type Json = Record<string, any>;
-const ERRORS = 'errors { attribute type message }';
 const COURSE = '/api/v1/courses/:course_id/blackout_dates';
 const ACCOUNT = '/api/v1/accounts/:account_id/blackout_dates';
 
@@ -122,7 +121,7 @@ export const blackoutDateRoutes: RestRoute[] = [
   ),
   ...both({
     method: 'POST',
-    operation: `mutation($input: CreateBlackoutDateInput!) { createBlackoutDate(input: $input) { blackoutDate { ...BlackoutDateJson } ${ERRORS} } }`,
+    operation: `mutation($input: CreateBlackoutDateInput!) { createBlackoutDate(input: $input) { blackoutDate { ...BlackoutDateJson } ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ input: { ...context(input), ...blackoutFields(input.params) } }),
     root: 'createBlackoutDate',
     payloadKey: 'blackoutDate',
@@ -134,7 +133,7 @@ export const blackoutDateRoutes: RestRoute[] = [
   ...both(
     {
       method: 'PUT',
-      operation: `mutation($input: UpdateBlackoutDateInput!) { updateBlackoutDate(input: $input) { blackoutDate { ...BlackoutDateJson } ${ERRORS} } }`,
+      operation: `mutation($input: UpdateBlackoutDateInput!) { updateBlackoutDate(input: $input) { blackoutDate { ...BlackoutDateJson } ${PAYLOAD_ERRORS} } }`,
       variables: (input) => ({ input: { id: str(input.params.id), ...context(input), ...blackoutFields(input.params) } }),
       root: 'updateBlackoutDate',
       payloadKey: 'blackoutDate',
@@ -147,7 +146,7 @@ export const blackoutDateRoutes: RestRoute[] = [
   ...both(
     {
       method: 'DELETE',
-      operation: `mutation($input: DeleteBlackoutDateInput!) { deleteBlackoutDate(input: $input) { blackoutDate { ...BlackoutDateJson } ${ERRORS} } }`,
+      operation: `mutation($input: DeleteBlackoutDateInput!) { deleteBlackoutDate(input: $input) { blackoutDate { ...BlackoutDateJson } ${PAYLOAD_ERRORS} } }`,
       variables: (input) => ({ input: { id: str(input.params.id), ...context(input) } }),
       root: 'deleteBlackoutDate',
       payloadKey: 'blackoutDate',
@@ -159,7 +158,7 @@ export const blackoutDateRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: COURSE,
-    operation: `mutation($input: ReplaceBlackoutDatesInput!) { replaceBlackoutDates(input: $input) { blackoutDates { ...BlackoutDateJson } ${ERRORS} } }`,
+    operation: `mutation($input: ReplaceBlackoutDatesInput!) { replaceBlackoutDates(input: $input) { blackoutDates { ...BlackoutDateJson } ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ input: { ...context(input), blackoutDates: bulkEntries(input.params.blackout_dates) } }),
     root: 'replaceBlackoutDates',
     payloadKey: 'blackoutDates',

@@ -5,7 +5,7 @@ import { ForbiddenError, NotFoundError, ValidationError, Validator } from '../co
 import { Course } from '../courses/course.entity';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
-import { parseAnyId } from '../graphql/relay';
+import { idArg, parseAnyId } from '../graphql/relay';
 import { BLACKOUT_CONTEXT_TYPES, BlackoutContextType, BlackoutDate } from './blackout-date.entity';
 
 /** The course or account that owns blackout dates. */
@@ -101,7 +101,7 @@ export class BlackoutDateService {
     if (!(BLACKOUT_CONTEXT_TYPES as readonly string[]).includes(type)) {
       throw ValidationError.of('context_type', 'inclusion', 'context_type must be Course or Account');
     }
-    const id = String(parseAnyId(raw, type) ?? raw);
+    const id = idArg(raw, type);
     if (type === 'Course') {
       const course = await this.ctx.services.courses.lookup(id);
       return { type: 'Course', id: course.id, rootAccountId: course.rootAccountId, course };

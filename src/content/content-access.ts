@@ -7,10 +7,10 @@ import { Enrollment } from '../courses/enrollment.entity';
 import { transaction } from '../db/transaction';
 import { ContentKind, raise } from '../events/domain-events';
 import type { RequestContext } from '../graphql/context';
-import { parseAnyId } from '../graphql/relay';
+import { idArg, parseAnyId } from '../graphql/relay';
 
 /** A path id that may also be a global id of the given type (GraphQL callers send either). */
-export const anyId = (raw: string | number, type: string): string => String(parseAnyId(raw, type) ?? raw);
+export const anyId = idArg;
 
 /** The numeric id of a content object, or 404 for anything that is not one. */
 export function contentId(raw: string | number | null | undefined, type: string): number {

@@ -5,7 +5,7 @@ import { accountIdArg } from '../accounts/account.resolver';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
-import { parseAnyId } from '../graphql/relay';
+import { idArg } from '../graphql/relay';
 import { Course } from './course.entity';
 import { CourseConnection, CoursePayload, CoursesArgs, CourseType, CreateCourseInput, UpdateCourseInput } from './course.types';
 import { Enrollment } from './enrollment.entity';
@@ -16,7 +16,7 @@ import { ConnectionArgs } from '../graphql/relay';
 registerNode(NodeType.Course, Course, (ctx, id) => ctx.services.courses.find(id));
 
 /** Course lookups take a global id as well as the REST forms (numeric, sis_course_id:…). */
-export const courseIdArg = (id: string) => String(parseAnyId(id, 'Course') ?? id);
+export const courseIdArg = (id: string) => idArg(id, 'Course');
 
 @Resolver(() => CourseType)
 export class CourseResolver extends NodeResolver(NodeType.Course, CourseType) {

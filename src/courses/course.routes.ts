@@ -1,4 +1,4 @@
-import { defineFragment, RestInput, RestRoute } from '../rest/route';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { nullableStr, str, strArray, toBool, tree } from '../rest/params';
 import { numericIds, omitNull } from '../rest/present';
 
@@ -104,7 +104,6 @@ function courseFields(params: Record<string, unknown>) {
   };
 }
 
-const PAYLOAD_ERRORS = 'errors { attribute type message }';
 
 export const courseRoutes: RestRoute[] = [
   {

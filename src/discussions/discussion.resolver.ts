@@ -6,7 +6,7 @@ import { Course } from '../courses/course.entity';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
-import { ConnectionArgs, parseAnyId } from '../graphql/relay';
+import { idArg, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 import { GroupType } from '../groups/group.types';
 import { Group } from '../groups/group.entity';
@@ -45,9 +45,9 @@ registerNode(NodeType.DiscussionEntry, DiscussionEntry, async (ctx, id) => {
 });
 
 /** Course and group ids take their global ids too; topic ids theirs. */
-const contextIdArg = (type: string | null | undefined, id: string | null | undefined) => (id == null ? id : String(parseAnyId(id, type ?? '') ?? id));
+const contextIdArg = (type: string | null | undefined, id: string | null | undefined) => (id == null ? id : idArg(id, type ?? ''));
 const topicRef = (r: { id: string; contextType?: string | null; contextId?: string | null }): TopicRef => ({
-  id: String(parseAnyId(r.id, 'Discussion') ?? r.id),
+  id: idArg(r.id, 'Discussion'),
   contextType: r.contextType,
   contextId: contextIdArg(r.contextType, r.contextId),
 });
@@ -99,7 +99,7 @@ export class DiscussionResolver extends NodeResolver(NodeType.Discussion, Discus
     return mutationPayload(() =>
       ctx.services.discussionEntries.create(topicRef({ id: input.discussionTopicId, contextType: input.contextType, contextId: input.contextId }), {
         message: input.message,
-        parentEntryId: input.parentEntryId == null ? input.parentEntryId : String(parseAnyId(input.parentEntryId, 'DiscussionEntry') ?? input.parentEntryId),
+        parentEntryId: input.parentEntryId == null ? input.parentEntryId : idArg(input.parentEntryId, 'DiscussionEntry'),
       }),
     );
   }
@@ -187,7 +187,7 @@ export class DiscussionResolver extends NodeResolver(NodeType.Discussion, Discus
 
   @FieldResolver(() => DiscussionEntryType, { description: 'One entry of the topic.' })
   entry(@Root() t: DiscussionTopic, @Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<DiscussionEntry> {
-    return ctx.services.discussionEntries.find(t, String(parseAnyId(id, 'DiscussionEntry') ?? id));
+    return ctx.services.discussionEntries.find(t, idArg(id, 'DiscussionEntry'));
   }
 }
 

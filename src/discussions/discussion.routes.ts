@@ -4,7 +4,7 @@ import { date as dateParam, num } from '../content/rest-helpers';
 import { validationBody } from '../rest/errors';
 import { nullableStr, str, toBool } from '../rest/params';
 import { numericIds } from '../rest/present';
-import { defineFragment, RestInput, RestRoute } from '../rest/route';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { CONTROLLER_ERROR } from './discussion.service';
 
 defineFragment(`fragment DiscussionTopicJson on Discussion {
@@ -40,7 +40,6 @@ defineFragment(`fragment StreamItemJson on StreamItem {
 }`);
 
 type Json = Record<string, any>;
-const ERRORS = 'errors { attribute type message }';
 const PAGE = 'totalCount pageInfo { hasNextPage endCursor }';
 
 const contextPath = (type: string) => (type === 'Course' ? 'courses' : 'groups');
@@ -160,11 +159,11 @@ function both(path: string, base: Omit<RestRoute, 'path'>): RestRoute[] {
   return ['/api/v1/courses/:course_id', '/api/v1/groups/:group_id'].map((prefix) => ({ ...base, path: `${prefix}${path}` }));
 }
 
-const topicPayload = (name: string, inputType: string) => `mutation($input: ${inputType}!) { ${name}(input: $input) { discussionTopic { ...DiscussionTopicJson } ${ERRORS} } }`;
-const entryPayload = `mutation($input: CreateDiscussionEntryInput!) { createDiscussionEntry(input: $input) { discussionEntry { ...DiscussionEntryJson } ${ERRORS} } }`;
+const topicPayload = (name: string, inputType: string) => `mutation($input: ${inputType}!) { ${name}(input: $input) { discussionTopic { ...DiscussionTopicJson } ${PAYLOAD_ERRORS} } }`;
+const entryPayload = `mutation($input: CreateDiscussionEntryInput!) { createDiscussionEntry(input: $input) { discussionEntry { ...DiscussionEntryJson } ${PAYLOAD_ERRORS} } }`;
 const markRead = (read: boolean, allEntries: boolean): Omit<RestRoute, 'path'> => ({
   method: read ? 'PUT' : 'DELETE',
-  operation: `mutation($input: MarkDiscussionReadInput!) { markDiscussionTopicRead(input: $input) { discussionTopic { id } ${ERRORS} } }`,
+  operation: `mutation($input: MarkDiscussionReadInput!) { markDiscussionTopicRead(input: $input) { discussionTopic { id } ${PAYLOAD_ERRORS} } }`,
   variables: ({ params }) => ({ input: { ...topicRef(params), read, allEntries } }),
   root: 'markDiscussionTopicRead',
   payloadKey: 'discussionTopic',

@@ -1,3 +1,4 @@
+import { PAYLOAD_ERRORS } from '../rest/route';
 import { RequestError } from '../common/errors';
 import { str, tree } from '../rest/params';
 import type { RestRoute } from '../rest/route';
@@ -31,7 +32,7 @@ export const errorReportRoutes: RestRoute[] = [
     path: '/api/v1/error_reports',
     // Canvas lets anyone report a problem, logged in or not.
     anonymous: true,
-    operation: `mutation($input: CreateErrorReportInput!) { createErrorReport(input: $input) { logged errorReportId errors { attribute type message } } }`,
+    operation: `mutation($input: CreateErrorReportInput!) { createErrorReport(input: $input) { logged errorReportId ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => {
       const e = tree(params.error);
       // Canvas's honeypot: a hidden form field only spam bots fill in.

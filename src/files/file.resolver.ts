@@ -2,7 +2,7 @@ import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
-import { ConnectionArgs, parseAnyId } from '../graphql/relay';
+import { idArg, ConnectionArgs } from '../graphql/relay';
 import { Group } from '../groups/group.entity';
 import { GroupType } from '../groups/group.types';
 import { Attachment } from './attachment.entity';
@@ -12,7 +12,7 @@ import { mimeClass, UNKNOWN_CONTENT_TYPE } from './mime';
 
 registerNode(NodeType.File, Attachment, (ctx, id) => ctx.services.files.show(id));
 
-const fileIdArg = (id: string) => String(parseAnyId(id, 'File') ?? id);
+const fileIdArg = (id: string) => idArg(id, 'File');
 
 @Resolver(() => FileType)
 export class FileResolver extends NodeResolver(NodeType.File, FileType) {
@@ -23,7 +23,7 @@ export class FileResolver extends NodeResolver(NodeType.File, FileType) {
 
   @Mutation(() => FileUploadPayload, { description: 'Step 1 of an upload (preflight): a pending file and where to send its bytes.' })
   createFileUpload(@Arg('input') input: CreateFileUploadInput, @Ctx() ctx: RequestContext) {
-    const contextId = String(parseAnyId(input.contextId, input.contextType) ?? input.contextId);
+    const contextId = idArg(input.contextId, input.contextType);
     return mutationPayload(() => ctx.services.files.createUpload({ ...input, contextId }));
   }
 

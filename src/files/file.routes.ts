@@ -1,6 +1,6 @@
 import { nullableStr, str } from '../rest/params';
 import { numericIds } from '../rest/present';
-import { defineFragment, RestInput, RestRoute } from '../rest/route';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 
 defineFragment(`fragment FileJson on File {
   id: _id uuid folder_id: folderId display_name: displayName filename upload_status: uploadStatus content_type: contentType
@@ -11,7 +11,6 @@ defineFragment(`fragment FileJson on File {
 }`);
 
 type Json = Record<string, any>;
-const ERRORS = 'errors { attribute type message }';
 
 /** Canvas File JSON, in Canvas's key order (`content-type` with a hyphen; no lock info on unlocked files). */
 export function presentFile(f: Json): Json {
@@ -71,7 +70,7 @@ function uploadInput(contextType: string, idParam: string, { params }: RestInput
 const confirmRoute = (method: 'GET' | 'POST'): RestRoute => ({
   method,
   path: '/api/v1/files/:id/create_success',
-  operation: `mutation($input: ConfirmFileUploadInput!) { confirmFileUpload(input: $input) { file { ...FileJson } ${ERRORS} } }`,
+  operation: `mutation($input: ConfirmFileUploadInput!) { confirmFileUpload(input: $input) { file { ...FileJson } ${PAYLOAD_ERRORS} } }`,
   variables: ({ params }) => ({ input: { id: str(params.id), uuid: str(params.uuid) ?? '' } }),
   root: 'confirmFileUpload',
   payloadKey: 'file',
@@ -83,7 +82,7 @@ export const fileRoutes: RestRoute[] = [
     ([type, idParam, path]): RestRoute => ({
       method: 'POST',
       path,
-      operation: `mutation($input: CreateFileUploadInput!) { createFileUpload(input: $input) { uploadUrl uploadParams { name value } fileParam ${ERRORS} } }`,
+      operation: `mutation($input: CreateFileUploadInput!) { createFileUpload(input: $input) { uploadUrl uploadParams { name value } fileParam ${PAYLOAD_ERRORS} } }`,
       variables: (input) => ({ input: uploadInput(type, idParam, input) }),
       root: 'createFileUpload',
       present: (r: Json) => ({

@@ -23,6 +23,11 @@ export function parseAnyId(value: string | number, expectedType: string): number
   return g && g.type === expectedType ? Number(g.id) : null;
 }
 
+/** An id argument as services take it: a global id of the type becomes its numeric id, anything else passes as given. */
+export function idArg(raw: string | number, expectedType: string): string {
+  return String(parseAnyId(raw, expectedType) ?? raw);
+}
+
 const CURSOR_PREFIX = 'offset:';
 export const cursorForOffset = (offset: number) => Buffer.from(`${CURSOR_PREFIX}${offset}`).toString('base64');
 export function offsetFromCursor(cursor: string | null | undefined): number | null {

@@ -4,7 +4,7 @@ import DataLoader from 'dataloader';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
-import { ConnectionArgs, parseAnyId } from '../graphql/relay';
+import { idArg, ConnectionArgs } from '../graphql/relay';
 import { GroupCategory } from './group-category.entity';
 import {
   CreateGroupCategoryInput,
@@ -18,7 +18,7 @@ import { GroupConnection } from './group.types';
 
 registerNode(NodeType.GroupSet, GroupCategory, (ctx, id) => ctx.services.groupCategories.find(id));
 
-const categoryIdArg = (id: string) => String(parseAnyId(id, 'GroupSet') ?? id);
+const categoryIdArg = (id: string) => idArg(id, 'GroupSet');
 
 @Resolver(() => GroupCategoryType)
 export class GroupCategoryResolver extends NodeResolver(NodeType.GroupSet, GroupCategoryType) {
@@ -34,13 +34,13 @@ export class GroupCategoryResolver extends NodeResolver(NodeType.GroupSet, Group
     @Args() args: ConnectionArgs,
     @Ctx() ctx: RequestContext,
   ) {
-    return ctx.services.groupCategories.listForContext(contextType, String(parseAnyId(contextId, contextType) ?? contextId), args);
+    return ctx.services.groupCategories.listForContext(contextType, idArg(contextId, contextType), args);
   }
 
   @Mutation(() => GroupCategoryPayload)
   createGroupSet(@Arg('input') input: CreateGroupCategoryInput, @Ctx() ctx: RequestContext) {
     return mutationPayload(() =>
-      ctx.services.groupCategories.create(input.contextType, String(parseAnyId(input.contextId, input.contextType) ?? input.contextId), input),
+      ctx.services.groupCategories.create(input.contextType, idArg(input.contextId, input.contextType), input),
     );
   }
 

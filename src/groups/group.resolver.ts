@@ -2,7 +2,7 @@ import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
-import { parseAnyId } from '../graphql/relay';
+import { idArg } from '../graphql/relay';
 import { User } from '../users/user.entity';
 import { UserConnection, UserType } from '../users/user.types';
 import { GroupCategoryType } from './group-category.types';
@@ -23,7 +23,7 @@ import {
 
 registerNode(NodeType.Group, Group, (ctx, id) => ctx.services.groups.show(id));
 
-export const groupIdArg = (id: string) => String(parseAnyId(id, 'Group') ?? id);
+export const groupIdArg = (id: string) => idArg(id, 'Group');
 
 @Resolver(() => GroupType)
 export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
@@ -44,7 +44,7 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
     @Args() args: ContextGroupsArgs,
     @Ctx() ctx: RequestContext,
   ) {
-    const id = String(parseAnyId(contextId, contextType) ?? contextId);
+    const id = idArg(contextId, contextType);
     return ctx.services.groups.listForContext(contextType, id, args);
   }
 
@@ -71,7 +71,7 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
   @Mutation(() => GroupPayload, { description: 'Creates a group in a category, or a community group without one.' })
   createGroup(@Arg('input') input: CreateGroupInput, @Ctx() ctx: RequestContext) {
     return mutationPayload(() =>
-      input.groupCategoryId ? ctx.services.groups.createInCategory(String(parseAnyId(input.groupCategoryId, 'GroupSet') ?? input.groupCategoryId), input) : ctx.services.groups.createCommunity(input),
+      input.groupCategoryId ? ctx.services.groups.createInCategory(idArg(input.groupCategoryId, 'GroupSet'), input) : ctx.services.groups.createCommunity(input),
     );
   }
 

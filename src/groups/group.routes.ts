@@ -1,4 +1,4 @@
-import { defineFragment, RestInput, RestRoute } from '../rest/route';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { nullableStr, str, strArray, toBool } from '../rest/params';
 import { numericIds } from '../rest/present';
 
@@ -29,7 +29,6 @@ defineFragment(`fragment MembershipJson on GroupMembership {
 
 type Json = Record<string, any>;
 const INCLUDE_VARS = '$withUsers: Boolean!, $withPermissions: Boolean!, $withCategory: Boolean!';
-const ERRORS = 'errors { attribute type message }';
 
 /** `course_id` or `account_id`, named after the context, as Canvas does. */
 function contextKey(o: Json): Json {
@@ -112,14 +111,14 @@ function both(base: Omit<RestRoute, 'path'>, paths: string[]): RestRoute[] {
 const membershipRef = (p: Json) => (p.membership_id !== undefined ? { membershipId: str(p.membership_id) } : { userId: str(p.user_id) });
 
 const groupMutation = (name: string, inputType: string) =>
-  `mutation($input: ${inputType}!, ${INCLUDE_VARS}) { ${name}(input: $input) { group { ...GroupJson } ${ERRORS} } }`;
+  `mutation($input: ${inputType}!, ${INCLUDE_VARS}) { ${name}(input: $input) { group { ...GroupJson } ${PAYLOAD_ERRORS} } }`;
 
 export const groupRoutes: RestRoute[] = [
   // ---- categories ----
   ...both(
     {
       method: 'POST',
-      operation: `mutation($input: CreateGroupCategoryInput!) { createGroupSet(input: $input) { groupCategory { ...GroupCategoryJson } ${ERRORS} } }`,
+      operation: `mutation($input: CreateGroupCategoryInput!) { createGroupSet(input: $input) { groupCategory { ...GroupCategoryJson } ${PAYLOAD_ERRORS} } }`,
       variables: ({ params }) => ({
         input: {
           contextType: params.course_id !== undefined ? 'Course' : 'Account',
@@ -158,7 +157,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/group_categories/:id',
-    operation: `mutation($input: UpdateGroupCategoryInput!) { updateGroupSet(input: $input) { groupCategory { ...GroupCategoryJson } ${ERRORS} } }`,
+    operation: `mutation($input: UpdateGroupCategoryInput!) { updateGroupSet(input: $input) { groupCategory { ...GroupCategoryJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ input: { id: str(params.id), ...categoryFields(params), nonCollaborative: toBool(params.non_collaborative) } }),
     root: 'updateGroupSet',
     payloadKey: 'groupCategory',
@@ -167,7 +166,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/group_categories/:id',
-    operation: `mutation($id: ID!) { deleteGroupSet(id: $id) { groupCategory { ...GroupCategoryJson } ${ERRORS} } }`,
+    operation: `mutation($id: ID!) { deleteGroupSet(id: $id) { groupCategory { ...GroupCategoryJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'deleteGroupSet',
     payloadKey: 'groupCategory',
@@ -265,7 +264,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/groups/:group_id',
-    operation: `mutation($id: ID!, ${INCLUDE_VARS}) { deleteGroup(id: $id) { group { ...GroupJson } ${ERRORS} } }`,
+    operation: `mutation($id: ID!, ${INCLUDE_VARS}) { deleteGroup(id: $id) { group { ...GroupJson } ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ id: str(input.params.group_id), ...includes(input) }),
     root: 'deleteGroup',
     payloadKey: 'group',
@@ -274,7 +273,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/groups/:group_id/invite',
-    operation: `mutation($input: InviteToGroupInput!) { inviteToGroup(input: $input) { memberships { ...MembershipJson } pendingEmails ${ERRORS} } }`,
+    operation: `mutation($input: InviteToGroupInput!) { inviteToGroup(input: $input) { memberships { ...MembershipJson } pendingEmails ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ input: { groupId: str(params.group_id), invitees: strArray(params.invitees) } }),
     root: 'inviteToGroup',
     payloadKey: 'memberships',
@@ -341,7 +340,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/groups/:group_id/memberships',
-    operation: `mutation($input: JoinGroupInput!) { joinGroup(input: $input) { membership { ...MembershipJson } added { ...MembershipJson } invalidUserIds ${ERRORS} } }`,
+    operation: `mutation($input: JoinGroupInput!) { joinGroup(input: $input) { membership { ...MembershipJson } added { ...MembershipJson } invalidUserIds ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({
       input: {
         groupId: str(params.group_id),
@@ -362,7 +361,7 @@ export const groupRoutes: RestRoute[] = [
   ...both(
     {
       method: 'PUT',
-      operation: `mutation($input: UpdateMembershipInput!) { updateGroupMembership(input: $input) { membership { ...MembershipJson } ${ERRORS} } }`,
+      operation: `mutation($input: UpdateMembershipInput!) { updateGroupMembership(input: $input) { membership { ...MembershipJson } ${PAYLOAD_ERRORS} } }`,
       variables: ({ params }) => ({
         input: { groupId: str(params.group_id), ...membershipRef(params), workflowState: str(params.workflow_state), moderator: toBool(params.moderator) },
       }),
@@ -375,7 +374,7 @@ export const groupRoutes: RestRoute[] = [
   ...both(
     {
       method: 'DELETE',
-      operation: `mutation($input: MembershipRefInput!) { leaveGroup(input: $input) { membership { ...MembershipJson } ${ERRORS} } }`,
+      operation: `mutation($input: MembershipRefInput!) { leaveGroup(input: $input) { membership { ...MembershipJson } ${PAYLOAD_ERRORS} } }`,
       variables: ({ params }) => ({ input: { groupId: str(params.group_id), ...membershipRef(params) } }),
       root: 'leaveGroup',
       payloadKey: 'membership',

@@ -2,7 +2,7 @@ import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } fr
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
-import { parseAnyId } from '../graphql/relay';
+import { idArg } from '../graphql/relay';
 import { WebhookSubscriptionPageType } from '../webhooks/subscriptions.types';
 import { ToolProxy } from './tool-proxy.entity';
 import {
@@ -19,8 +19,8 @@ import {
 
 registerNode(NodeType.ToolProxy, ToolProxy, (ctx, id) => ctx.services.toolProxies.find(id));
 
-const proxyId = (id: string) => String(parseAnyId(id, 'ToolProxy') ?? id);
-const accountId = (id: string | null | undefined) => (id == null ? id : String(parseAnyId(id, 'Account') ?? id));
+const proxyId = (id: string) => idArg(id, 'ToolProxy');
+const accountId = (id: string | null | undefined) => (id == null ? id : idArg(id, 'Account'));
 
 @Resolver(() => ToolProxyType)
 export class ToolProxyResolver extends NodeResolver(NodeType.ToolProxy, ToolProxyType) {

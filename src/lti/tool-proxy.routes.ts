@@ -1,4 +1,4 @@
-import { defineFragment, RestRoute } from '../rest/route';
+import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { str, strArray } from '../rest/params';
 import { numericIds } from '../rest/present';
 
@@ -8,7 +8,6 @@ defineFragment(`fragment ToolProxyJson on ToolProxy {
 }`);
 
 type Json = Record<string, any>;
-const ERRORS = 'errors { attribute type message }';
 
 export const presentToolProxy = (p: Json): Json => numericIds(p, ['id', 'context_id', 'account_id', 'root_account_id']);
 
@@ -36,7 +35,7 @@ export const ltiRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/accounts/:account_id/tool_proxies',
-    operation: `mutation($input: CreateToolProxyInput!) { createToolProxy(input: $input) { toolProxy { ...ToolProxyJson } sharedSecret ${ERRORS} } }`,
+    operation: `mutation($input: CreateToolProxyInput!) { createToolProxy(input: $input) { toolProxy { ...ToolProxyJson } sharedSecret ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({
       input: {
         accountId: str(params.account_id),
@@ -71,7 +70,7 @@ export const ltiRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/accounts/:account_id/tool_proxies/:id',
-    operation: `mutation($input: UpdateToolProxyInput!) { updateToolProxy(input: $input) { toolProxy { ...ToolProxyJson } ${ERRORS} } }`,
+    operation: `mutation($input: UpdateToolProxyInput!) { updateToolProxy(input: $input) { toolProxy { ...ToolProxyJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({
       input: { id: str(params.id), accountId: str(params.account_id), name: params.name === undefined ? undefined : str(params.name) ?? '', capabilities: capabilities(params.capabilities) },
     }),
@@ -82,7 +81,7 @@ export const ltiRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/accounts/:account_id/tool_proxies/:id',
-    operation: `mutation($id: ID!, $account: ID) { deleteToolProxy(id: $id, accountId: $account) { toolProxy { ...ToolProxyJson } ${ERRORS} } }`,
+    operation: `mutation($id: ID!, $account: ID) { deleteToolProxy(id: $id, accountId: $account) { toolProxy { ...ToolProxyJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ id: str(params.id), account: str(params.account_id) }),
     root: 'deleteToolProxy',
     payloadKey: 'toolProxy',

@@ -2,7 +2,7 @@ import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } fro
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
-import { parseAnyId } from '../graphql/relay';
+import { idArg } from '../graphql/relay';
 import { courseIdArg } from '../courses/course.resolver';
 import { contentAdapter } from './content-registry';
 import { ModuleItem } from './module-item.entity';
@@ -26,7 +26,7 @@ registerNode(NodeType.ModuleItem, ModuleItemView, async (ctx, id) => {
   return item ? ctx.services.moduleItems.show(String(item.courseId), String(item.moduleId), String(id)) : null;
 });
 
-const itemIdArg = (id: string) => String(parseAnyId(id, 'ModuleItem') ?? id);
+const itemIdArg = (id: string) => idArg(id, 'ModuleItem');
 
 @Resolver(() => ModuleItemType)
 export class ModuleItemResolver extends NodeResolver(NodeType.ModuleItem, ModuleItemType) {

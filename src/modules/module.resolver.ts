@@ -3,7 +3,7 @@ import { ContextModule } from './module.entity';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
-import { ConnectionArgs, parseAnyId } from '../graphql/relay';
+import { idArg, ConnectionArgs } from '../graphql/relay';
 import { User } from '../users/user.entity';
 import { UserType } from '../users/user.types';
 import { ModuleProgressionConnection, ModuleProgressionType } from './module-extras.types';
@@ -31,7 +31,7 @@ registerNode(NodeType.Module, ModuleView, async (ctx, id) => {
   return m ? ctx.services.modules.show(String(m.courseId), String(id)) : null;
 });
 
-export const moduleIdArg = (id: string) => String(parseAnyId(id, 'Module') ?? id);
+export const moduleIdArg = (id: string) => idArg(id, 'Module');
 
 @Resolver(() => ModuleType)
 export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {

@@ -1,5 +1,5 @@
 import { RequestError } from '../common/errors';
-import { defineFragment, RestInput, RestRoute } from '../rest/route';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { nullableStr, str, strArray, toBool, tree } from '../rest/params';
 import { numericIds } from '../rest/present';
 import { presentAssignment } from '../content/assignments/assignment.routes';
@@ -24,7 +24,6 @@ defineFragment(`fragment ModuleJson on Module {
 
 type Json = Record<string, any>;
 const VARS = '$withItems: Boolean!, $withDetails: Boolean!';
-const ERRORS = 'errors { attribute type message }';
 
 /** Keys Canvas emits only where they apply. */
 export function presentItem(i: Json): Json {
@@ -122,8 +121,8 @@ function itemFields(input: RestInput): Json {
   };
 }
 
-const moduleMutation = (name: string, input: string) => `mutation($input: ${input}!, ${VARS}) { ${name}(input: $input) { module { ...ModuleJson } ${ERRORS} } }`;
-const itemMutation = (name: string, input: string) => `mutation($input: ${input}!, $withDetails: Boolean!) { ${name}(input: $input) { moduleItem { ...ModuleItemJson } ${ERRORS} } }`;
+const moduleMutation = (name: string, input: string) => `mutation($input: ${input}!, ${VARS}) { ${name}(input: $input) { module { ...ModuleJson } ${PAYLOAD_ERRORS} } }`;
+const itemMutation = (name: string, input: string) => `mutation($input: ${input}!, $withDetails: Boolean!) { ${name}(input: $input) { moduleItem { ...ModuleItemJson } ${PAYLOAD_ERRORS} } }`;
 const ref = (p: Json) => ({ courseId: str(p.course_id), moduleId: str(p.module_id), id: str(p.id) });
 
 export const moduleRoutes: RestRoute[] = [
@@ -167,7 +166,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/courses/:course_id/modules/:id',
-    operation: `mutation($courseId: ID!, $id: ID!, ${VARS}) { deleteModule(courseId: $courseId, id: $id) { module { ...ModuleJson } ${ERRORS} } }`,
+    operation: `mutation($courseId: ID!, $id: ID!, ${VARS}) { deleteModule(courseId: $courseId, id: $id) { module { ...ModuleJson } ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ courseId: str(input.params.course_id), id: str(input.params.id), withItems: false, withDetails: false }),
     root: 'deleteModule',
     payloadKey: 'module',
@@ -176,7 +175,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/courses/:course_id/modules/:id/relock',
-    operation: `mutation($courseId: ID!, $id: ID!, ${VARS}) { relockModule(courseId: $courseId, id: $id) { module { ...ModuleJson } ${ERRORS} } }`,
+    operation: `mutation($courseId: ID!, $id: ID!, ${VARS}) { relockModule(courseId: $courseId, id: $id) { module { ...ModuleJson } ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ courseId: str(input.params.course_id), id: str(input.params.id), withItems: false, withDetails: false }),
     root: 'relockModule',
     payloadKey: 'module',
@@ -244,7 +243,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/mark_read',
-    operation: `mutation($input: ModuleItemRefInput!) { markModuleItemRead(input: $input) { message ${ERRORS} } }`,
+    operation: `mutation($input: ModuleItemRefInput!) { markModuleItemRead(input: $input) { message ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ input: ref(input.params) }),
     root: 'markModuleItemRead',
     present: (r: Json) => ({ message: r.message }),
@@ -252,7 +251,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/done',
-    operation: `mutation($input: ModuleItemRefInput!) { markModuleItemDone(input: $input, done: true) { message ${ERRORS} } }`,
+    operation: `mutation($input: ModuleItemRefInput!) { markModuleItemDone(input: $input, done: true) { message ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ input: ref(input.params) }),
     root: 'markModuleItemDone',
     present: (r: Json) => ({ message: r.message }),
@@ -260,7 +259,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/done',
-    operation: `mutation($input: ModuleItemRefInput!) { markModuleItemDone(input: $input, done: false) { message ${ERRORS} } }`,
+    operation: `mutation($input: ModuleItemRefInput!) { markModuleItemDone(input: $input, done: false) { message ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ input: ref(input.params) }),
     root: 'markModuleItemDone',
     present: (r: Json) => ({ message: r.message }),
@@ -335,7 +334,7 @@ moduleRoutes.push(
   {
     method: 'PUT',
     path: '/api/v1/courses/:course_id/modules/:context_module_id/assignment_overrides',
-    operation: `mutation($courseId: ID!, $moduleId: ID!, $overrides: [ModuleOverrideInput!]!) { setModuleOverrides(courseId: $courseId, moduleId: $moduleId, overrides: $overrides) { ok ${ERRORS} } }`,
+    operation: `mutation($courseId: ID!, $moduleId: ID!, $overrides: [ModuleOverrideInput!]!) { setModuleOverrides(courseId: $courseId, moduleId: $moduleId, overrides: $overrides) { ok ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ courseId: str(params.course_id), moduleId: str(params.context_module_id), overrides: overridesBody(params.overrides) ?? [] }),
     root: 'setModuleOverrides',
     status: 204,
@@ -345,7 +344,7 @@ moduleRoutes.push(
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/select_mastery_path',
     operation: `mutation($courseId: ID!, $moduleId: ID!, $itemId: ID!, $setId: ID, $studentId: ID, $withDetails: Boolean!) {
       selectMasteryPath(courseId: $courseId, moduleId: $moduleId, itemId: $itemId, assignmentSetId: $setId, studentId: $studentId) {
-        assignmentIds assignments { ...AssignmentJson } moduleItems { ...ModuleItemJson } ${ERRORS} } }`,
+        assignmentIds assignments { ...AssignmentJson } moduleItems { ...ModuleItemJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({
       courseId: str(params.course_id),
       moduleId: str(params.module_id),
@@ -364,7 +363,7 @@ moduleRoutes.push(
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/module_item_redirect/:id',
-    operation: `mutation($courseId: ID!, $id: ID!) { followModuleItemRedirect(courseId: $courseId, id: $id) { url ${ERRORS} } }`,
+    operation: `mutation($courseId: ID!, $id: ID!) { followModuleItemRedirect(courseId: $courseId, id: $id) { url ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ courseId: str(params.course_id), id: str(params.id) }),
     root: 'followModuleItemRedirect',
     redirect: (r: Json) => r.url,

@@ -4,7 +4,7 @@ import { numericId } from '../common/ids';
 import { Course } from '../courses/course.entity';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
-import { ConnectionResult, pageWindow, parseAnyId, toConnection } from '../graphql/relay';
+import { idArg, ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
 import { publishNoteChange } from './planner-events';
 import { PlannerNote } from './planner-note.entity';
 import { notesWindow, parseContextCodes } from './planner-scope';
@@ -39,7 +39,7 @@ const TITLE_MAX = 255;
 const DETAILS_MAX_BYTES = 65_535;
 const toSecond = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
 /** A note id as a path or GraphQL argument gives it (numeric or global). */
-export const noteIdArg = (raw: string | number): number => numericId(String(parseAnyId(raw, 'PlannerNote') ?? raw));
+export const noteIdArg = (raw: string | number): number => numericId(idArg(raw, 'PlannerNote'));
 
 /**
  * Planner notes: a user's own reminders. Every lookup is scoped to the caller, so another user's note
@@ -103,7 +103,7 @@ export class PlannerNoteService {
 
   /** A course the caller may read: 404 when missing, 403 otherwise. */
   private course(raw: string): Promise<Course> {
-    return this.ctx.services.courses.find(String(parseAnyId(raw, 'Course') ?? raw), 'read');
+    return this.ctx.services.courses.find(idArg(raw, 'Course'), 'read');
   }
 
   /** POST /planner_notes → 201. */
@@ -156,7 +156,7 @@ export class PlannerNoteService {
     if (input.courseId !== undefined) {
       const raw = input.courseId == null || input.courseId === '' ? null : input.courseId;
       if (note.linkedObjectType != null) {
-        const same = raw == null ? note.courseId == null : note.courseId != null && String(parseAnyId(raw, 'Course') ?? raw) === String(note.courseId);
+        const same = raw == null ? note.courseId == null : note.courseId != null && idArg(raw, 'Course') === String(note.courseId);
         if (!same) throw new RequestError('course_id cannot be changed for linked planner notes');
       } else courseId = raw == null ? null : (await this.course(raw)).id;
     }

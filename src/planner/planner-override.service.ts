@@ -8,7 +8,7 @@ import { nowToSecond } from '../db/columns';
 import { transaction } from '../db/transaction';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
 import type { RequestContext } from '../graphql/context';
-import { ConnectionResult, pageWindow, parseAnyId, toConnection } from '../graphql/relay';
+import { idArg, ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
 import { ModuleItem } from '../modules/module-item.entity';
 import { publishOverrideChange } from './planner-events';
 import { PlannerOverride } from './planner-override.entity';
@@ -29,7 +29,7 @@ export interface UpdateOverrideInput {
   dismissed?: boolean | null;
 }
 
-export const overrideIdArg = (raw: string | number): number => numericId(String(parseAnyId(raw, 'PlannerOverride') ?? raw));
+export const overrideIdArg = (raw: string | number): number => numericId(idArg(raw, 'PlannerOverride'));
 
 /** Module item content types behind each plannable kind (for the must_mark_done link). */
 function contentKeys(ref: { type: string; id: number; assignmentId: number | null }): [ModuleItem['contentType'], number][] {

@@ -1,6 +1,6 @@
 import { nullableStr, str, strArray, toBool } from '../rest/params';
 import { numericIds } from '../rest/present';
-import { defineFragment, RestInput, RestRoute } from '../rest/route';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 
 defineFragment(`fragment PlannerOverrideJson on PlannerOverride {
   id: _id plannable_type: plannableType plannable_id: plannableId user_id: userId assignment_id: assignmentId
@@ -33,7 +33,6 @@ defineFragment(`fragment PlannerItemJson on PlannerItem {
 }`);
 
 type Json = Record<string, any>;
-const ERRORS = 'errors { attribute type message }';
 
 export function presentOverride(o: Json): Json {
   return numericIds(o, ['id', 'plannable_id', 'user_id', 'assignment_id']);
@@ -115,8 +114,8 @@ function noteFields(p: Json): Json {
   };
 }
 
-const NOTE_MUTATION = (name: string, input: string) => `mutation($input: ${input}!) { ${name}(input: $input) { plannerNote { ...PlannerNoteJson } ${ERRORS} } }`;
-const OVERRIDE_MUTATION = (name: string, input: string) => `mutation($input: ${input}!) { ${name}(input: $input) { plannerOverride { ...PlannerOverrideJson } ${ERRORS} } }`;
+const NOTE_MUTATION = (name: string, input: string) => `mutation($input: ${input}!) { ${name}(input: $input) { plannerNote { ...PlannerNoteJson } ${PAYLOAD_ERRORS} } }`;
+const OVERRIDE_MUTATION = (name: string, input: string) => `mutation($input: ${input}!) { ${name}(input: $input) { plannerOverride { ...PlannerOverrideJson } ${PAYLOAD_ERRORS} } }`;
 
 export const plannerRoutes: RestRoute[] = [
   itemsRoute('/api/v1/planner/items', true),
@@ -177,7 +176,7 @@ export const plannerRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/planner_notes/:id',
-    operation: `mutation($id: ID!) { deletePlannerNote(id: $id) { plannerNote { ...PlannerNoteJson } ${ERRORS} } }`,
+    operation: `mutation($id: ID!) { deletePlannerNote(id: $id) { plannerNote { ...PlannerNoteJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'deletePlannerNote',
     payloadKey: 'plannerNote',
@@ -230,7 +229,7 @@ export const plannerRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/planner/overrides/:id',
-    operation: `mutation($id: ID!) { deletePlannerOverride(id: $id) { plannerOverride { ...PlannerOverrideJson } ${ERRORS} } }`,
+    operation: `mutation($id: ID!) { deletePlannerOverride(id: $id) { plannerOverride { ...PlannerOverrideJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'deletePlannerOverride',
     payloadKey: 'plannerOverride',

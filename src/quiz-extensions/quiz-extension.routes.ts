@@ -2,7 +2,7 @@ import { Validator } from '../common/errors';
 import { reject } from '../content/quizzes/quiz-submission.service';
 import { str } from '../rest/params';
 import { numericIds } from '../rest/present';
-import { defineFragment, RestRoute } from '../rest/route';
+import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 
 /** Canvas's QuizExtensionSerializer: quiz_id, user_id, extra_attempts, extra_time, manually_unlocked, end_at. */
 defineFragment(`fragment QuizExtensionJson on QuizExtension {
@@ -111,7 +111,7 @@ export const quizExtensionRoutes: RestRoute[] = [
     method: 'POST',
     path: '/api/v1/courses/:course_id/quiz_extensions',
     operation: `mutation($input: SetCourseQuizExtensionsInput!) {
-      setCourseQuizExtensions(input: $input) { quizExtensions { ...QuizExtensionJson } errors { attribute type message } } }`,
+      setCourseQuizExtensions(input: $input) { quizExtensions { ...QuizExtensionJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ input: { courseId: str(params.course_id), quizExtensions: extensionEntries(params.quiz_extensions) } }),
     root: 'setCourseQuizExtensions',
     payloadKey: 'quizExtensions',

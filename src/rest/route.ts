@@ -49,6 +49,9 @@ export interface RestRoute {
   auth?: 'user' | 'lti' | 'none';
 }
 
+/** The selection every mutation row reads: validation problems become Canvas's 400 body. */
+export const PAYLOAD_ERRORS = 'errors { attribute type message }';
+
 const fragments = new Map<string, string>();
 
 /** Registers a reusable fragment (usually the Canvas JSON shape of a type, written with aliases). */

@@ -1,4 +1,4 @@
-import { defineFragment, RestRoute } from '../rest/route';
+import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { str, toBool, tree } from '../rest/params';
 import { numericIds, omitNull } from '../rest/present';
 import { validationBody } from '../rest/errors';
@@ -31,7 +31,7 @@ export const userRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/accounts/:account_id/users',
-    operation: `mutation($input: CreateUserInput!) { createUser(input: $input) { user { ...UserJson } errors { attribute type message } } }`,
+    operation: `mutation($input: CreateUserInput!) { createUser(input: $input) { user { ...UserJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => {
       const user = tree(params.user);
       const login = tree(params.pseudonym);

@@ -1,3 +1,4 @@
+import { PAYLOAD_ERRORS } from '../rest/route';
 import { str } from '../rest/params';
 import type { RestRoute } from '../rest/route';
 
@@ -13,7 +14,7 @@ const jwksRoute = (path: string): RestRoute => ({
   headers: () => ({ 'Cache-Control': 'public, max-age=300' }),
 });
 
-const RESUBMIT = `mutation($input: ResubmitToPlagiarismInput!) { resubmitToPlagiarism(input: $input) { submissionId errors { attribute type message } } }`;
+const RESUBMIT = `mutation($input: ResubmitToPlagiarismInput!) { resubmitToPlagiarism(input: $input) { submissionId ${PAYLOAD_ERRORS} } }`;
 
 /**
  * Canvas's grader action to resend a submission to the plagiarism tool
