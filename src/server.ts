@@ -16,7 +16,20 @@ import { INTERNAL_BODY } from './rest/errors';
 import { parsePairs } from './rest/params';
 import { baseUrl, registerRestRoutes } from './rest/router';
 import { restRoutes } from './rest/routes';
+import { openApiDocument } from './rest/openapi';
 import { requestMeta } from './rest/request-meta';
+
+/** The service's version, from package.json (dist/src/server.js and src/server.ts both sit two levels below it). */
+function packageVersion(): string {
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      return (require(rel) as { version: string }).version;
+    } catch {
+      // try the next layout
+    }
+  }
+  return '0.0.0';
+}
 
 export interface BuiltServer {
   fastify: FastifyInstance;
@@ -105,6 +118,12 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
   });
 
   registerRestRoutes(fastify, app, restRoutes);
+  // Built once from the route table's declared params; public, like Canvas's own API documentation.
+  let openApi: unknown;
+  fastify.get('/api/openapi.json', async (_req, reply) => {
+    openApi ??= openApiDocument(restRoutes, { version: packageVersion() });
+    return reply.type('application/json; charset=utf-8').send(openApi);
+  });
   registerFileStorageRoutes(fastify, app);
 
   const apollo = new ApolloServer<RequestContext>({

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestContext } from '../graphql/context';
 import type { PageRequest } from './pagination';
 import type { ParamTree } from './params';
+import type { RouteParams } from './input';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -23,6 +24,11 @@ export interface RestRoute {
   path: string;
   /** GraphQL document; fragments it spreads are appended from the fragment registry. */
   operation: string;
+  /**
+   * The params the route reads (query, body and path keys), declared with src/rest/input.ts. The router
+   * answers 400 naming the field before variables are built when the request does not fit.
+   */
+  accepts?: RouteParams;
   variables?: (input: RestInput) => Record<string, unknown>;
   /** Dotted path from the operation's data to the result, e.g. `account.usersConnection`. */
   root: string;

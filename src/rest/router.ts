@@ -8,6 +8,7 @@ import type { RequestContext } from '../graphql/context';
 import { DomainError } from '../common/errors';
 import { domainToRest, graphqlErrorToRest, INTERNAL_BODY, RestError, validationBody } from './errors';
 import { bookmarkLinkHeader, connectionArgs, decodeBookmark, linkHeader, pageRequest, PageRequest } from './pagination';
+import { checkParams, commonParams } from './input';
 import { mergeParams, ParamTree, parsePairs, parseQueryString, str } from './params';
 import { stringifyIds } from './present';
 import { requestMeta } from './request-meta';
@@ -90,6 +91,9 @@ async function handle(app: AppServices, { route, compiled }: CompiledRoute, req:
   const ctx = await routeContext(app, route, req, params);
   if (isRestError(ctx)) return sendRestError(reply, ctx);
   ctx.request = requestMeta(req);
+  // Declared input first: nothing hostile reaches a variable builder, a service or the database.
+  const invalid = checkParams(commonParams, params) ?? (route.accepts ? checkParams(route.accepts, params) : null);
+  if (invalid) return reply.code(400).send(validationBody(invalid));
 
   const listOpts = typeof route.list === 'object' ? route.list : {};
   let page: PageRequest | null = null;
