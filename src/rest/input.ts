@@ -133,12 +133,13 @@ export const commonParams = params({
   // Page numbers past nine digits would overflow the SQL offset; bookmarks and `first` are words.
   page: z
     .union([z.string().max(4096), z.number()], { error: 'must be a page number or bookmark' })
-    .refine((v) => !/^\d+$/.test(String(v)) || String(v).replace(/^0+/, '').length <= 9, { message: 'must be a page number up to 999999999' }),
+    .refine((v) => !/^\d+$/.test(String(v)) || String(v).replace(/^0+/, '').length <= 9, { message: 'must be a page number up to 999999999' })
+    .optional(),
   // Canvas reads per_page with to_i and falls back to the default, so any short scalar is accepted.
-  per_page: text({ max: 64 }),
-  access_token: text({ max: 4096 }),
-  as_user_id: id({ prefixes: ['sis_user_id', 'sis_login_id'] }),
-  include: list(),
+  per_page: text({ max: 64 }).optional(),
+  access_token: text({ max: 4096 }).optional(),
+  as_user_id: id({ prefixes: ['sis_user_id', 'sis_login_id'] }).optional(),
+  include: list().optional(),
 });
 
 /** `group[name]` for path [group, name], `members[]` for an array element. */
