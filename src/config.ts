@@ -24,6 +24,19 @@ const schema = z.object({
   LMS_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   FILES_DIR: z.string().min(1).default('./data/files'),
+  // ---- throttle (src/http/throttle.ts): Canvas's leaky bucket per token, LTI tool or anonymous IP ----
+  /** `off` turns the throttle off (no X-Request-Cost / X-Rate-Limit-Remaining headers, never a 403). */
+  RATE_LIMIT: z.enum(['on', 'off']).default('on'),
+  /** High-water mark: a bucket at or above it refuses requests with Canvas's 403 (Rate Limit Exceeded). */
+  RATE_LIMIT_HWM: z.coerce.number().positive().default(600),
+  /** A bucket never holds more than this, so a flood is forgiven after (MAX - HWM) / OUTFLOW seconds. */
+  RATE_LIMIT_MAX: z.coerce.number().positive().default(800),
+  /** Units a bucket leaks per second (one unit is about one second of request time). */
+  RATE_LIMIT_OUTFLOW: z.coerce.number().positive().default(10),
+  /** Reserved while a request runs and refunded when it ends, so concurrent requests count at once. */
+  RATE_LIMIT_UP_FRONT: z.coerce.number().min(0).default(50),
+  /** Charged on top of the time for anonymous or expensive routes (error reports, LTI authorize, upload preflights). */
+  RATE_LIMIT_EXPENSIVE_COST: z.coerce.number().min(0).default(10),
   // ---- webhook delivery (src/webhooks/README.md) ----
   /** Run the outbox dispatcher inside the server process (turn off when `cli dispatch` workers do it). */
   WEBHOOK_DISPATCHER: z.enum(['on', 'off']).default('on'),
@@ -77,6 +90,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(cleaned);
   if (parsed.success && Boolean(parsed.data.SQS_ACCESS_KEY_ID) !== Boolean(parsed.data.SQS_SECRET_ACCESS_KEY)) {
     throw new ConfigError('Invalid configuration:\n  SQS_ACCESS_KEY_ID: SQS_ACCESS_KEY_ID and SQS_SECRET_ACCESS_KEY go together');
+  }
+  if (parsed.success && parsed.data.RATE_LIMIT_MAX < parsed.data.RATE_LIMIT_HWM) {
+    throw new ConfigError('Invalid configuration:\n  RATE_LIMIT_MAX: must be at least RATE_LIMIT_HWM');
   }
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
