@@ -408,8 +408,9 @@ describe('observers', () => {
     expect(res.status).toBe(200);
     const k = keys(res.body);
     expect(k).toContain(`assignment:${ids.assignment}`);
-    // Observers also get the student's notes without a course.
-    expect(k).toContain(`planner_note:${ids.note}`);
+    // An observer link is course-scoped: the student's notes in that course, never those without one.
+    expect(k).toContain(`planner_note:${ids.courseNote}`);
+    expect(k).not.toContain(`planner_note:${ids.note}`);
     expect(k).not.toContain(`assignment:${ids.chem}`);
   });
 

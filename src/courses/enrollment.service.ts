@@ -88,6 +88,9 @@ export class EnrollmentService {
 
     let associatedUserId: number | null = null;
     if (type === 'ObserverEnrollment' && input.associatedUserId) {
+      // An observer link opens the student's work and planner to its holder, so only an account admin
+      // may give one to themself; a teacher (who may add observers for others) may not.
+      if (user.id === this.ctx.viewer?.id && !(await this.ctx.authz.courseRoles(course)).admin) throw new ForbiddenError();
       const student = await this.ctx.services.users.lookup(input.associatedUserId);
       const isStudent = await this.ctx.ds.getRepository(Enrollment).findOneBy({
         courseId: course.id,

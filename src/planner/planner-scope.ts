@@ -76,7 +76,7 @@ export interface PlannerScope {
   observing: boolean;
   courses: Map<number, Course>;
   groups: Map<number, Group>;
-  /** Notes without a course are included (the user's own context is in scope). */
+  /** Notes without a course are included (the user's own context is in scope); never for an observer. */
   userNotes: boolean;
 }
 
@@ -90,9 +90,14 @@ export interface ScopeArgs {
 /**
  * Resolves the subject and contexts of a planner request as Canvas's PlannerController does: the
  * caller's own planner, a linked observer's view of a student (the user_id path, or observed_user_id
- * with context_codes[] naming only courses where the caller observes that student), and context_codes[]
- * narrowing the user's contexts — a requested context outside them must be readable, or the whole
- * request is refused.
+ * with context_codes[] naming at least one course, and only courses, where the caller observes that
+ * student), and context_codes[] narrowing the user's contexts — a requested context outside them must
+ * be readable, or the whole request is refused.
+ *
+ * This is the one place that decides whose planner a caller may read (REST and GraphQL both come
+ * here), so its rules are strict: reading another user's planner needs an active observer enrollment
+ * for that user, whatever codes are sent; and an observer link is course-scoped, so an observer never
+ * gets the student's notes without a course (those are the student's private reminders).
  */
 export async function resolveScope(ctx: RequestContext, args: ScopeArgs): Promise<PlannerScope> {
   const viewer = ctx.authz.requireViewer();
@@ -112,15 +117,18 @@ export async function resolveScope(ctx: RequestContext, args: ScopeArgs): Promis
     subject = await ctx.services.users.lookup(args.observedUserId);
     if (subject.id !== viewer.id) {
       observed = await observedCourses(ctx, viewer.id, subject.id);
-      if ([...codes.courses].some((id) => !observed!.has(id))) throw new ForbiddenError();
+      // Checked on the observer link itself, not on the codes: codes naming no course (user_, group_,
+      // account_ or unparseable ones) must not turn "every listed course is observed" vacuously true.
+      if (!observed.size || !codes.courses.size || [...codes.courses].some((id) => !observed!.has(id))) throw new ForbiddenError();
       observing = true;
+    } else {
+      // observed_user_id naming oneself is one's own planner, notes without a course included.
+      codes.users.add(subject.id);
     }
-    // Observers get the student's notes without a course too.
-    codes.users.add(subject.id);
   }
 
   const own = await subjectContexts(ctx, subject.id, Boolean(args.includeConcluded), observed);
-  if (!codes.given) return { subject, observing, courses: own.courses, groups: own.groups, userNotes: true };
+  if (!codes.given) return { subject, observing, courses: own.courses, groups: own.groups, userNotes: !observing };
 
   const courses = new Map<number, Course>();
   const extraCourses: number[] = [];
@@ -157,7 +165,8 @@ export async function resolveScope(ctx: RequestContext, args: ScopeArgs): Promis
     }
   }
   if ([...codes.users].some((id) => id !== subject.id)) throw new ForbiddenError();
-  return { subject, observing, courses, groups, userNotes: codes.users.has(subject.id) };
+  // An observer asking for user_<student> still gets course items only.
+  return { subject, observing, courses, groups, userNotes: !observing && codes.users.has(subject.id) };
 }
 
 /** Courses (live) where `observerId` actively observes `studentId`. */
