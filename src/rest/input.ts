@@ -26,8 +26,8 @@ export function text(opts: { max?: number; min?: number } = {}): Scalar {
   const max = opts.max ?? 65_535;
   return z
     .union([z.string(), z.number(), z.boolean()], { error: 'must be a string' })
-    .refine((v) => String(v).length <= max, { message: `must be at most ${max} characters` })
-    .refine((v) => String(v).length >= (opts.min ?? 0), { message: `must be at least ${opts.min} characters` });
+    .refine((v) => String(v).length <= max, { message: `must be at most ${max} characters`, params: { type: 'too_long' } })
+    .refine((v) => String(v).length >= (opts.min ?? 0), { message: `must be at least ${opts.min} characters`, params: { type: 'too_short' } });
 }
 
 /** Text that may be cleared with JSON null or an empty form value. */
@@ -107,7 +107,12 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T,
  */
 export function list(item: Scalar = text({ max: 255 }), opts: { max?: number } = {}): Scalar {
   const max = opts.max ?? 1_000;
-  return z.union([z.array(item).max(max), z.record(z.string().regex(/^\d{1,6}$/), item), item, z.null()], { error: `must be a list of at most ${max} values` });
+  // `a,b` is two values only when each part is one on its own (an item may itself contain commas).
+  const commaList = z.string().refine((v) => {
+    const parts = v.split(',');
+    return parts.length > 1 && parts.length <= max && parts.every((p) => item.safeParse(p.trim()).success);
+  });
+  return z.union([z.array(item).max(max), z.record(z.string().regex(/^\d{1,6}$/), item), item, commaList, z.null()], { error: `must be a list of at most ${max} values` });
 }
 
 /** A nested params hash such as `group[name]`. */
@@ -149,6 +154,25 @@ export function fieldName(path: PropertyKey[]): string {
   return parts.slice(1).reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[]` : `${acc}[${p}]`), parts[0]);
 }
 
+/**
+ * Canvas's error type for a failed check, so a schema refusal reads like the model's would: `too_long`
+ * for over-long text, `inclusion` for a word outside an enumeration, `invalid` otherwise. Looks inside
+ * unions (nullable builders and lists are unions) for the first issue that says more than "wrong
+ * type", and then uses its message too ("must be one of …" rather than "must be a list").
+ */
+function issueDetail(top: z.core.$ZodIssue): { type: string; message: string } {
+  const queue: z.core.$ZodIssue[] = [top];
+  while (queue.length) {
+    const issue = queue.shift()!;
+    const type = (issue as { params?: { type?: unknown } }).params?.type;
+    if (typeof type === 'string') return { type, message: issue.message };
+    // An enum miss; the '' and null alternatives of nullable builders and bool()'s 0/1 are not enums.
+    if (issue.code === 'invalid_value' && issue.values.some((v) => typeof v === 'string' && v !== '')) return { type: 'inclusion', message: issue.message };
+    if (issue.code === 'invalid_union') for (const branch of issue.errors) queue.push(...branch);
+  }
+  return { type: 'invalid', message: top.message };
+}
+
 /** Validates params; the field errors (Canvas's 400 body shape) or null when they fit. */
 export function checkParams(schema: RouteParams, value: unknown): FieldError[] | null {
   const r = schema.safeParse(value);
@@ -159,7 +183,8 @@ export function checkParams(schema: RouteParams, value: unknown): FieldError[] |
     const attribute = fieldName(issue.path);
     if (seen.has(attribute)) continue;
     seen.add(attribute);
-    errors.push({ attribute, type: 'invalid', message: `${attribute} ${issue.message}` });
+    const { type, message } = issueDetail(issue);
+    errors.push({ attribute, type, message: `${attribute} ${message}` });
   }
   return errors;
 }
