@@ -11,7 +11,7 @@ import { DomainError } from './common/errors';
 import type { RequestContext } from './graphql/context';
 import { attachGraphqlWs } from './graphql/ws';
 import { registerFileStorageRoutes } from './files/file-storage.routes';
-import { discardTempUploads, receiveFilePart } from './files/temp-uploads';
+import { discardTempUploads, MULTIPART_LIMITS, readMultipartBody } from './files/temp-uploads';
 import { INTERNAL_BODY } from './rest/errors';
 import { parsePairs } from './rest/params';
 import { baseUrl, registerRestRoutes } from './rest/router';
@@ -70,17 +70,13 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 10 * 1024 * 1024 }, (_req, body, done) => {
     done(null, parsePairs(new URLSearchParams(body as string)));
   });
-  await fastify.register(multipart, { limits: { fileSize: 500 * 1024 * 1024, fields: 1000 } });
-  // Multipart fields go through the same Rack parsing as forms; file parts are streamed to temp files
-  // under FILES_DIR (req.uploadedFiles) for upload routes, and removed after the response.
-  fastify.addHook('preValidation', async (req) => {
+  await fastify.register(multipart, { limits: MULTIPART_LIMITS });
+  // Multipart fields go through the same Rack parsing as forms; the one file part is streamed to a temp
+  // file under FILES_DIR (req.uploadedFiles) for upload routes, and removed after the response.
+  fastify.addHook('preValidation', async (req, reply) => {
     if (!req.isMultipart() || req.url.startsWith('/graphql')) return;
-    const pairs: [string, string][] = [];
-    for await (const part of req.parts()) {
-      if (part.type === 'field') pairs.push([part.fieldname, String(part.value)]);
-      else await receiveFilePart(req, part, pairs, app.config.FILES_DIR);
-    }
-    req.body = parsePairs(pairs);
+    // A refused body has been answered: returning the reply stops the route from running.
+    if (!(await readMultipartBody(req, reply, app.config.FILES_DIR))) return reply;
   });
   fastify.addHook('onResponse', discardTempUploads);
   fastify.addHook('onRequestAbort', discardTempUploads);

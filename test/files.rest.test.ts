@@ -181,9 +181,9 @@ describe('group files: the three-step upload', () => {
 
   it('guesses the content type from the name, keeps a declared one, and accepts a multipart preflight', async () => {
     const w = await groupWorld();
-    const guessed = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'Report.PDF' });
+    const guessed = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'Report.PDF', size: 10 });
     expect(guessed.body.upload_params['content-type']).toBe('application/pdf');
-    const declared = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'data.bin', content_type: 'application/x-custom' }, { json: true });
+    const declared = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'data.bin', size: 10, content_type: 'application/x-custom' }, { json: true });
     expect(declared.body.upload_params['content-type']).toBe('application/x-custom');
     const disk = filesOnDisk();
     const form = new FormData();
@@ -202,7 +202,7 @@ describe('group files: the three-step upload', () => {
 
   it('names a file without a preflight name after the upload, guessing its type then', async () => {
     const w = await groupWorld();
-    const pre = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, {});
+    const pre = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { size: PNG.length });
     expect(pre.status).toBe(200);
     const up = await sendBytes(pre.body, PNG, 'C:\\Users\\me\\pixel.png', 'image/png');
     expect(up.status).toBe(201);
@@ -247,7 +247,7 @@ describe('group files: the three-step upload', () => {
 
   it('lets only the uploader confirm, with the right uuid', async () => {
     const w = await groupWorld();
-    const pre = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'mine.txt' });
+    const pre = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'mine.txt', size: 4 });
     const early = JSON.parse(Buffer.from(pre.body.upload_params.Policy, 'base64').toString());
     // Before the bytes arrive there is nothing to confirm.
     const notYet = await w.member.api.get(`/api/v1/files/${early.attachment_id}/create_success?uuid=${early.uuid}`);
@@ -287,17 +287,22 @@ describe('group files: refusals that keep nothing', () => {
     expect((await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'small.bin', size: 300 * 1024 })).status).toBe(200);
   });
 
-  it('refuses an upload over the quota with the real size, keeping no bytes', async () => {
+  it('re-checks the quota with the bytes: of two preflights that each fit, the second upload is refused', async () => {
     const w = await quotaGroup(1);
     const disk = filesOnDisk();
-    const pre = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'undeclared.bin' });
-    expect(pre.status).toBe(200);
-    const up = await sendBytes(pre.body, Buffer.alloc(1024 * 1024 + 10, 7));
+    const [first, second] = await Promise.all(
+      ['one.bin', 'two.bin'].map((name) => w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name, size: 600 * 1024 })),
+    );
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect((await sendBytes(first.body, Buffer.alloc(600 * 1024, 7))).status).toBe(201);
+    const stored = filesOnDisk();
+    const up = await sendBytes(second.body, Buffer.alloc(600 * 1024, 7));
     expect(up.status).toBe(400);
     expect(up.body).toEqual({ message: 'file size exceeds quota' });
     expect(up.headers.get('location')).toBeNull();
-    expect(filesOnDisk()).toEqual(disk);
-    const id = JSON.parse(Buffer.from(pre.body.upload_params.Policy, 'base64').toString()).attachment_id;
+    expect(filesOnDisk()).toEqual(stored);
+    expect(stored.length).toBe(disk.length + 1);
+    const id = JSON.parse(Buffer.from(second.body.upload_params.Policy, 'base64').toString()).attachment_id;
     const [row] = await server.app.ds.query('SELECT workflow_state, storage_key FROM attachments WHERE id = ?', [id]);
     expect(row).toEqual({ workflow_state: 'pending_upload', storage_key: null });
   });
@@ -309,7 +314,7 @@ describe('group files: refusals that keep nothing', () => {
     const over = await sendBytes(pre.body, Buffer.from('more than four'));
     expect(over.status).toBe(400);
     expect(over.body).toEqual({ message: 'file size exceeds the size given at preflight' });
-    const pre2 = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'empty.txt' });
+    const pre2 = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'empty.txt', size: 10 });
     const empty = await sendBytes(pre2.body, Buffer.alloc(0));
     expect(empty.status).toBe(400);
     expect(empty.body).toEqual({ message: 'file is empty' });
@@ -325,7 +330,7 @@ describe('group files: refusals that keep nothing', () => {
   it('refuses a tampered or expired policy (400) and keeps no bytes', async () => {
     const w = await groupWorld();
     const disk = filesOnDisk();
-    const pre = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'p.txt' });
+    const pre = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'p.txt', size: 4 });
     const policy = JSON.parse(Buffer.from(pre.body.upload_params.Policy, 'base64').toString());
     const tampered = { ...pre.body, upload_params: { ...pre.body.upload_params, Signature: Buffer.alloc(32, 1).toString('base64') } };
     const bad = await sendBytes(tampered, Buffer.from('data'));
@@ -334,7 +339,7 @@ describe('group files: refusals that keep nothing', () => {
     // A policy for another attachment, re-encoded without a valid signature.
     const forged = Buffer.from(JSON.stringify({ ...policy, attachment_id: policy.attachment_id + 1 })).toString('base64');
     expect((await sendBytes({ ...pre.body, upload_params: { ...pre.body.upload_params, Policy: forged } }, Buffer.from('data'))).status).toBe(400);
-    const expired = signPolicy(server.app.tokenKey, { attachmentId: policy.attachment_id, uuid: policy.uuid, expiresAt: Date.now() - 1000, maxBytes: null });
+    const expired = signPolicy(server.app.tokenKey, { attachmentId: policy.attachment_id, uuid: policy.uuid, expiresAt: Date.now() - 1000, maxBytes: 4 });
     const late = await sendBytes({ ...pre.body, upload_params: { ...pre.body.upload_params, ...expired } }, Buffer.from('data'));
     expect(late.status).toBe(400);
     expect(late.body).toEqual({ message: 'Invalid or expired upload policy' });
@@ -393,7 +398,7 @@ describe('group files: folders and duplicates', () => {
     // Another group's folder is not found here.
     const other = await groupWorld();
     const theirs = await uploadFile(other.member.api, `/api/v1/groups/${other.group.id}`, 'theirs.txt', Buffer.from('t'));
-    expect((await w.member.api.post(`${g}/files`, { name: 'x.txt', parent_folder_id: theirs.folder_id })).status).toBe(404);
+    expect((await w.member.api.post(`${g}/files`, { name: 'x.txt', size: 1, parent_folder_id: theirs.folder_id })).status).toBe(404);
   });
 
   it('overwrites a same-named file by default and renames with on_duplicate=rename', async () => {
@@ -481,7 +486,7 @@ describe('course and user files', () => {
     expect(folder[0]).toMatchObject({ full_name: 'my files', context_type: 'User', context_id: me.id });
     expect((await other.api.post(`/api/v1/users/${me.id}/files`, { name: 'x.txt' })).status).toBe(403);
     expect((await other.api.get(`/api/v1/files/${mine.id}`)).status).toBe(403);
-    expect((await server.admin.post(`/api/v1/users/${me.id}/files`, { name: 'by-admin.txt' })).status).toBe(200);
+    expect((await server.admin.post(`/api/v1/users/${me.id}/files`, { name: 'by-admin.txt', size: 1 })).status).toBe(200);
   });
 });
 

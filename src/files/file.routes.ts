@@ -1,3 +1,4 @@
+import { ValidationError } from '../common/errors';
 import { nullableStr, str } from '../rest/params';
 import { numericIds } from '../rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
@@ -52,9 +53,20 @@ const CONTEXTS: [string, string, string][] = [
   ['User', 'user_id', '/api/v1/users/:user_id/files'],
 ];
 
+/**
+ * `size` as a whole number of bytes (a JSON number or a string of digits). Absent stays absent, for the
+ * service to report as required; anything else (`1.5`, `1e3`, `size[]=1`) is refused here, naming it.
+ */
+function byteSize(raw: unknown): number | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw === 'number' && Number.isSafeInteger(raw)) return raw;
+  if (typeof raw === 'string' && /^-?\d{1,15}$/.test(raw.trim())) return Number(raw.trim());
+  throw ValidationError.of('size', 'invalid', 'size must be a whole number of bytes');
+}
+
 /** Preflight params → CreateFileUploadInput (`folder` is Canvas's deprecated alias of the path). */
 function uploadInput(contextType: string, idParam: string, { params }: RestInput): Json {
-  const size = params.size === undefined || params.size === null || params.size === '' ? undefined : Number(params.size);
+  const size = byteSize(params.size);
   return {
     contextType,
     contextId: str(params[idParam]),

@@ -50,6 +50,8 @@ function safeFilename(displayName: string): string {
   return displayName.replace(/[/\\]/g, '_').slice(0, 255) || 'file';
 }
 
+const invalidPolicy = () => new RequestError('Invalid or expired upload policy');
+
 /** `notes.txt` → `notes-1.txt`, `notes-2.txt` … until a name is free. */
 function renamed(name: string, taken: Set<string>): string {
   const dot = name.lastIndexOf('.');
@@ -87,7 +89,9 @@ export class FileService {
     const v = new Validator();
     const displayName = cleanName(input.name);
     v.check(displayName.length <= 255, 'name', 'too_long', 'name is too long (maximum is 255 characters)');
-    if (input.size != null) v.check(Number.isSafeInteger(input.size) && input.size >= 0, 'size', 'invalid', 'size must be a whole number of bytes');
+    // The size is required: it is checked against the quota here and caps the bytes step 2 will read.
+    if (input.size == null) v.add('size', 'required', 'size is required');
+    else v.check(Number.isSafeInteger(input.size) && input.size >= 0, 'size', 'invalid', 'size must be a whole number of bytes');
     const declaredType = input.contentType?.trim() || null;
     if (declaredType != null) {
       v.check(declaredType.length <= 255 && CONTENT_TYPE_FORMAT.test(declaredType), 'content_type', 'invalid', 'content_type must look like type/subtype');
@@ -106,9 +110,8 @@ export class FileService {
     }
     v.throwIfInvalid();
 
-    if (input.size != null && (await this.usedBytes(this.ctx.ds.manager, fc)) + input.size > fc.quotaBytes) {
-      throw new RequestError('file size exceeds quota');
-    }
+    const size = input.size!;
+    if ((await this.usedBytes(this.ctx.ds.manager, fc)) + size > fc.quotaBytes) throw new RequestError('file size exceeds quota');
 
     const file = await transaction(this.ctx.ds, async (em) => {
       const folder = folderId != null ? await folderOfContext(em, fc, folderId) : await folderAtPath(em, fc, segments);
@@ -118,12 +121,12 @@ export class FileService {
         displayName,
         // Without a name the type is guessed from the uploaded file's name in step 2.
         contentType: declaredType ?? (displayName ? guessContentType(displayName) : ''),
-        size: input.size ?? null,
+        size,
         onDuplicate,
       });
     });
 
-    const policy = signPolicy(this.ctx.app.tokenKey, { attachmentId: file.id, uuid: file.uuid, expiresAt: Date.now() + POLICY_TTL_MS, maxBytes: input.size ?? null });
+    const policy = signPolicy(this.ctx.app.tokenKey, { attachmentId: file.id, uuid: file.uuid, expiresAt: Date.now() + POLICY_TTL_MS, maxBytes: size });
     return {
       file,
       uploadUrl: `${this.ctx.baseUrl}/files_api`,
@@ -185,10 +188,14 @@ export class FileService {
 
   // ---- step 2: the bytes --------------------------------------------------------------------
 
-  /** The byte limit the multipart hook applies before the policy is checked again: 0 without a valid one. */
+  /**
+   * The byte limit the multipart hook applies to the file part: the size declared at preflight. Without
+   * a valid policy in the fields before the file the upload is refused before any byte is read.
+   */
   static uploadLimit(secret: string, policy: unknown, signature: unknown): number {
     const p = verifyPolicy(secret, policy, signature);
-    return p ? p.maxBytes ?? Infinity : 0;
+    if (!p) throw invalidPolicy();
+    return p.maxBytes;
   }
 
   /**
@@ -197,19 +204,18 @@ export class FileService {
    * bytes are not kept.
    */
   async completeUpload(encodedPolicy: unknown, signature: unknown, files: UploadedFile[]): Promise<Attachment> {
-    const invalid = () => new RequestError('Invalid or expired upload policy');
     const policy = verifyPolicy(this.ctx.app.tokenKey, encodedPolicy, signature);
-    if (!policy) throw invalid();
+    if (!policy) throw invalidPolicy();
     const repo = this.ctx.ds.getRepository(Attachment);
     const att = await repo.findOneBy({ id: policy.attachmentId });
-    if (!att || att.uuid !== policy.uuid || att.workflowState === 'deleted') throw invalid();
+    if (!att || att.uuid !== policy.uuid || att.workflowState === 'deleted') throw invalidPolicy();
     if (att.workflowState !== 'pending_upload') throw new RequestError('the file was already uploaded');
     const fc = await loadFileContext(this.ctx, att.contextType, att.contextId);
-    if (!fc) throw invalid();
+    if (!fc) throw invalidPolicy();
 
     const upload = files.find((f) => FILE_PARAMS.includes(f.fieldname));
     if (!upload) throw new RequestError('file is missing');
-    if (upload.overLimit || (policy.maxBytes != null && upload.size > policy.maxBytes)) throw new RequestError('file size exceeds the size given at preflight');
+    if (upload.size > policy.maxBytes) throw new RequestError('file size exceeds the size given at preflight');
     if (upload.size === 0) throw new RequestError('file is empty');
     if (!upload.path) throw new RequestError('file is missing');
 

@@ -70,7 +70,8 @@ export class CreateFileUploadInput {
   contextId: string;
   @Field(() => String, { nullable: true, description: 'The file name; taken from the upload when absent.' })
   name?: string | null;
-  @Field(() => Int, { nullable: true, description: 'Bytes; enables the quota pre-check and caps the upload.' })
+  // Nullable in the schema only so that a missing size comes back as a payload error naming it.
+  @Field(() => Int, { nullable: true, description: 'Bytes (required): checked against the quota; caps the upload.' })
   size?: number | null;
   @Field(() => String, { nullable: true, description: 'Guessed from the name when absent.' })
   contentType?: string | null;

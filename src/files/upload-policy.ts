@@ -9,8 +9,8 @@ export interface UploadPolicy {
   uuid: string;
   /** Epoch milliseconds. */
   expiresAt: number;
-  /** The size declared at preflight; the upload may not be larger. Null when none was declared. */
-  maxBytes: number | null;
+  /** The size declared at preflight; the upload may not be larger. */
+  maxBytes: number;
 }
 
 /** A key of its own for upload policies, derived from the server secret. */
@@ -40,8 +40,9 @@ export function verifyPolicy(secret: string, encoded: unknown, signature: unknow
     const body = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
     const expiresAt = Date.parse(body.expiration);
     const range = Array.isArray(body.conditions) ? body.conditions.find((c: unknown) => Array.isArray(c) && c[0] === 'content-length-range') : null;
-    const maxBytes = range && typeof range[2] === 'number' ? range[2] : null;
-    if (!Number.isFinite(expiresAt) || expiresAt <= now) return null;
+    const maxBytes = range && Number.isSafeInteger(range[2]) && range[2] >= 0 ? (range[2] as number) : null;
+    // A policy without a byte cap (signed before sizes were required) no longer authorises an upload.
+    if (maxBytes == null || !Number.isFinite(expiresAt) || expiresAt <= now) return null;
     if (!Number.isInteger(body.attachment_id) || typeof body.uuid !== 'string') return null;
     return { attachmentId: body.attachment_id, uuid: body.uuid, expiresAt, maxBytes };
   } catch {
