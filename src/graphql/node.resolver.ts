@@ -1,7 +1,6 @@
 import { Arg, Ctx, ID, Query, Resolver } from 'type-graphql';
-import { DomainError } from '../common/errors';
 import type { RequestContext } from './context';
-import { Node, nodeEntry, NodeType } from './node';
+import { Node, NodeType, visibleNode } from './node';
 import { fromGlobalId } from './relay';
 
 @Resolver()
@@ -21,15 +20,8 @@ export class NodeResolverRoot {
     return /^\d{1,15}$/.test(legacyId) ? this.load(ctx, type, Number(legacyId)) : Promise.resolve(null);
   }
 
-  private async load(ctx: RequestContext, type: string, id: number): Promise<object | null> {
-    const entry = nodeEntry(type);
-    if (!entry) return null;
-    try {
-      return await entry.load(ctx, id);
-    } catch (e) {
-      // As in Canvas, an object the viewer may not see is simply absent here.
-      if (e instanceof DomainError) return null;
-      throw e;
-    }
+  private load(ctx: RequestContext, type: string, id: number): Promise<object | null> {
+    // As in Canvas, an object the viewer may not see is simply absent here.
+    return visibleNode(ctx, type, id);
   }
 }

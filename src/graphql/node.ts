@@ -1,4 +1,5 @@
 import { ClassType, Field, FieldResolver, ID, InterfaceType, registerEnumType, Resolver, Root } from 'type-graphql';
+import { orHidden } from '../common/visible';
 import type { RequestContext } from './context';
 import { toGlobalId } from './relay';
 
@@ -47,6 +48,15 @@ export function registerNode(typeName: NodeType, entity: ClassType, load: NodeEn
 
 export function nodeEntry(typeName: string): NodeEntry | undefined {
   return registry.get(typeName);
+}
+
+/**
+ * An object by node type and numeric id through that type's checked lookup, as node(id:) and
+ * legacyNode load it; null when it is missing or the caller may not see it.
+ */
+export function visibleNode(ctx: RequestContext, typeName: string, id: number): Promise<object | null> {
+  const entry = registry.get(typeName);
+  return entry ? orHidden(() => entry.load(ctx, id)) : Promise.resolve(null);
 }
 
 @InterfaceType('Node', {

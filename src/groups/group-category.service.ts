@@ -76,6 +76,8 @@ export class GroupCategoryService {
     const policy = this.ctx.services.groupPolicy;
     if (await policy.isContextAdmin(cat.contextType, cat.contextId, cat.nonCollaborative)) return true;
     if (cat.nonCollaborative) return false;
+    // Every user may start a community group in the built-in communities category, so it hides nothing.
+    if (cat.isCommunities) return this.ctx.viewer != null;
     return this.canReadRosterOf(cat.contextType, cat.contextId);
   }
 

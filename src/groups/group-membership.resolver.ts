@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { orHidden } from '../common/visible';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
@@ -77,11 +78,11 @@ export class GroupMembershipResolver extends NodeResolver(NodeType.GroupMembersh
 
   @FieldResolver(() => UserType, { nullable: true })
   user(@Root() m: GroupMembership, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return ctx.loaders.byId(User).load(m.userId);
+    return ctx.services.groupMemberships.userOf(m);
   }
 
-  @FieldResolver(() => GroupType, { nullable: true })
+  @FieldResolver(() => GroupType, { nullable: true, description: 'Null unless the viewer may see the group itself (as group(id:) checks).' })
   group(@Root() m: GroupMembership, @Ctx() ctx: RequestContext): Promise<Group | null> {
-    return ctx.loaders.byId(Group).load(m.groupId);
+    return orHidden(ctx.services.groups.show(m.groupId));
   }
 }

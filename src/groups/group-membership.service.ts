@@ -9,6 +9,7 @@ import { GroupCategory } from './group-category.entity';
 import { GroupInvitation } from './group-invitation.entity';
 import { GroupMembership, LISTED_STATES, MembershipState } from './group-membership.entity';
 import { Group } from './group.entity';
+import { User } from '../users/user.entity';
 
 export interface MembershipRef {
   membershipId?: string | null;
@@ -98,6 +99,20 @@ export class GroupMembershipService {
     const membership = await this.resolveGuarded(group, ref, rights.readRoster);
     if (membership.userId !== this.ctx.viewer!.id && !rights.readRoster) throw new ForbiddenError();
     return membership;
+  }
+
+  /**
+   * The user of a membership, checked as show() checks the membership itself (the caller's own, or
+   * anyone's for those who may read the group's roster); null otherwise.
+   */
+  async userOf(m: GroupMembership): Promise<User | null> {
+    const viewer = this.ctx.viewer;
+    if (!viewer) return null;
+    if (m.userId !== viewer.id) {
+      const group = await this.ctx.loaders.byId(Group).load(m.groupId);
+      if (!group || !(await this.groups.rights(group)).readRoster) return null;
+    }
+    return this.ctx.loaders.byId(User).load(m.userId);
   }
 
   async list(groupRaw: string, args: { first?: number | null; after?: string | null; filterStates?: string[] | null }): Promise<ConnectionResult<GroupMembership>> {

@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { orHidden } from '../common/visible';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
@@ -110,9 +111,9 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
     return (await ctx.loaders.byId(GroupCategory).load(g.groupCategoryId))?.role ?? null;
   }
 
-  @FieldResolver(() => GroupCategoryType, { nullable: true })
+  @FieldResolver(() => GroupCategoryType, { nullable: true, description: 'Null unless the viewer may see the category itself (as groupSet(id:) checks).' })
   groupCategory(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<GroupCategory | null> {
-    return ctx.loaders.byId(GroupCategory).load(g.groupCategoryId);
+    return orHidden(ctx.services.groupCategories.find(g.groupCategoryId));
   }
 
   @FieldResolver(() => String, { nullable: true })
@@ -135,12 +136,12 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
     return ctx.services.groups.concluded(g);
   }
 
-  @FieldResolver(() => UserType, { nullable: true })
+  @FieldResolver(() => UserType, { nullable: true, description: 'Null unless the viewer may read the group roster.' })
   leader(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return g.leaderId == null ? Promise.resolve(null) : ctx.loaders.byId(User).load(g.leaderId);
+    return ctx.services.groups.leader(g);
   }
 
-  @FieldResolver(() => [UserType], { description: 'Accepted members, capped at 1000; membershipsConnection lists everyone.' })
+  @FieldResolver(() => [UserType], { description: 'Accepted members, capped at 1000; membershipsConnection lists everyone. Empty unless the viewer may list the group users.' })
   users(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<User[]> {
     return ctx.services.groups.embeddedUsers(g);
   }

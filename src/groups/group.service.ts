@@ -220,7 +220,7 @@ export class GroupService {
         else leaderId = leader.userId;
       }
     }
-    const memberIds = input.members != null ? await this.resolveMembers(group, input.members) : null;
+    const memberIds = input.members != null ? await this.resolveMembers(group, input.members, v) : null;
     v.throwIfInvalid();
 
     // Fields changed through the API on an SIS group become sticky; override_sis_stickiness=false leaves them.
@@ -254,9 +254,21 @@ export class GroupService {
     });
   }
 
-  /** members[]: users of the group's context; unknown or foreign ids are ignored as in Canvas. */
-  private async resolveMembers(group: Group, raw: string[]): Promise<number[]> {
-    const ids = [...new Set(raw.flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter((s) => /^\d+$/.test(s)).map(Number))];
+  /**
+   * members[]: users of the group's context. Users outside it are ignored as in Canvas; an entry that
+   * names no user at all is refused (naming members), so a typo cannot silently empty a group.
+   */
+  private async resolveMembers(group: Group, raw: string[], v: Validator): Promise<number[]> {
+    const words = [...new Set(raw.flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter(Boolean))];
+    const ids = words.filter((s) => /^\d{1,15}$/.test(s)).map(Number);
+    const live = ids.length ? await this.ctx.ds.getRepository(User).findBy({ id: In(ids), workflowState: Not('deleted') }) : [];
+    const known = new Set(live.map((u) => u.id));
+    const unknown = words.filter((s) => !/^\d{1,15}$/.test(s) || !known.has(Number(s)));
+    if (unknown.length) {
+      const named = unknown.slice(0, 10).map((s) => s.slice(0, 40)).join(', ');
+      v.add('members', 'invalid', `${named}${unknown.length > 10 ? ', …' : ''} ${unknown.length === 1 ? 'is not a user' : 'are not users'}`);
+      return [];
+    }
     if (!ids.length) return [];
     if (group.contextType === 'Course') {
       const rows = await this.ctx.ds.getRepository(Enrollment).findBy({ courseId: group.contextId, userId: In(ids), workflowState: In(['active', 'invited', 'creation_pending']) });
@@ -343,10 +355,21 @@ export class GroupService {
   }
 
   /** The capped member list embedded in group JSON with include[]=users. */
+  /**
+   * The members a group embeds (include[]=users), for callers who may list its users as
+   * groupUsersConnection does: checked on the group itself, never trusting how it was reached.
+   */
   async embeddedUsers(group: Group): Promise<User[]> {
+    if (!(await this.policy.rights(group)).read) return [];
     const rows = await this.ctx.services.groupMemberships.acceptedLoader().load(group.id);
     const users = await this.ctx.loaders.byId(User).loadMany(rows.slice(0, EMBEDDED_USERS_CAP).map((m) => m.userId));
     return (users.filter((u) => u && !(u instanceof Error)) as User[]).sort((a, b) => a.sortableName.localeCompare(b.sortableName) || a.id - b.id);
+  }
+
+  /** The group's leader, for callers who may read its roster (the leader is one of its members); null otherwise. */
+  async leader(group: Group): Promise<User | null> {
+    if (group.leaderId == null || !(await this.policy.rights(group)).readRoster) return null;
+    return this.ctx.loaders.byId(User).load(group.leaderId);
   }
 
   /** GET /groups/:id/permissions: each asked name → whether the caller holds it; unknown names are false. */
@@ -362,7 +385,7 @@ export class GroupService {
 
   async previewHtml(raw: string, html: string | null | undefined): Promise<string> {
     await this.withRight(raw, 'read');
-    return sanitizeHtml(html ?? '');
+    return sanitizeHtml(html ?? '', this.ctx.app.config);
   }
 
   /** The caller's groups (accepted memberships), by name then id. */

@@ -1,0 +1,22 @@
+import { DomainError } from './errors';
+
+/**
+ * The result of a checked lookup, or null when the lookup refuses (missing, not visible, anonymous).
+ * Field resolvers that return another object load it through the same checked service lookup as its
+ * top-level query and wrap it here, so a nested object the caller may not see is simply absent:
+ * never an error that would tell the caller it exists. Unexpected failures still propagate.
+ */
+export async function orHidden<T>(lookup: Promise<T> | (() => Promise<T>)): Promise<T | null> {
+  try {
+    return await (typeof lookup === 'function' ? lookup() : lookup);
+  } catch (e) {
+    if (e instanceof DomainError) return null;
+    throw e;
+  }
+}
+
+/** orHidden for each id of a list; refused ones are left out. Lookups run together, so loaders batch them. */
+export async function visibleOnly<T>(ids: readonly number[], lookup: (id: number) => Promise<T>): Promise<T[]> {
+  const found = await Promise.all(ids.map((id) => orHidden(() => lookup(id))));
+  return found.filter((x): x is Awaited<T> => x != null) as T[];
+}
