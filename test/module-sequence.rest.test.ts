@@ -168,12 +168,13 @@ describe('module assignment overrides', () => {
     expect((await put(m.id, [{ id: pair.id, course_section_id: section.id }])).status).toBe(204);
     const switched = ok(await k.teacher.get(overridesPath(m.id)));
     expect(switched).toEqual([{ id: pair.id, context_module_id: m.id, title: 'Section Blue', students: null, course_section: { id: section.id, name: 'Section Blue' } }]);
-    // An empty list deletes all; so does a body without overrides.
+    // An empty list deletes all; a body without overrides is Canvas's 400 and changes nothing.
     expect((await put(m.id, [])).status).toBe(204);
     expect(ok(await k.teacher.get(overridesPath(m.id)))).toEqual([]);
     expect((await put(m.id, [{ student_ids: [k.room.student.id] }])).status).toBe(204);
-    expect((await k.teacher.put(overridesPath(m.id), {}, { json: true })).status).toBe(204);
-    expect(ok(await k.teacher.get(overridesPath(m.id)))).toEqual([]);
+    expect(await k.teacher.put(overridesPath(m.id), {}, { json: true })).toMatchObject({ status: 400, body: { error: 'List of overrides required' } });
+    expect(ok(await k.teacher.get(overridesPath(m.id)))).toHaveLength(1);
+    expect((await put(m.id, [])).status).toBe(204);
     // Form-encoded bodies work as Canvas clients send them.
     expect((await k.teacher.put(overridesPath(m.id), { overrides: [{ student_ids: [k.room.student2.id] }] })).status).toBe(204);
     expect(ok(await k.teacher.get(overridesPath(m.id)))[0].students).toEqual([{ id: k.room.student2.id, name: k.room.student2.name }]);
@@ -255,6 +256,12 @@ describe('module assignment overrides', () => {
     await bad([{ title: 'Nobody' }], 400, { error: 'id, student_ids, or course_section_id required with each override' });
     await bad([{ student_ids: [k.room.student.id], course_section_id: section.id }], 400, { error: 'cannot provide course_section_id and student_ids on the same override' });
     await bad([{ group_id: 1 }], 400, { error: 'group_id is not allowed as an override' });
+    // Hostile shapes are refused by the route's declared params, naming the field.
+    for (const hostile of [[{ student_ids: ['abc'] }], [{ student_ids: [{ id: 1 }] }], [{ student_ids: ['99999999999999999999'] }], [{ title: { x: 1 } }], [{ course_section_id: [1] }]]) {
+      const res = await put(m.id, hostile);
+      expect([JSON.stringify(hostile), res.status]).toEqual([JSON.stringify(hostile), 400]);
+      expect(Object.keys(res.body.errors)[0]).toMatch(/^overrides\[\]\[(student_ids|title|course_section_id)\]/);
+    }
     // A valid entry before a bad one: the whole list is refused.
     await bad([{ id: existing.id }, { course_section_id: 999999 }], 404, NOT_FOUND);
     await bad([{ id: 999999 }], 404, NOT_FOUND);

@@ -3,6 +3,7 @@ import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/ro
 import { nullableStr, str, strArray, toBool, tree } from '../rest/params';
 import { numericIds } from '../rest/present';
 import { presentAssignment } from '../content/assignments/assignment.routes';
+import { bool, id, list, obj, params, text, z } from '../rest/input';
 
 defineFragment(`fragment ModuleItemJson on ModuleItem {
   id: _id module_id: moduleId position title indent type content_id: contentId html_url: htmlUrl url
@@ -21,6 +22,49 @@ defineFragment(`fragment ModuleJson on Module {
   state completed_at: completedAt publish_final_grade: publishFinalGrade published
   items @include(if: $withItems) { ...ModuleItemJson }
 }`);
+
+// ---- declared params (shared by the rows below) ----
+const courseId = id({ prefixes: ['sis_course_id'] });
+const studentId = id({ self: true, prefixes: ['sis_user_id', 'sis_login_id'] }).optional();
+const searchTerm = text({ max: 255 }).optional();
+const moduleRef = { course_id: courseId, id: id() };
+const itemRef = { course_id: courseId, module_id: id(), id: id() };
+// Values the module services check themselves (positions, dates, names, requirement types) are
+// declared as scalars so Canvas's own validation messages still answer; shapes are enforced here.
+const scalar = text({ max: 4096 });
+const moduleBody = obj({
+  name: text().optional(),
+  unlock_at: scalar.optional(),
+  position: scalar.optional(),
+  require_sequential_progress: bool().optional(),
+  prerequisite_module_ids: list(scalar).optional(),
+  publish_final_grade: bool().optional(),
+  published: bool().optional(),
+  requirement_count: scalar.optional(),
+});
+const itemBody = obj({
+  title: text().optional(),
+  type: scalar.optional(),
+  content_id: scalar.optional(),
+  position: scalar.optional(),
+  indent: scalar.optional(),
+  page_url: scalar.optional(),
+  external_url: scalar.optional(),
+  new_tab: bool().optional(),
+  completion_requirement: z.union([obj({ type: scalar.optional(), min_score: scalar.nullable().optional(), min_percentage: scalar.nullable().optional() }), scalar]).optional(),
+  iframe: obj({ width: scalar.optional(), height: scalar.optional() }).optional(),
+  published: bool().optional(),
+  module_id: id().optional(),
+});
+const overrideBody = obj({
+  id: id({ nullable: true }).optional(),
+  title: text({ max: 255 }).optional(),
+  student_ids: list(id(), { max: 10_000 }).optional(),
+  course_section_id: id({ nullable: true }).optional(),
+  group_id: id({ nullable: true }).optional(),
+});
+/** A missing module or module_item hash is Canvas's own 400 ("missing module parameter"). */
+const hashOrMissing = (shape: ReturnType<typeof obj>) => z.union([shape, scalar, z.null()]).optional();
 
 type Json = Record<string, any>;
 const VARS = '$withItems: Boolean!, $withDetails: Boolean!';
@@ -129,6 +173,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/modules',
+    accepts: params({ course_id: courseId, search_term: searchTerm, student_id: studentId }),
     operation: `query($courseId: ID!, $term: String, $studentId: ID, $first: Int, $after: String, ${VARS}) {
       modulesConnection(courseId: $courseId, searchTerm: $term, studentId: $studentId, includeItems: $withItems, first: $first, after: $after) {
       nodes { ...ModuleJson } totalCount pageInfo { hasNextPage endCursor } } }`,
@@ -140,6 +185,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/modules/:id',
+    accepts: params({ ...moduleRef, student_id: studentId }),
     operation: `query($courseId: ID!, $id: ID!, $studentId: ID, ${VARS}) { module(courseId: $courseId, id: $id, studentId: $studentId) { ...ModuleJson } }`,
     variables: (input) => ({ courseId: str(input.params.course_id), id: str(input.params.id), studentId: str(input.params.student_id), ...includes(input) }),
     root: 'module',
@@ -148,6 +194,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/courses/:course_id/modules',
+    accepts: params({ course_id: courseId, module: hashOrMissing(moduleBody) }),
     operation: moduleMutation('createModule', 'CreateModuleInput'),
     variables: (input) => ({ input: { courseId: str(input.params.course_id), ...moduleFields(input, true) }, withItems: false, withDetails: false }),
     root: 'createModule',
@@ -157,6 +204,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/courses/:course_id/modules/:id',
+    accepts: params({ ...moduleRef, module: hashOrMissing(moduleBody) }),
     operation: moduleMutation('updateModule', 'UpdateModuleInput'),
     variables: (input) => ({ input: { courseId: str(input.params.course_id), id: str(input.params.id), ...moduleFields(input, false) }, withItems: false, withDetails: false }),
     root: 'updateModule',
@@ -166,6 +214,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/courses/:course_id/modules/:id',
+    accepts: params(moduleRef),
     operation: `mutation($courseId: ID!, $id: ID!, ${VARS}) { deleteModule(courseId: $courseId, id: $id) { module { ...ModuleJson } ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ courseId: str(input.params.course_id), id: str(input.params.id), withItems: false, withDetails: false }),
     root: 'deleteModule',
@@ -175,6 +224,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/courses/:course_id/modules/:id/relock',
+    accepts: params(moduleRef),
     operation: `mutation($courseId: ID!, $id: ID!, ${VARS}) { relockModule(courseId: $courseId, id: $id) { module { ...ModuleJson } ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ courseId: str(input.params.course_id), id: str(input.params.id), withItems: false, withDetails: false }),
     root: 'relockModule',
@@ -184,6 +234,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/modules/:module_id/items',
+    accepts: params({ course_id: courseId, module_id: id(), search_term: searchTerm, student_id: studentId }),
     operation: `query($courseId: ID!, $moduleId: ID!, $term: String, $studentId: ID, $first: Int, $after: String, $withDetails: Boolean!) {
       moduleItemsConnection(courseId: $courseId, moduleId: $moduleId, searchTerm: $term, studentId: $studentId, first: $first, after: $after) {
       nodes { ...ModuleItemJson } totalCount pageInfo { hasNextPage endCursor } } }`,
@@ -201,6 +252,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id',
+    accepts: params({ ...itemRef, student_id: studentId }),
     operation: `query($courseId: ID!, $moduleId: ID!, $id: ID!, $studentId: ID, $withDetails: Boolean!) {
       moduleItem(courseId: $courseId, moduleId: $moduleId, id: $id, studentId: $studentId) { ...ModuleItemJson } }`,
     variables: (input) => ({ ...ref(input.params), studentId: str(input.params.student_id), withDetails: includes(input).withDetails }),
@@ -210,6 +262,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/courses/:course_id/modules/:module_id/items',
+    accepts: params({ course_id: courseId, module_id: id(), module_item: hashOrMissing(itemBody) }),
     operation: itemMutation('createModuleItem', 'CreateModuleItemInput'),
     variables: (input) => {
       const { published: _p, targetModuleId: _t, ...fields } = itemFields(input);
@@ -222,6 +275,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id',
+    accepts: params({ ...itemRef, module_item: hashOrMissing(itemBody) }),
     operation: itemMutation('updateModuleItem', 'UpdateModuleItemInput'),
     variables: (input) => {
       const { type: _t, contentId: _c, pageUrl: _p, ...fields } = itemFields(input);
@@ -234,6 +288,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id',
+    accepts: params(itemRef),
     operation: itemMutation('deleteModuleItem', 'ModuleItemRefInput'),
     variables: (input) => ({ input: ref(input.params), withDetails: false }),
     root: 'deleteModuleItem',
@@ -243,6 +298,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/mark_read',
+    accepts: params(itemRef),
     operation: `mutation($input: ModuleItemRefInput!) { markModuleItemRead(input: $input) { message ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ input: ref(input.params) }),
     root: 'markModuleItemRead',
@@ -251,6 +307,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/done',
+    accepts: params(itemRef),
     operation: `mutation($input: ModuleItemRefInput!) { markModuleItemDone(input: $input, done: true) { message ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ input: ref(input.params) }),
     root: 'markModuleItemDone',
@@ -259,6 +316,7 @@ export const moduleRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/done',
+    accepts: params(itemRef),
     operation: `mutation($input: ModuleItemRefInput!) { markModuleItemDone(input: $input, done: false) { message ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ input: ref(input.params) }),
     root: 'markModuleItemDone',
@@ -275,8 +333,7 @@ function presentOverride(o: Json): Json {
   return out;
 }
 
-function overridesBody(raw: unknown): Json[] | undefined {
-  if (raw === undefined) return undefined;
+function overridesBody(raw: unknown): Json[] {
   const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.values(raw as Json) : null;
   if (!list) throw new RequestError('List of overrides required', 400, { error: 'List of overrides required' });
   return list.map((o: Json) => ({
@@ -310,6 +367,7 @@ moduleRoutes.push(
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/module_item_sequence',
+    accepts: params({ course_id: courseId, asset_type: text({ max: 64 }).optional(), asset_id: text({ max: 255 }).optional() }),
     operation: `query($courseId: ID!, $type: String, $id: String, $withItems: Boolean!, $withDetails: Boolean!) {
       moduleItemSequence(courseId: $courseId, assetType: $type, assetId: $id) {
         items { prev { ...ModuleItemJson } current { ...ModuleItemJson } next { ...ModuleItemJson }
@@ -323,6 +381,7 @@ moduleRoutes.push(
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/modules/:context_module_id/assignment_overrides',
+    accepts: params({ course_id: courseId, context_module_id: id() }),
     operation: `query($courseId: ID!, $moduleId: ID!, $first: Int, $after: String) { moduleOverridesConnection(courseId: $courseId, moduleId: $moduleId, first: $first, after: $after) {
       nodes { id: _id context_module_id: moduleId title students { id name } course_section: courseSection { id name } group { id non_collaborative: nonCollaborative } }
       totalCount pageInfo { hasNextPage endCursor } } }`,
@@ -334,14 +393,21 @@ moduleRoutes.push(
   {
     method: 'PUT',
     path: '/api/v1/courses/:course_id/modules/:context_module_id/assignment_overrides',
+    accepts: params({
+      course_id: courseId,
+      context_module_id: id(),
+      // A scalar is Canvas's "List of overrides required"; objects inside are checked.
+      overrides: z.union([list(overrideBody, { max: 1_000 }), scalar]).optional(),
+    }),
     operation: `mutation($courseId: ID!, $moduleId: ID!, $overrides: [ModuleOverrideInput!]!) { setModuleOverrides(courseId: $courseId, moduleId: $moduleId, overrides: $overrides) { ok ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ courseId: str(params.course_id), moduleId: str(params.context_module_id), overrides: overridesBody(params.overrides) ?? [] }),
+    variables: ({ params }) => ({ courseId: str(params.course_id), moduleId: str(params.context_module_id), overrides: overridesBody(params.overrides) }),
     root: 'setModuleOverrides',
     status: 204,
   },
   {
     method: 'POST',
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/select_mastery_path',
+    accepts: params({ ...itemRef, assignment_set_id: id().optional(), student_id: studentId }),
     operation: `mutation($courseId: ID!, $moduleId: ID!, $itemId: ID!, $setId: ID, $studentId: ID, $withDetails: Boolean!) {
       selectMasteryPath(courseId: $courseId, moduleId: $moduleId, itemId: $itemId, assignmentSetId: $setId, studentId: $studentId) {
         assignmentIds assignments { ...AssignmentJson } moduleItems { ...ModuleItemJson } ${PAYLOAD_ERRORS} } }`,
@@ -363,6 +429,7 @@ moduleRoutes.push(
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/module_item_redirect/:id',
+    accepts: params({ course_id: courseId, id: id() }),
     operation: `mutation($courseId: ID!, $id: ID!) { followModuleItemRedirect(courseId: $courseId, id: $id) { url ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ courseId: str(params.course_id), id: str(params.id) }),
     root: 'followModuleItemRedirect',

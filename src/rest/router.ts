@@ -5,7 +5,8 @@ import type { AppServices } from '../app-services';
 import { bearerToken } from '../auth/authenticate';
 import { isRestError, requestContext, toolRequestContext } from '../auth/request-auth';
 import type { RequestContext } from '../graphql/context';
-import { DomainError } from '../common/errors';
+import { DomainError, NotFoundError } from '../common/errors';
+import { OriginSettings, requestOrigin } from '../common/origin';
 import { domainToRest, graphqlErrorToRest, INTERNAL_BODY, RestError, validationBody } from './errors';
 import { bookmarkLinkHeader, connectionArgs, decodeBookmark, linkHeader, pageRequest, PageRequest } from './pagination';
 import { checkParams, commonParams } from './input';
@@ -56,8 +57,16 @@ export function requestParams(req: FastifyRequest): ParamTree {
   return mergeParams(params, req.params);
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** PUBLIC_URL and TRUST_PROXY, compiled (decorated in buildServer). */
+    originSettings?: OriginSettings;
+  }
+}
+
+/** The origin of absolute URLs in this request's answer: PUBLIC_URL, else the (trusted) request host. */
 export function baseUrl(req: FastifyRequest): string {
-  return `${req.protocol}://${req.host}`;
+  return requestOrigin(req.server.originSettings ?? { publicUrl: null, trust: false }, req.raw);
 }
 
 export function sendRestError(reply: FastifyReply, err: RestError): FastifyReply {
@@ -93,7 +102,12 @@ async function handle(app: AppServices, { route, compiled }: CompiledRoute, req:
   ctx.request = requestMeta(req);
   // Declared input first: nothing hostile reaches a variable builder, a service or the database.
   const invalid = checkParams(commonParams, params) ?? (route.accepts ? checkParams(route.accepts, params) : null);
-  if (invalid) return reply.code(400).send(validationBody(invalid));
+  if (invalid) {
+    // A malformed id in the path names no object: Canvas answers 404 (api_find), not 400.
+    const pathKeys = Object.keys((req.params as object) ?? {});
+    if (invalid.some((f) => pathKeys.includes(f.attribute))) return sendRestError(reply, domainToRest(new NotFoundError()));
+    return reply.code(400).send(validationBody(invalid));
+  }
 
   const listOpts = typeof route.list === 'object' ? route.list : {};
   let page: PageRequest | null = null;
