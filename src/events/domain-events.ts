@@ -29,7 +29,9 @@ export type DomainEvent =
   | { type: 'content.viewed'; courseId: number; userId: number; contentType: ContentKind; contentId: number }
   | { type: 'content.contributed'; courseId: number; userId: number; contentType: ContentKind; contentId: number }
   | { type: 'content.changed'; courseId: number; contentType: ContentKind; contentId: number; change: 'created' | 'updated' | 'deleted' }
-  | { type: 'attachment.created'; contextType: string; contextId: number; attachmentId: number; userId: number | null };
+  | { type: 'attachment.created'; contextType: string; contextId: number; attachmentId: number; userId: number | null }
+  /** An admin replaced a tool proxy's capabilities (its webhook subscriptions follow them). */
+  | { type: 'tool_proxy.capabilities_changed'; toolProxyId: number; capabilities: string[] };
 
 /** Course content kinds as module items name them. */
 export type ContentKind = 'Assignment' | 'Quiz' | 'Page' | 'Discussion' | 'File' | 'ExternalTool' | 'ExternalUrl' | 'SubHeader';

@@ -20,7 +20,7 @@ import {
   reads,
   submissionBody,
 } from '../webhooks/live-event.format';
-import { EventScope, subscribesTo, subscriptionsInScope } from '../webhooks/subscription-match';
+import { EventScope, subscriptionsInScope, wants } from '../webhooks/subscription-match';
 import type { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
 import { afterCommit, DomainEvent, onDomainEvent } from './domain-events';
 import { OutboxMessage } from './outbox.entity';
@@ -189,8 +189,9 @@ async function attachmentContext(em: EntityManager, att: Attachment): Promise<{ 
   };
 }
 
+/** ctx.baseUrl is PUBLIC_URL when configured, else the request's (trusted) origin (src/common/origin.ts). */
 function baseUrlOf(ctx: RequestContext): string {
-  return ctx.request ? `${ctx.request.protocol}://${ctx.request.host}` : ctx.baseUrl;
+  return ctx.baseUrl;
 }
 
 /** The document a subscriber receives, naming its subscription and the message. */
@@ -213,7 +214,8 @@ export async function writeOutbox(em: EntityManager, ctx: RequestContext, event:
   const published: { toolProxyId: number; message: PublishedMessage }[] = [];
   const retryWindow = ctx.app.config.WEBHOOK_RETRY_WINDOW_MS;
   for (const planned of await p.events()) {
-    const subs = candidates.filter((s) => subscribesTo(s, planned.eventName));
+    // Listed by the subscription and still allowed by its tool's capabilities.
+    const subs = candidates.filter((c) => wants(c.sub, c.capabilities, planned.eventName)).map((c) => c.sub);
     if (!subs.length) continue;
     const ev = await planned.build();
     if (!ev) continue;

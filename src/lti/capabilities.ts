@@ -47,3 +47,14 @@ export function capabilityAllows(capabilities: readonly string[], event: Webhook
   if (caps.has(ALL_CAPABILITY) || caps.has(rootAccountCapability(event))) return true;
   return assignmentContext && ASSIGNMENT_LEVEL.includes(event) && caps.has(assignmentCapability(event));
 }
+
+/**
+ * Of a subscription's event types (as sent, any case), those the capabilities allow in its context
+ * type; what a subscription keeps when its tool's capabilities are narrowed.
+ */
+export function allowedEventTypes(capabilities: readonly string[], eventTypes: readonly string[], contextType: string): string[] {
+  return eventTypes.filter((t) => {
+    const key = eventTypeKey(t);
+    return key != null && capabilityAllows(capabilities, key, contextType === 'assignment');
+  });
+}

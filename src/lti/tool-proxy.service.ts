@@ -5,6 +5,7 @@ import { NotFoundError, Validator } from '../common/errors';
 import { Course } from '../courses/course.entity';
 import { transaction } from '../db/transaction';
 import { nowToSecond } from '../db/columns';
+import { raise } from '../events/domain-events';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
 import { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
@@ -148,7 +149,11 @@ export class ToolProxyService {
     return proxy;
   }
 
-  /** Renames the proxy or replaces its capabilities (existing subscriptions are kept). */
+  /**
+   * Renames the proxy or replaces its capabilities. New capabilities are raised as a domain event in
+   * the same transaction: the proxy's webhook subscriptions drop the event types they no longer allow
+   * (src/webhooks/subscription-entitlement.ts).
+   */
   async update(idRaw: string, accountRaw: string | null | undefined, input: ToolProxyInput): Promise<{ toolProxy: ToolProxy }> {
     const proxy = await this.find(idRaw, accountRaw);
     const v = new Validator();
@@ -156,7 +161,11 @@ export class ToolProxyService {
     v.throwIfInvalid();
     if (input.name != null) proxy.name = input.name.trim();
     if (input.capabilities != null) proxy.capabilities = JSON.stringify([...new Set(input.capabilities)]);
-    const toolProxy = await transaction(this.ctx.ds, (em) => em.getRepository(ToolProxy).save(proxy));
+    const toolProxy = await transaction(this.ctx.ds, async (em) => {
+      const saved = await em.getRepository(ToolProxy).save(proxy);
+      if (input.capabilities != null) await raise(em, this.ctx, { type: 'tool_proxy.capabilities_changed', toolProxyId: saved.id, capabilities: saved.capabilityList });
+      return saved;
+    });
     return { toolProxy };
   }
 

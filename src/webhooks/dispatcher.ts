@@ -5,10 +5,12 @@ import type { Config } from '../config';
 import { transaction } from '../db/transaction';
 import { OutboxMessage } from '../events/outbox.entity';
 import { outboxSignal } from '../events/outbox-signal';
+import { ToolProxy } from '../lti/tool-proxy.entity';
 import { withSendTime } from './caliper.format';
 import { DestinationGuard } from './destination-guard';
 import { DeliverySigner } from './signing-keys';
 import { DeliveryOutcome, HttpsTransport, SqsTransport, Transport } from './transports';
+import { unwantedReason } from './subscription-match';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
 export interface DispatcherLog {
@@ -47,6 +49,8 @@ interface Claimed {
   token: string;
   /** The message's subscription as it is now (null when it no longer exists). */
   subscription: WebhookSubscription | null;
+  /** The subscription's tool proxy as it is now: its capabilities decide what may still be sent. */
+  tool: ToolProxy | null;
 }
 
 /**
@@ -248,7 +252,14 @@ export class Dispatcher {
     const rows = this.mysql ? await this.ds.transaction('READ COMMITTED', work) : await transaction(this.ds, work);
     const subIds = [...new Set(rows.map((m) => m.subscriptionId))];
     const subs = subIds.length ? await this.ds.getRepository(WebhookSubscription).findBy({ id: In(subIds) }) : [];
-    return rows.map((message) => ({ message, token, subscription: subs.find((s) => s.id === message.subscriptionId) ?? null }));
+    const toolIds = [...new Set(subs.map((s) => s.toolProxyId))];
+    const tools = toolIds.length
+      ? await this.ds.getRepository(ToolProxy).find({ select: { id: true, workflowState: true, capabilities: true }, where: { id: In(toolIds) } })
+      : [];
+    return rows.map((message) => {
+      const subscription = subs.find((s) => s.id === message.subscriptionId) ?? null;
+      return { message, token, subscription, tool: tools.find((t) => t.id === subscription?.toolProxyId) ?? null };
+    });
   }
 
   /** Gives claimed rows back (claimed while stopping). */
@@ -266,9 +277,12 @@ export class Dispatcher {
 
   // ---- delivering ------------------------------------------------------------------------------
 
-  private async deliver({ message: m, token, subscription: sub }: Claimed, signal: AbortSignal): Promise<void> {
+  private async deliver({ message: m, token, subscription: sub, tool }: Claimed, signal: AbortSignal): Promise<void> {
     if (!sub || sub.state !== 'Active') return this.finish(m, token, 'cancelled', 'subscription deleted');
     if (sub.deactivatedAt) return this.finish(m, token, 'dead', `subscription deactivated: ${sub.deactivationReason ?? ''}`.trim());
+    // Queued before the tool lost the capability (or the subscription the event type): not sent.
+    const unwanted = unwantedReason(sub, tool, m.eventName);
+    if (unwanted) return this.finish(m, token, 'cancelled', unwanted);
     const transport = sub.transportType === 'sqs' ? this.transports.sqs : sub.transportType === 'https' ? this.transports.https : null;
     if (!transport) return this.finish(m, token, 'dead', `unknown transport ${sub.transportType}`);
     // Counted when claimed, so an attempt cut short by a dying dispatcher still counts.
@@ -289,7 +303,7 @@ export class Dispatcher {
     else await this.recordFailure(m, token, sub, startedAt, outcome);
   }
 
-  /** Ends a message without an attempt (its subscription is gone or deactivated). */
+  /** Ends a message without an attempt (its subscription is gone, deactivated or no longer wants it). */
   private async finish(m: OutboxMessage, token: string, status: 'cancelled' | 'dead', reason: string): Promise<void> {
     if (this.abandoned) return;
     await transaction(this.ds, (em) =>

@@ -10,6 +10,9 @@ import type { RequestContext } from '../graphql/context';
 import { capabilityAllows } from '../lti/capabilities';
 import { ToolProxy } from '../lti/tool-proxy.entity';
 import { toolReaches, ToolTarget } from '../lti/tool-reach';
+import { destinationGuard } from './destination-guard';
+// Registers the reaction to narrowed capabilities wherever subscriptions exist.
+import './subscription-entitlement';
 import { WebhookSubscription } from './webhook-subscription.entity';
 import { CheckedSubscription, checkSubscription, SubscriptionInput, SubscriptionProblem } from './subscriptions.validator';
 
@@ -108,6 +111,7 @@ export class WebhookSubscriptionService {
     if (!input) throw missing();
     const { value: s, problems } = checkSubscription(input);
     if (!s) throw invalid(problems);
+    await this.checkDestination(s);
     const r = await this.resolveContext(s);
     if (!r || !(await toolReaches(this.ctx, tool, r.target))) throw unauthorized();
     const caps = tool.capabilityList;
@@ -116,6 +120,20 @@ export class WebhookSubscriptionService {
       throw unauthorized(refused.map((e) => ({ field: 'EventTypes', message: `the tool lacks a capability for ${e} in a ${s.contextType} context` })));
     }
     return { s, r };
+  }
+
+  /**
+   * An HTTPS endpoint must be on the public internet: a host that is, or now resolves to, an address
+   * deliveries would refuse is an invalid value (400), unless the operator allow-lists it. The
+   * message does not say what a name resolved to. SQS queue URLs are not checked: the SQS transport
+   * only ever calls SQS_ENDPOINT or AWS, never the host a queue URL names.
+   */
+  private async checkDestination(s: CheckedSubscription): Promise<void> {
+    if (s.transportType !== 'https') return;
+    const guard = destinationGuard(this.ctx.app.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS);
+    if (await guard.refuses(new URL(s.url).hostname)) {
+      throw invalid([{ field: 'TransportMetadata', message: 'Url must not point to a private, loopback, link-local or reserved address' }]);
+    }
   }
 
   private fields(s: CheckedSubscription, r: Resolved): Partial<WebhookSubscription> {

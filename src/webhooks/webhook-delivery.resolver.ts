@@ -6,6 +6,7 @@ import { WEBHOOK_MESSAGE_TOPIC } from '../events/outbox';
 import type { PublishedMessage } from '../events/outbox';
 import type { RequestContext } from '../graphql/context';
 import { mutationPayload } from '../graphql/payload';
+import { liveMessageWanted } from './subscription-match';
 import {
   RedeliverWebhookMessageInput,
   RedeliverWebhookMessagePayload,
@@ -49,7 +50,10 @@ export class WebhookDeliveryResolver {
       if (!ctx.tool) throw new UnauthenticatedError('a tool access token is required');
       const only = (args as { subscriptionId?: string | null }).subscriptionId;
       const source = ctx.app.pubsub.subscribe(WEBHOOK_MESSAGE_TOPIC, ctx.tool.guid) as AsyncIterable<PublishedMessage>;
-      return only ? pipe(source as never, filter((m: PublishedMessage) => m.subscriptionId === only)) : source;
+      // Each message is checked against the subscription and the tool's capabilities as they are
+      // when it is sent, as the dispatcher checks a queued one (they may have narrowed since it was written).
+      const wanted = async (m: PublishedMessage) => (!only || m.subscriptionId === only) && liveMessageWanted(ctx.ds.manager, m.subscriptionId, m.eventName);
+      return pipe(source as never, filter(wanted));
     },
   })
   webhookMessages(@Root() message: PublishedMessage, @Arg('subscriptionId', () => String, { nullable: true }) _subscriptionId?: string | null): PublishedMessage {
