@@ -88,6 +88,8 @@ export async function startBenchServer(): Promise<BenchServer> {
     LMS_ADMIN_TOKEN: adminToken,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'silent',
     PORT: '0',
+    // The bench measures throughput of one token flooding the server, which the throttle exists to refuse.
+    RATE_LIMIT: 'off',
   });
   let app: AppServices | undefined;
   let server: BuiltServer | undefined;

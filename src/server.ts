@@ -10,6 +10,10 @@ import { isRestError, requestContext } from './auth/request-auth';
 import { DomainError } from './common/errors';
 import type { RequestContext } from './graphql/context';
 import { attachGraphqlWs } from './graphql/ws';
+import { isDbUnavailable } from './db/unavailable';
+import { Throttle } from './http/throttle';
+import { registerThrottle } from './http/throttle-hooks';
+import { sendUnavailable, unavailableFormatted, unavailablePlugin } from './http/unavailable';
 import { registerFileStorageRoutes } from './files/file-storage.routes';
 import { discardTempUploads, MULTIPART_LIMITS, readMultipartBody } from './files/temp-uploads';
 import { INTERNAL_BODY } from './rest/errors';
@@ -41,6 +45,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** Only a stable public shape leaves the server: message, path and code; never a stack. */
 function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = error instanceof GraphQLError ? error.originalError : undefined;
+  if (original && isDbUnavailable(original)) return unavailableFormatted(formatted.path);
   if (original && !(original instanceof DomainError) && original.name !== 'GraphQLError' && original.name !== 'ArgumentValidationError') {
     return { message: 'An error occurred.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   }
@@ -84,6 +89,12 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
   fastify.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
+  // Canvas's throttle (src/http/throttle.ts), before anything reads a body or the database.
+  const throttle = Throttle.fromConfig(app.config, fastify.log);
+  if (throttle) {
+    await throttle.store.ready();
+    registerThrottle(fastify, app, throttle);
+  }
   fastify.addHook('onResponse', async (req, reply) => {
     req.log.info(
       { method: req.method, path: req.url.split('?')[0], status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 10) / 10 },
@@ -92,6 +103,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
   });
 
   fastify.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    if (isDbUnavailable(err)) return sendUnavailable(req, reply, err);
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) {
       req.log.error({ err: { name: err.name, message: err.message } }, 'unhandled error');
@@ -127,7 +139,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
     introspection: true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphqlError,
-    plugins: [fastifyApolloDrainPlugin(fastify)],
+    plugins: [fastifyApolloDrainPlugin(fastify), unavailablePlugin],
   });
   await apollo.start();
   await fastify.register(fastifyApollo(apollo), {
@@ -149,13 +161,14 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
     },
   });
 
-  const ws = attachGraphqlWs(fastify.server, app, fastify.log);
+  const ws = attachGraphqlWs(fastify.server, app, fastify.log, throttle);
 
   return {
     fastify,
     async close() {
       await ws.close();
       await fastify.close();
+      await throttle?.close();
     },
   };
 }

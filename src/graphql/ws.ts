@@ -9,6 +9,8 @@ import { AccessToken } from '../auth/access-token.entity';
 import type { ToolProxy } from '../lti/tool-proxy.entity';
 import { looksLikeJwt, verifyToolAccessToken } from '../lti/lti-tokens';
 import { createContext } from './context';
+import type { Throttle } from '../http/throttle';
+import { throttleGraphqlWs } from '../http/throttle-ws';
 
 interface ConnectionExtra {
   request: IncomingMessage;
@@ -22,11 +24,12 @@ interface ConnectionExtra {
  * graphql-ws on the same port and path as HTTP GraphQL. The token comes in connection_init
  * (`{"Authorization": "Bearer …"}`): a user's access token, or an LTI tool's JWT access token (from
  * /api/lti/…/authorize, for `webhookMessages`); a missing or bad one closes the socket with 4403.
+ * With a throttle, connection_init and each operation are charged to the token's bucket.
  */
-export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBaseLogger) {
+export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBaseLogger, throttle: Throttle | null = null) {
   const wss = new WebSocketServer({ server, path: '/graphql' });
   const disposable = useServer<Record<string, unknown>, Partial<ConnectionExtra>>(
-    {
+    throttleGraphqlWs({
       schema: app.schema,
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
@@ -56,7 +59,7 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
           log,
         });
       },
-    },
+    }, throttle, app.tokenKey),
     wss,
   );
   return {

@@ -1,6 +1,9 @@
 import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { str, strArray } from '../rest/params';
 import { numericIds } from '../rest/present';
+import { id, list, params, text } from '../rest/input';
+
+const accountId = id({ self: true, prefixes: ['sis_account_id'] });
 
 defineFragment(`fragment ToolProxyJson on ToolProxy {
   id: _id guid name capabilities context_type: contextType context_id: contextId account_id: accountId
@@ -20,6 +23,8 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 const authorize = (path: string, contextType: 'Account' | 'Course', idParam: string): RestRoute => ({
   method: 'POST',
   path,
+  // The grant's own checks answer Canvas's OAuth errors (invalid_grant …); here only shapes and sizes.
+  accepts: params({ [idParam]: id({ self: true, prefixes: ['sis_account_id', 'sis_course_id'] }), grant_type: text({ max: 255 }).optional(), assertion: text({ max: 16_384 }).optional(), scope: text({ max: 4096 }).optional() }),
   operation: `mutation($input: LtiAuthorizeInput!) { ltiAuthorize(input: $input) { accessToken tokenType expiresIn } }`,
   variables: ({ params }) => ({
     input: { contextType, contextId: str(params[idParam]), grantType: str(params.grant_type) ?? null, assertion: str(params.assertion) ?? null },
@@ -35,6 +40,7 @@ export const ltiRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/accounts/:account_id/tool_proxies',
+    accepts: params({ account_id: accountId, name: text({ max: 255 }).optional(), capabilities: list(text({ max: 255 })).optional(), context_type: text({ max: 64 }).optional(), context_id: text({ max: 255 }).optional() }),
     operation: `mutation($input: CreateToolProxyInput!) { createToolProxy(input: $input) { toolProxy { ...ToolProxyJson } sharedSecret ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({
       input: {
@@ -52,6 +58,7 @@ export const ltiRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/accounts/:account_id/tool_proxies',
+    accepts: params({ account_id: accountId }),
     operation: `query($account: ID!, $first: Int, $after: String) { toolProxiesConnection(accountId: $account, first: $first, after: $after) {
       nodes { ...ToolProxyJson } totalCount pageInfo { hasNextPage endCursor } } }`,
     variables: ({ params }) => ({ account: str(params.account_id) }),
@@ -62,6 +69,7 @@ export const ltiRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/accounts/:account_id/tool_proxies/:id',
+    accepts: params({ account_id: accountId, id: id() }),
     operation: `query($id: ID!, $account: ID) { toolProxy(id: $id, accountId: $account) { ...ToolProxyJson } }`,
     variables: ({ params }) => ({ id: str(params.id), account: str(params.account_id) }),
     root: 'toolProxy',
@@ -70,6 +78,7 @@ export const ltiRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/accounts/:account_id/tool_proxies/:id',
+    accepts: params({ account_id: accountId, id: id(), name: text({ max: 255 }).optional(), capabilities: list(text({ max: 255 })).optional() }),
     operation: `mutation($input: UpdateToolProxyInput!) { updateToolProxy(input: $input) { toolProxy { ...ToolProxyJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({
       input: { id: str(params.id), accountId: str(params.account_id), name: params.name === undefined ? undefined : str(params.name) ?? '', capabilities: capabilities(params.capabilities) },
@@ -81,6 +90,7 @@ export const ltiRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/accounts/:account_id/tool_proxies/:id',
+    accepts: params({ account_id: accountId, id: id() }),
     operation: `mutation($id: ID!, $account: ID) { deleteToolProxy(id: $id, accountId: $account) { toolProxy { ...ToolProxyJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ id: str(params.id), account: str(params.account_id) }),
     root: 'deleteToolProxy',

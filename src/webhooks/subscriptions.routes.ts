@@ -1,6 +1,30 @@
 import { defineFragment, RestInput, RestRoute } from '../rest/route';
 import { str } from '../rest/params';
 import { numericIds } from '../rest/present';
+import { list, obj, params, text, z } from '../rest/input';
+
+const scalar = text({ max: 4096 });
+/**
+ * The subscription hash: shapes and sizes only. The service answers Canvas's own messages for missing
+ * or invalid values (`subscription is missing`, unknown event types, bad URLs).
+ */
+const subscriptionParams = params({
+  subscription: z
+    .union([
+      obj({
+        ContextId: scalar.nullable().optional(),
+        ContextType: scalar.nullable().optional(),
+        EventTypes: list(scalar, { max: 100 }).optional(),
+        Format: scalar.nullable().optional(),
+        TransportMetadata: z.union([obj({ Url: text({ max: 2048 }).nullable().optional() }), scalar, z.null()]).optional(),
+        TransportType: scalar.nullable().optional(),
+      }),
+      scalar,
+      z.null(),
+    ])
+    .optional(),
+});
+const byId = params({ id: text({ max: 64 }) });
 
 /** The record as Canvas's subscription service returns it: PascalCase keys. */
 defineFragment(`fragment WebhookSubscriptionJson on WebhookSubscription {
@@ -44,6 +68,7 @@ export const subscriptionRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/lti/subscriptions',
+    accepts: subscriptionParams,
     operation: `mutation($input: WebhookSubscriptionInput) { createWebhookSubscription(input: $input) ${FIELDS} }`,
     variables: (input) => ({ input: subscriptionInput(input) }),
     root: 'createWebhookSubscription',
@@ -54,6 +79,7 @@ export const subscriptionRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/lti/subscriptions',
+    accepts: params({}),
     operation: `query($startKey: String) { webhookSubscriptions(startKey: $startKey) { nodes { ...WebhookSubscriptionJson } endKey } }`,
     variables: ({ headers }) => ({ startKey: typeof headers.startkey === 'string' ? headers.startkey : null }),
     root: 'webhookSubscriptions',
@@ -65,6 +91,7 @@ export const subscriptionRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/lti/subscriptions/:id',
+    accepts: byId,
     operation: `query($id: ID!) { webhookSubscription(id: $id) { ...WebhookSubscriptionJson } }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'webhookSubscription',
@@ -74,6 +101,7 @@ export const subscriptionRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/lti/subscriptions/:id',
+    accepts: subscriptionParams.and(byId),
     operation: `mutation($id: ID!, $input: WebhookSubscriptionInput) { updateWebhookSubscription(id: $id, input: $input) ${FIELDS} }`,
     variables: (input) => ({ id: str(input.params.id), input: subscriptionInput(input) }),
     root: 'updateWebhookSubscription',
@@ -84,6 +112,7 @@ export const subscriptionRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/lti/subscriptions/:id',
+    accepts: byId,
     operation: `mutation($id: ID!) { deleteWebhookSubscription(id: $id) ${FIELDS} }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'deleteWebhookSubscription',

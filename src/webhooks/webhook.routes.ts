@@ -1,6 +1,7 @@
 import { PAYLOAD_ERRORS } from '../rest/route';
 import { str } from '../rest/params';
 import type { RestRoute } from '../rest/route';
+import { id, params } from '../rest/input';
 
 const JWKS_OPERATION = `query { webhookSigningKeys }`;
 
@@ -8,6 +9,7 @@ const JWKS_OPERATION = `query { webhookSigningKeys }`;
 const jwksRoute = (path: string): RestRoute => ({
   method: 'GET',
   path,
+  accepts: params({}),
   anonymous: true,
   operation: JWKS_OPERATION,
   root: 'webhookSigningKeys',
@@ -25,6 +27,7 @@ const RESUBMIT = `mutation($input: ResubmitToPlagiarismInput!) { resubmitToPlagi
 const resubmitRoute = (vendor: string): RestRoute => ({
   method: 'POST',
   path: `/courses/:course_id/assignments/:assignment_id/submissions/:submission_id/${vendor}/resubmit`,
+  accepts: params({ course_id: id({ prefixes: ['sis_course_id'] }), assignment_id: id(), submission_id: id({ prefixes: ['sis_user_id', 'sis_login_id'] }) }),
   operation: RESUBMIT,
   variables: ({ params }) => ({
     input: { courseId: str(params.course_id) ?? '', assignmentId: str(params.assignment_id) ?? '', userId: str(params.submission_id) ?? '' },

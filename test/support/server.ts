@@ -30,7 +30,17 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const adminToken = `test-admin-${randomBytes(12).toString('hex')}`;
   // The webhook dispatcher runs as in production, woken by commits that write outbox messages; it
   // polls only hourly unless a test asks otherwise, so idle polls never land in SQL statement counts.
-  const config = loadConfig({ DATABASE_URL: db.url, LMS_ADMIN_TOKEN: adminToken, LOG_LEVEL: 'silent', PORT: '0', WEBHOOK_POLL_MS: '3600000', ...env });
+  // The throttle is off unless a test turns it on (test/throttle.rest.test.ts): tests send hundreds of
+  // concurrent requests per token, which Canvas's limits would rightly refuse.
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    LMS_ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    WEBHOOK_POLL_MS: '3600000',
+    RATE_LIMIT: 'off',
+    ...env,
+  });
   const { app } = await prepareApp(config);
   let server: BuiltServer;
   try {
