@@ -1,5 +1,6 @@
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
 import { PayloadType } from '../graphql/payload';
+import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
 @ObjectType('AccessToken')
@@ -34,8 +35,22 @@ export class AccessTokenType {
   @Field({ description: 'First characters of the token.' })
   tokenHint: string;
 
-  @Field({ description: 'The full token in the response that created it; `<hint>...` afterwards.' })
+  @Field({ description: 'The full token in the response that created or regenerated it; `<hint>...` afterwards.' })
   visibleToken: string;
+
+  @Field({ description: 'The developer key\'s name; "No App" for manually generated tokens (all tokens here are).' })
+  appName: string;
+
+  @Field({ description: 'Whether the token may be regenerated: a manually generated token that has not expired.' })
+  canManuallyRegenerate: boolean;
+}
+
+export const AccessTokenConnection = Connection('AccessToken', AccessTokenType);
+
+@ArgsType()
+export class AccessTokensArgs extends ConnectionArgs {
+  @Field(() => ID, { description: 'User id, global id or `self`.' })
+  userId: string;
 }
 
 @InputType()
@@ -51,3 +66,33 @@ export class CreateAccessTokenInput {
 }
 
 export const CreateAccessTokenPayload = PayloadType('CreateAccessTokenPayload', { accessToken: () => AccessTokenType });
+
+@InputType()
+export class UpdateAccessTokenInput {
+  @Field(() => ID, { description: 'User id, global id or `self`.' })
+  userId: string;
+
+  @Field(() => ID, { description: "The token's id, or its 5-character hint." })
+  id: string;
+
+  @Field(() => String, { nullable: true })
+  purpose?: string | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: 'A new expiry; null removes it. Required to regenerate an expired token.' })
+  expiresAt?: Date | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'Replace the secret: the old token stops working and the new one is shown in this response only.' })
+  regenerate?: boolean | null;
+}
+
+@InputType()
+export class DeleteAccessTokenInput {
+  @Field(() => ID, { description: 'User id, global id or `self`.' })
+  userId: string;
+
+  @Field(() => ID, { description: "The token's id, or its 5-character hint." })
+  id: string;
+}
+
+export const UpdateAccessTokenPayload = PayloadType('UpdateAccessTokenPayload', { accessToken: () => AccessTokenType });
+export const DeleteAccessTokenPayload = PayloadType('DeleteAccessTokenPayload', { accessToken: () => AccessTokenType });
