@@ -86,6 +86,15 @@ export class ContentAccess {
     return found;
   }
 
+  /**
+   * Lists hung off a course object (course { assignmentsConnection … }) re-check that the caller may
+   * read the course, rather than trusting however the course object was reached.
+   */
+  async assertReadable(course: Course): Promise<void> {
+    this.ctx.authz.requireViewer();
+    if (!(await this.can(course, 'read'))) throw new ForbiddenError();
+  }
+
   can(course: Course, permission: Permission): Promise<boolean> {
     return this.ctx.authz.canCourse(course, permission);
   }

@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { orHidden } from '../common/visible';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
@@ -33,21 +34,21 @@ export class EnrollmentResolver extends NodeResolver(NodeType.Enrollment, Enroll
 
   @FieldResolver(() => UserType, { nullable: true })
   user(@Root() e: Enrollment, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return ctx.loaders.byId(User).load(e.userId);
+    return orHidden(ctx.services.users.find(e.userId));
   }
 
   @FieldResolver(() => UserType, { nullable: true })
   associatedUser(@Root() e: Enrollment, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return e.associatedUserId ? ctx.loaders.byId(User).load(e.associatedUserId) : Promise.resolve(null);
+    return e.associatedUserId ? orHidden(ctx.services.users.find(e.associatedUserId)) : Promise.resolve(null);
   }
 
   @FieldResolver(() => CourseType, { nullable: true })
   course(@Root() e: Enrollment, @Ctx() ctx: RequestContext): Promise<Course | null> {
-    return ctx.loaders.byId(Course).load(e.courseId);
+    return orHidden(ctx.services.courses.find(e.courseId));
   }
 
   @FieldResolver(() => SectionType, { nullable: true })
   section(@Root() e: Enrollment, @Ctx() ctx: RequestContext): Promise<CourseSection | null> {
-    return ctx.loaders.byId(CourseSection).load(e.courseSectionId);
+    return orHidden(ctx.services.sections.find(e.courseSectionId));
   }
 }

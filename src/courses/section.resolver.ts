@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { orHidden } from '../common/visible';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
@@ -19,7 +20,7 @@ export class SectionResolver extends NodeResolver(NodeType.Section, SectionType)
 
   @FieldResolver(() => CourseType, { nullable: true })
   course(@Root() s: CourseSection, @Ctx() ctx: RequestContext): Promise<Course | null> {
-    return ctx.loaders.byId(Course).load(s.courseId);
+    return orHidden(ctx.services.courses.find(s.courseId));
   }
 
   @FieldResolver(() => String, { nullable: true })

@@ -54,7 +54,7 @@ export class DiscussionEntryService {
       parent = await this.entryIn(topic, input.parentEntryId);
       await this.requireSeesPosts(topic);
     }
-    const message = input.message == null ? '' : sanitizeHtml(input.message);
+    const message = input.message == null ? '' : sanitizeHtml(input.message, this.ctx.app.config);
     const v = new Validator();
     if (!message.trim()) v.add('message', 'blank', "can't be blank");
     else if (Buffer.byteLength(message, 'utf8') > MESSAGE_MAX_BYTES) v.add('message', 'too_long', `is too long (maximum is ${MESSAGE_MAX_BYTES} characters)`);
@@ -130,7 +130,11 @@ export class DiscussionEntryService {
     return { replies: rows.slice(0, RECENT_REPLIES_LIMIT), more: rows.length > RECENT_REPLIES_LIMIT };
   }
 
-  author(entry: DiscussionEntry): Promise<User | null> {
+  /** The entry's author, for callers who see the entry's topic and its posts (re-checked here). */
+  async author(entry: DiscussionEntry): Promise<User | null> {
+    const topic = await this.ctx.loaders.byId(DiscussionTopic).load(entry.discussionTopicId);
+    if (!topic || !DiscussionService.visible(topic, await this.topics.rightsFor(topic))) return null;
+    if (!(await this.topics.userCanSeePosts(topic))) return null;
     return this.ctx.loaders.byId(User).load(entry.userId);
   }
 

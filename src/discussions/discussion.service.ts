@@ -371,7 +371,7 @@ export class DiscussionService {
       else topic.title = title || DEFAULT_TITLE;
     }
     if (input.message !== undefined) {
-      const message = input.message == null ? null : sanitizeHtml(input.message);
+      const message = input.message == null ? null : sanitizeHtml(input.message, this.ctx.app.config);
       if (message != null && Buffer.byteLength(message, 'utf8') > MESSAGE_MAX_BYTES) v.add('message', 'too_long', `is too long (maximum is ${MESSAGE_MAX_BYTES} characters)`);
       else topic.message = message;
     }
@@ -452,8 +452,10 @@ export class DiscussionService {
     return topic.published && !topic.notYetPosted() && !topic.closed();
   }
 
-  author(topic: { userId: number | null }): Promise<User | null> {
-    return topic.userId == null ? Promise.resolve(null) : this.ctx.loaders.byId(User).load(topic.userId);
+  /** The topic's author, for callers who see the topic itself (re-checked here: a parent is never trusted). */
+  async author(topic: DiscussionTopic): Promise<User | null> {
+    if (topic.userId == null || !DiscussionService.visible(topic, await this.rightsFor(topic))) return null;
+    return this.ctx.loaders.byId(User).load(topic.userId);
   }
 
   async readState(topic: DiscussionTopic): Promise<'read' | 'unread'> {

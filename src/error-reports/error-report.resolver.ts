@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { orHidden } from '../common/visible';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
@@ -35,7 +36,9 @@ export class ErrorReportResolver extends NodeResolver(NodeType.ErrorReport, Erro
   }
 
   @FieldResolver(() => UserType, { nullable: true })
-  user(@Root() r: ErrorReport, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return r.userId == null ? Promise.resolve(null) : ctx.loaders.byId(User).load(r.userId);
+  async user(@Root() r: ErrorReport, @Ctx() ctx: RequestContext): Promise<User | null> {
+    // Reporters are shown to those who may read the report (site admins), checked on the report itself.
+    if (r.userId == null || !(await orHidden(ctx.services.errorReports.find(r.id)))) return null;
+    return ctx.loaders.byId(User).load(r.userId);
   }
 }

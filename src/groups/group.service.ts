@@ -354,9 +354,8 @@ export class GroupService {
     return toConnection(rows, total, w);
   }
 
-  /** The capped member list embedded in group JSON with include[]=users. */
   /**
-   * The members a group embeds (include[]=users), for callers who may list its users as
+   * The capped member list a group embeds (include[]=users), for callers who may list its users as
    * groupUsersConnection does: checked on the group itself, never trusting how it was reached.
    */
   async embeddedUsers(group: Group): Promise<User[]> {

@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { orHidden } from '../common/visible';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
@@ -66,7 +67,9 @@ export class ToolProxyResolver extends NodeResolver(NodeType.ToolProxy, ToolProx
   }
 
   @FieldResolver(() => WebhookSubscriptionPageType, { description: 'Its live webhook subscriptions, 100 per page by Id.' })
-  webhookSubscriptions(@Root() p: ToolProxy, @Arg('startKey', () => String, { nullable: true }) startKey: string | null, @Ctx() ctx: RequestContext) {
+  async webhookSubscriptions(@Root() p: ToolProxy, @Arg('startKey', () => String, { nullable: true }) startKey: string | null, @Ctx() ctx: RequestContext) {
+    // Shown to whoever may see the proxy itself (checked here, not trusted from how it was reached).
+    if (!(await orHidden(ctx.services.toolProxies.find(p.id)))) return { nodes: [], endKey: null };
     return ctx.services.webhookSubscriptions.page(p, startKey);
   }
 }

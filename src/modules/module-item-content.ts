@@ -12,6 +12,7 @@ import { DiscussionType } from '../discussions/discussion.types';
 import { Attachment } from '../files/attachment.entity';
 import { FileType } from '../files/file.types';
 import type { RequestContext } from '../graphql/context';
+import { visibleNode } from '../graphql/node';
 import type { ItemType } from './module-item.entity';
 import type { ModuleItemView } from './module-views';
 
@@ -34,11 +35,15 @@ export const ModuleItemContent = createUnionType({
   resolveType: (value: object) => typeOfEntity.get(value.constructor),
 });
 
-/** The linked object of an item the viewer sees (batched per kind); null for items without content. */
+/**
+ * The linked object of an item the viewer sees, through its type's own checked lookup (so an item
+ * never shows content its top-level query would hide, e.g. an unpublished assignment to a student);
+ * null for items without content or content the viewer may not see. Lookups batch per kind.
+ */
 export async function itemContent(ctx: RequestContext, v: ModuleItemView): Promise<object | null> {
   const kind = KINDS[v.item.contentType];
   if (!kind || v.content == null || v.item.contentId == null) return null;
-  return ctx.loaders.byId(kind.entity).load(v.item.contentId);
+  return visibleNode(ctx, kind.typeName, v.item.contentId);
 }
 
 /** Content objects of one kind by id, in the order asked (missing ones left out). */

@@ -1,5 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ContextModule } from './module.entity';
+import { orHidden } from '../common/visible';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
@@ -152,7 +153,7 @@ export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {
 @Resolver(() => ModuleProgressionType)
 export class ModuleProgressionResolver {
   @FieldResolver(() => UserType, { nullable: true })
-  student(@Root() p: ProgressionView, @Ctx() ctx: RequestContext) {
-    return ctx.loaders.byId(User).load(p.userId);
+  student(@Root() p: ProgressionView, @Ctx() ctx: RequestContext): Promise<User | null> {
+    return orHidden(ctx.services.users.find(p.userId));
   }
 }

@@ -1,6 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import { Quiz } from '../content/quizzes/quiz.entity';
 import { QuizType } from '../content/quizzes/quiz.types';
+import { orHidden } from '../common/visible';
 import type { RequestContext } from '../graphql/context';
 import { mutationPayload } from '../graphql/payload';
 import { User } from '../users/user.entity';
@@ -19,7 +20,7 @@ export class QuizExtensionResolver {
 
   @FieldResolver(() => UserType, { nullable: true })
   user(@Root() e: QuizExtension, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return ctx.loaders.byId(User).load(e.userId);
+    return orHidden(ctx.services.users.find(e.userId));
   }
 }
 

@@ -57,7 +57,15 @@ export class UserService {
     const viewer = this.ctx.authz.requireViewer();
     if (viewer.id === user.id) return true;
     if (await this.canAdminister(user)) return true;
-    return this.sharesRosterWith(user);
+    return (await this.observes(user)) || this.sharesRosterWith(user);
+  }
+
+  /** An observer sees the students they observe (a live observer enrollment linked to them). */
+  private async observes(user: User): Promise<boolean> {
+    const viewer = this.ctx.viewer;
+    if (!viewer) return false;
+    const links = await this.ctx.loaders.manyBy(Enrollment, 'userId', { type: 'ObserverEnrollment', workflowState: In(['active', 'invited']) }).load(viewer.id);
+    return links.some((e) => e.associatedUserId === user.id);
   }
 
   /** Admins of an account where the user has a login administer the user. */

@@ -65,6 +65,7 @@ export class AssignmentService {
   }
 
   async listForCourse(course: Course, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<Assignment>> {
+    await this.access.assertReadable(course);
     const w = pageWindow(args);
     const states: AssignmentState[] = (await this.access.seesUnpublished(course)) ? ['published', 'unpublished'] : ['published'];
     const [rows, total] = await this.ctx.ds.getRepository(Assignment).findAndCount({
@@ -102,7 +103,7 @@ export class AssignmentService {
 
   private apply(a: Assignment, input: AssignmentFields): void {
     if (input.name != null) a.name = input.name.trim();
-    if (input.description !== undefined) a.description = input.description == null ? null : sanitizeHtml(input.description);
+    if (input.description !== undefined) a.description = input.description == null ? null : sanitizeHtml(input.description, this.ctx.app.config);
     if (input.pointsPossible !== undefined) a.pointsPossible = input.pointsPossible;
     if (input.gradingType != null) a.gradingType = input.gradingType as GradingType;
     if (input.submissionTypes != null) a.submissionTypes = input.submissionTypes.join(',') || 'none';

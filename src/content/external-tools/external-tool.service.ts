@@ -40,6 +40,7 @@ export class ExternalToolService {
   }
 
   async listForCourse(course: Course, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<ExternalTool>> {
+    await this.access.assertReadable(course);
     const w = pageWindow(args);
     const [rows, total] = await this.ctx.ds.getRepository(ExternalTool).findAndCount({
       where: { courseId: course.id, workflowState: In(['active']) },

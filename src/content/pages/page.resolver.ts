@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { orHidden } from '../../common/visible';
 import type { RequestContext } from '../../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../../graphql/node';
 import { mutationPayload } from '../../graphql/payload';
@@ -46,9 +47,11 @@ export class PageResolver extends NodeResolver(NodeType.Page, PageType) {
     return !p.frontPage;
   }
 
-  @FieldResolver(() => UserType, { nullable: true })
-  lastEditedBy(@Root() p: WikiPage, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return p.userId == null ? Promise.resolve(null) : ctx.loaders.byId(User).load(p.userId);
+  @FieldResolver(() => UserType, { nullable: true, description: 'Null unless the viewer may read the page itself.' })
+  async lastEditedBy(@Root() p: WikiPage, @Ctx() ctx: RequestContext): Promise<User | null> {
+    // Whoever reads a page sees who last edited it; checked here rather than trusting how the page was reached.
+    if (p.userId == null || !(await orHidden(ctx.services.pages.find(null, `page_id:${p.id}`)))) return null;
+    return ctx.loaders.byId(User).load(p.userId);
   }
 
   @FieldResolver(() => String)

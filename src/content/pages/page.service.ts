@@ -88,6 +88,7 @@ export class PageService {
   }
 
   async listForCourse(course: Course, args: PageListArgs): Promise<ConnectionResult<WikiPage>> {
+    await this.access.assertReadable(course);
     const w = pageWindow(args);
     const seesAll = await this.access.seesUnpublished(course);
     let states: PageState[] = seesAll ? ['active', 'unpublished'] : ['active'];
@@ -149,7 +150,7 @@ export class PageService {
   }
 
   private apply(p: WikiPage, input: PageFields): void {
-    if (input.body !== undefined) p.body = input.body == null ? null : sanitizeHtml(input.body);
+    if (input.body !== undefined) p.body = input.body == null ? null : sanitizeHtml(input.body, this.ctx.app.config);
     if (input.published != null) p.workflowState = input.published ? 'active' : 'unpublished';
     if (input.frontPage != null) p.frontPage = input.frontPage;
     if (input.editingRoles != null) p.editingRoles = input.editingRoles.split(',').map((r) => r.trim()).filter(Boolean).join(',') || 'teachers';

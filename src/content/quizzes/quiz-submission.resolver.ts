@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { orHidden } from '../../common/visible';
 import type { RequestContext } from '../../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../../graphql/node';
 import { mutationPayload } from '../../graphql/payload';
@@ -75,11 +76,11 @@ export class QuizSubmissionResolver extends NodeResolver(NodeType.QuizSubmission
 
   @FieldResolver(() => QuizType, { nullable: true })
   quiz(@Root() qs: QuizSubmission, @Ctx() ctx: RequestContext): Promise<Quiz | null> {
-    return ctx.loaders.byId(Quiz).load(qs.quizId);
+    return orHidden(async () => (await ctx.services.quizzes.find(null, qs.quizId)).quiz);
   }
 
   @FieldResolver(() => UserType, { nullable: true })
   user(@Root() qs: QuizSubmission, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return ctx.loaders.byId(User).load(qs.userId);
+    return orHidden(ctx.services.users.find(qs.userId));
   }
 }

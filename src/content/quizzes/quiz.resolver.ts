@@ -1,5 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Course } from '../../courses/course.entity';
+import { orHidden } from '../../common/visible';
 import type { RequestContext } from '../../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../../graphql/node';
 import { mutationPayload } from '../../graphql/payload';
@@ -86,8 +87,8 @@ export class QuizResolver extends NodeResolver(NodeType.Quiz, QuizType) {
   @FieldResolver(() => AssignmentType, { nullable: true })
   async assignment(@Root() q: Quiz, @Ctx() ctx: RequestContext): Promise<Assignment | null> {
     if (!q.assignmentId) return null;
-    const a = await ctx.loaders.byId(Assignment).load(q.assignmentId);
-    return a && a.workflowState !== 'deleted' ? a : null;
+    const id = q.assignmentId;
+    return orHidden(async () => (await ctx.services.assignments.find(null, id)).assignment);
   }
 
   @FieldResolver(() => QuizSubmissionConnection, { description: "Graders: every student's; a student: the attempt in progress, else every attempt turned in." })

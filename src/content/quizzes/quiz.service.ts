@@ -62,6 +62,7 @@ export class QuizService {
   }
 
   async listForCourse(course: Course, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<Quiz>> {
+    await this.access.assertReadable(course);
     const w = pageWindow(args);
     const states: QuizState[] = (await this.access.seesUnpublished(course)) ? ['available', 'unpublished'] : ['available'];
     const [rows, total] = await this.ctx.ds.getRepository(Quiz).findAndCount({
@@ -95,7 +96,7 @@ export class QuizService {
 
   private apply(q: Quiz, input: QuizFields): void {
     if (input.title != null) q.title = input.title.trim();
-    if (input.description !== undefined) q.description = input.description == null ? null : sanitizeHtml(input.description);
+    if (input.description !== undefined) q.description = input.description == null ? null : sanitizeHtml(input.description, this.ctx.app.config);
     if (input.quizType != null) q.quizType = input.quizType as QuizType;
     if (input.timeLimit !== undefined) q.timeLimit = input.timeLimit;
     if (input.allowedAttempts != null) q.allowedAttempts = input.allowedAttempts;

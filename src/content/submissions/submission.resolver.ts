@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { orHidden } from '../../common/visible';
 import type { RequestContext } from '../../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../../graphql/node';
 import { mutationPayload } from '../../graphql/payload';
@@ -69,11 +70,11 @@ export class SubmissionResolver extends NodeResolver(NodeType.Submission, Submis
 
   @FieldResolver(() => AssignmentType, { nullable: true })
   assignment(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<Assignment | null> {
-    return ctx.loaders.byId(Assignment).load(s.assignmentId);
+    return orHidden(async () => (await ctx.services.assignments.find(null, s.assignmentId)).assignment);
   }
 
   @FieldResolver(() => UserType, { nullable: true })
   user(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return ctx.loaders.byId(User).load(s.userId);
+    return orHidden(ctx.services.users.find(s.userId));
   }
 }

@@ -161,7 +161,7 @@ export class SubmissionService {
       const s = await em.getRepository(Submission).findOneByOrFail({ id: existing.id });
       Object.assign(s, {
         submissionType: type,
-        body: field === 'body' ? sanitizeHtml(input.body!) : null,
+        body: field === 'body' ? sanitizeHtml(input.body!, this.ctx.app.config) : null,
         url,
         attachmentIds: fileIds.length ? fileIds.join(',') : null,
         attempt: (s.attempt ?? 0) + 1,
