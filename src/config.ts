@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { DEFAULT_IFRAME_HOSTS, parseIframeHosts } from './common/iframe-hosts';
 
 /**
  * All configuration comes from the environment, validated once at start so a bad value stops the
@@ -25,11 +24,31 @@ const schema = z.object({
   LMS_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   FILES_DIR: z.string().min(1).default('./data/files'),
-  /** Hosts user HTML may embed in iframes: exact host names, comma-separated, or `none` (src/common/iframe-hosts.ts). */
-  HTML_IFRAME_HOSTS: z
-    .string()
-    .default(DEFAULT_IFRAME_HOSTS)
-    .refine((v) => parseIframeHosts(v) !== null, { message: 'must be comma-separated host names (e.g. www.youtube.com,player.vimeo.com) or none' }),
+  // ---- GraphQL limits for HTTP and graphql-ws clients (src/graphql/limits.ts; REST routes' own operations are exempt) ----
+  /** Deepest field nesting one operation may select (Canvas: 15). */
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(15),
+  /** Extra selections of a field under another alias in one document (Canvas: 20); renaming a field once is free. */
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(20),
+  /** Directive uses (@include, @skip …) in one document (Canvas: 5). */
+  GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(5),
+  /** Lexical tokens in one document, enforced while parsing (Canvas: 5,000). */
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5_000),
+  /**
+   * Estimated cost of one operation: 1 per field, times each list's `first` (100 when absent); see src/graphql/cost.ts.
+   * The dearest REST route operation costs about 32,500 and a full introspection query about 52,000.
+   */
+  GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(1).default(60_000),
+  /** Who may query __schema/__type: `authenticated` callers only (default), everyone (`on`) or nobody (`off`). */
+  GRAPHQL_INTROSPECTION: z.enum(['authenticated', 'on', 'off']).default('authenticated'),
+  /**
+   * How much GraphQL cost the rate limiter counts as one unit (one second of request time): an operation
+   * adds cost / this to its request's throttle cost, so the dearest allowed query adds about 6 units.
+   */
+  GRAPHQL_COST_PER_RATE_LIMIT_UNIT: z.coerce.number().positive().default(10_000),
+  /** Largest HTTP GraphQL request body (JSON) in bytes. */
+  GRAPHQL_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Largest graphql-ws frame in bytes; a bigger one closes the socket with 1009 (the ws default is 100 MiB). */
+  GRAPHQL_WS_MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   // ---- throttle (src/http/throttle.ts): Canvas's leaky bucket per token, LTI tool or anonymous IP ----
   /** `off` turns the throttle off (no X-Request-Cost / X-Rate-Limit-Remaining headers, never a 403). */
   RATE_LIMIT: z.enum(['on', 'off']).default('on'),

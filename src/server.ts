@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApolloServer } from '@apollo/server';
-import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import multipart from '@fastify/multipart';
 import Fastify, { FastifyInstance, LogController } from 'fastify';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
@@ -8,7 +8,9 @@ import type { AppServices } from './app-services';
 import { bearerToken } from './auth/authenticate';
 import { isRestError, requestContext } from './auth/request-auth';
 import { DomainError } from './common/errors';
+import { bindRawRequest, graphqlLimitsPlugin } from './graphql/apollo-limits';
 import type { RequestContext } from './graphql/context';
+import { graphqlLimits, limitRules, parseOptions } from './graphql/limits';
 import { attachGraphqlWs } from './graphql/ws';
 import { isDbUnavailable } from './db/unavailable';
 import { Throttle } from './http/throttle';
@@ -134,31 +136,41 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
   });
   registerFileStorageRoutes(fastify, app);
 
+  // Client documents are bounded (src/graphql/limits.ts): tokens while parsing, depth/aliases/directives
+  // in validation, introspection and cost before execution. Introspection is gated there, by caller.
+  const limits = graphqlLimits(app.config);
   const apollo = new ApolloServer<RequestContext>({
     schema: app.schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphqlError,
-    plugins: [fastifyApolloDrainPlugin(fastify), unavailablePlugin],
+    parseOptions: parseOptions(limits),
+    validationRules: limitRules(limits),
+    plugins: [fastifyApolloDrainPlugin(fastify), unavailablePlugin, graphqlLimitsPlugin(limits)],
   });
   await apollo.start();
-  await fastify.register(fastifyApollo(apollo), {
-    path: '/graphql',
+  // Registered as a route (not the integration's plugin) so the body limit can be set; a larger body is a 413.
+  fastify.route({
+    url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
-    context: async (req) => {
-      const ctx = await requestContext(app, {
-        token: bearerToken(req.headers.authorization),
-        requireUser: false,
-        baseUrl: baseUrl(req),
-        log: req.log,
-        allowTool: true,
-      });
-      if (isRestError(ctx)) {
-        throw new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
-      }
-      ctx.request = requestMeta(req);
-      return ctx;
-    },
+    bodyLimit: app.config.GRAPHQL_MAX_BODY_BYTES,
+    handler: fastifyApolloHandler<RequestContext>(apollo, {
+      context: async (req) => {
+        const ctx = await requestContext(app, {
+          token: bearerToken(req.headers.authorization),
+          requireUser: false,
+          baseUrl: baseUrl(req),
+          log: req.log,
+          allowTool: true,
+        });
+        if (isRestError(ctx)) {
+          throw new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+        }
+        ctx.request = requestMeta(req);
+        bindRawRequest(ctx, req.raw);
+        return ctx;
+      },
+    }),
   });
 
   const ws = attachGraphqlWs(fastify.server, app, fastify.log, throttle);

@@ -9,6 +9,8 @@ import { AccessToken } from '../auth/access-token.entity';
 import type { ToolProxy } from '../lti/tool-proxy.entity';
 import { looksLikeJwt, verifyToolAccessToken } from '../lti/lti-tokens';
 import { createContext } from './context';
+import { chargeCost, graphqlLimits } from './limits';
+import { prepareWsOperation } from './ws-limits';
 import type { Throttle } from '../http/throttle';
 import { throttleGraphqlWs } from '../http/throttle-ws';
 
@@ -27,7 +29,9 @@ interface ConnectionExtra {
  * With a throttle, connection_init and each operation are charged to the token's bucket.
  */
 export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBaseLogger, throttle: Throttle | null = null) {
-  const wss = new WebSocketServer({ server, path: '/graphql' });
+  const limits = graphqlLimits(app.config);
+  // A frame past maxPayload closes the socket with 1009 before it is buffered (the ws default is 100 MiB).
+  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: app.config.GRAPHQL_WS_MAX_PAYLOAD_BYTES });
   const disposable = useServer<Record<string, unknown>, Partial<ConnectionExtra>>(
     throttleGraphqlWs({
       schema: app.schema,
@@ -46,6 +50,15 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
         Object.assign(ctx.extra as object, { viewer: auth.user, token: auth.token });
         return true;
       },
+      // Every operation gets HTTP GraphQL's limits (tokens, depth, aliases, directives, introspection, cost).
+      onSubscribe: (ctx, _id, payload) => {
+        const extra = ctx.extra as ConnectionExtra;
+        const prepared = prepareWsOperation(app.schema, limits, payload, Boolean(extra.viewer || extra.tool));
+        if ('errors' in prepared) return prepared.errors;
+        // Charged to the socket's upgrade request, where the graphql-ws throttle reads each operation's cost.
+        chargeCost(extra.request, limits, prepared.cost);
+        return prepared.args;
+      },
       // A fresh context (and loader cache) per operation: a connection lives far longer than a request.
       context: (ctx) => {
         const extra = ctx.extra as ConnectionExtra;
@@ -62,6 +75,16 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
     }, throttle, app.tokenKey),
     wss,
   );
+  // graphql-ws prints a socket's errors (such as a frame past maxPayload, which ws has already answered
+  // with 1009) to stderr with their stack; log one line without it instead. This listener runs after
+  // graphql-ws's own connection handler, so its error listener is there to be replaced.
+  wss.on('connection', (socket) => {
+    socket.removeAllListeners('error');
+    socket.on('error', (err: Error & { code?: string }) => {
+      log.warn({ err: { name: err.name, message: err.message, code: err.code } }, 'graphql-ws socket error');
+      if (socket.readyState === socket.OPEN) socket.close(1011, 'Internal server error');
+    });
+  });
   return {
     wss,
     async close(): Promise<void> {
