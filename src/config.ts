@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { DEFAULT_IFRAME_HOSTS, parseIframeHosts } from './common/iframe-hosts';
 
 /**
  * All configuration comes from the environment, validated once at start so a bad value stops the
@@ -49,6 +50,11 @@ const schema = z.object({
   GRAPHQL_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** Largest graphql-ws frame in bytes; a bigger one closes the socket with 1009 (the ws default is 100 MiB). */
   GRAPHQL_WS_MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Hosts user HTML may embed in iframes: exact host names, comma-separated, or `none` (src/common/iframe-hosts.ts). */
+  HTML_IFRAME_HOSTS: z
+    .string()
+    .default(DEFAULT_IFRAME_HOSTS)
+    .refine((v) => parseIframeHosts(v) !== null, { message: 'must be comma-separated host names (e.g. www.youtube.com,player.vimeo.com) or none' }),
   // ---- throttle (src/http/throttle.ts): Canvas's leaky bucket per token, LTI tool or anonymous IP ----
   /** `off` turns the throttle off (no X-Request-Cost / X-Rate-Limit-Remaining headers, never a 403). */
   RATE_LIMIT: z.enum(['on', 'off']).default('on'),
