@@ -81,12 +81,13 @@ describe('POST /api/v1/groups/:group_id/memberships: the workflow table', () => 
     expect((await w.teacher.api.get(`/api/v1/groups/${g.id}`)).body.members_count).toBe(2);
   });
 
-  it('PUT with another workflow_state is ignored, as in Canvas', async () => {
+  it('PUT with another workflow_state is refused (400 naming it; Canvas ignored it) and changes nothing', async () => {
     const g = await createCommunity(w.teacher.api, { join_level: 'parent_context_request' });
     const req = (await join(w.student2, g.id)).body;
-    const res = await w.teacher.api.put(`${mPath(g.id)}/${req.id}`, { workflow_state: 'rejected' });
-    expect(res.status).toBe(200);
-    expect(res.body.workflow_state).toBe('requested');
+    const res = await w.teacher.api.put(`${mPath(g.id)}/${req.id}`, { workflow_state: 'rejected', moderator: true });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.workflow_state[0]).toMatchObject({ attribute: 'workflow_state', type: 'inclusion' });
+    expect(await membershipRow(server, g.id, w.student2.id)).toEqual({ workflow_state: 'requested', moderator: false });
   });
 
   it('invitation_only: an uninvited caller is refused (403) and nothing is stored', async () => {
@@ -322,7 +323,7 @@ describe('GET /api/v1/groups/:group_id/memberships with filter_states[]', () => 
     ]);
     const bad = await w.teacher.api.get(`${mPath(g.id)}?filter_states[]=deleted`);
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.filter_states).toBeDefined();
+    expect(bad.body.errors['filter_states[]']).toBeDefined();
   });
 
   it('students of the course may list the memberships of a group they could join, not of a class group', async () => {

@@ -157,9 +157,9 @@ describe('invitations', () => {
 });
 
 describe('memberships', () => {
-  it('POST with an unknown or malformed user_id → 404', async () => {
+  it('POST with an unknown user_id → 404; a malformed one → 400 naming user_id', async () => {
     await refused(404, undefined, () => w.teacher.api.post(`/api/v1/groups/${group.id}/memberships`, { user_id: 99999999 }));
-    await refused(404, undefined, () => w.teacher.api.post(`/api/v1/groups/${group.id}/memberships`, { user_id: 'abc' }));
+    await refused(400, 'user_id', () => w.teacher.api.post(`/api/v1/groups/${group.id}/memberships`, { user_id: 'abc' }));
   });
 
   it('POST a user outside the course → 400 naming user_id', async () => {
@@ -192,7 +192,7 @@ describe('memberships', () => {
 
   it('reads with bad filters → 400', async () => {
     const states = await w.teacher.api.get(`/api/v1/groups/${group.id}/memberships?filter_states[]=bogus`);
-    expectClear(states, 400, 'filter_states');
+    expectClear(states, 400, 'filter_states[]');
     const term = await w.teacher.api.get(`/api/v1/groups/${group.id}/users?search_term=ab`);
     expectClear(term, 400);
     expect(term.body.errors[0]).toMatchObject({ field: 'search_term', code: 'invalid' });

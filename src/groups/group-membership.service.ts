@@ -283,8 +283,9 @@ export class GroupMembershipService {
   // ---- moderation and leaving --------------------------------------------------------------------
 
   /**
-   * PUT: a moderator or admin accepts a request (workflow_state=accepted; other values are ignored as
-   * in Canvas) or sets moderator rights. An invitee may accept their own invitation.
+   * PUT: a moderator or admin accepts a request (workflow_state=accepted) or sets moderator rights. An
+   * invitee may accept their own invitation. Canvas ignores any other workflow_state with a 200, which
+   * reads as success to a client that meant to reject; we refuse it (400 naming workflow_state).
    */
   async update(groupRaw: string, ref: MembershipRef, input: { workflowState?: string | null; moderator?: boolean | null }): Promise<{ membership: GroupMembership }> {
     const group = await this.groups.lookup(groupRaw);
@@ -293,6 +294,9 @@ export class GroupMembershipService {
     const viewer = this.ctx.authz.requireViewer();
     const ownInvitation = membership.userId === viewer.id && membership.workflowState === 'invited' && input.workflowState === 'accepted' && input.moderator == null;
     if (!rights.manage && !ownInvitation) throw new ForbiddenError();
+    if (input.workflowState != null && input.workflowState !== 'accepted') {
+      throw ValidationError.of('workflow_state', 'inclusion', 'workflow_state can only be accepted');
+    }
     const category = (await this.ctx.services.groupPolicy.category(group))!;
     if (input.workflowState === 'accepted' && membership.workflowState !== 'accepted') {
       await this.assertCapacity(group, category);

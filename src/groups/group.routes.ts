@@ -1,6 +1,7 @@
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { nullableStr, str, strArray, toBool } from '../rest/params';
 import { numericIds } from '../rest/present';
+import { groupParams as P, membershipParams } from './group.params';
 
 defineFragment(`fragment GroupCategoryJson on GroupSet {
   id: _id name role self_signup: selfSignup group_limit: groupLimit auto_leader: autoLeader created_at: createdAt
@@ -87,9 +88,10 @@ function groupFields(p: Json): Json {
     description: p.description === undefined ? undefined : nullableStr(p.description),
     isPublic: toBool(p.is_public),
     joinLevel: str(p.join_level),
-    storageQuotaMb: p.storage_quota_mb === undefined || p.storage_quota_mb === '' ? undefined : Number(p.storage_quota_mb),
+    // '' or null leave the quota as it is (Canvas ignores a blank quota); Number(null) would be 0.
+    storageQuotaMb: p.storage_quota_mb === undefined || p.storage_quota_mb === '' || p.storage_quota_mb === null ? undefined : Number(p.storage_quota_mb),
     sisGroupId: p.sis_group_id === undefined ? undefined : nullableStr(p.sis_group_id),
-    maxMembership: p.max_membership === undefined || p.max_membership === '' ? undefined : Number(p.max_membership),
+    maxMembership: p.max_membership === undefined || p.max_membership === '' ? undefined : p.max_membership === null ? null : Number(p.max_membership),
   };
 }
 
@@ -103,9 +105,9 @@ function categoryFields(p: Json): Json {
   };
 }
 
-/** The same rows under two Canvas paths (e.g. /memberships/:id and /users/:user_id). */
-function both(base: Omit<RestRoute, 'path'>, paths: string[]): RestRoute[] {
-  return paths.map((path) => ({ ...base, path }));
+/** The same rows under two Canvas paths (e.g. /memberships/:id and /users/:user_id); `accepts` may depend on the path. */
+function both(base: Omit<RestRoute, 'path'>, paths: string[], accepts?: (path: string) => RestRoute['accepts']): RestRoute[] {
+  return paths.map((path) => ({ ...base, path, ...(accepts ? { accepts: accepts(path) } : {}) }));
 }
 
 const membershipRef = (p: Json) => (p.membership_id !== undefined ? { membershipId: str(p.membership_id) } : { userId: str(p.user_id) });
@@ -118,6 +120,7 @@ export const groupRoutes: RestRoute[] = [
   ...both(
     {
       method: 'POST',
+      accepts: P.createCategory,
       operation: `mutation($input: CreateGroupCategoryInput!) { createGroupSet(input: $input) { groupCategory { ...GroupCategoryJson } ${PAYLOAD_ERRORS} } }`,
       variables: ({ params }) => ({
         input: {
@@ -137,6 +140,7 @@ export const groupRoutes: RestRoute[] = [
   ...both(
     {
       method: 'GET',
+      accepts: P.listCategories,
       operation: `query($type: String!, $id: ID!, $first: Int, $after: String) { groupSetsConnection(contextType: $type, contextId: $id, first: $first, after: $after) {
         nodes { ...GroupCategoryJson } totalCount pageInfo { hasNextPage endCursor } } }`,
       variables: ({ params }) => ({ type: params.course_id !== undefined ? 'Course' : 'Account', id: str(params.course_id ?? params.account_id) }),
@@ -149,6 +153,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/group_categories/:id',
+    accepts: P.category,
     operation: `query($id: ID!) { groupSet(id: $id) { ...GroupCategoryJson } }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'groupSet',
@@ -157,6 +162,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/group_categories/:id',
+    accepts: P.updateCategory,
     operation: `mutation($input: UpdateGroupCategoryInput!) { updateGroupSet(input: $input) { groupCategory { ...GroupCategoryJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ input: { id: str(params.id), ...categoryFields(params), nonCollaborative: toBool(params.non_collaborative) } }),
     root: 'updateGroupSet',
@@ -166,6 +172,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/group_categories/:id',
+    accepts: P.category,
     operation: `mutation($id: ID!) { deleteGroupSet(id: $id) { groupCategory { ...GroupCategoryJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'deleteGroupSet',
@@ -175,6 +182,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/group_categories/:id/groups',
+    accepts: P.category,
     operation: `query($id: ID!, $first: Int, $after: String, ${INCLUDE_VARS}) { groupSet(id: $id) { groupsConnection(first: $first, after: $after) {
       nodes { ...GroupJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
     variables: (input) => ({ id: str(input.params.id), ...includes(input) }),
@@ -187,6 +195,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/users/self/groups',
+    accepts: P.viewerGroups,
     operation: `query($type: String, $first: Int, $after: String, ${INCLUDE_VARS}) { viewerGroupsConnection(contextType: $type, first: $first, after: $after) {
       nodes { ...GroupJson } totalCount pageInfo { hasNextPage endCursor } } }`,
     variables: (input) => ({ type: str(input.params.context_type), ...includes(input) }),
@@ -197,6 +206,7 @@ export const groupRoutes: RestRoute[] = [
   ...both(
     {
       method: 'GET',
+      accepts: P.contextGroups,
       operation: `query($type: String!, $id: ID!, $own: Boolean, $state: String, $first: Int, $after: String, ${INCLUDE_VARS}) {
         contextGroupsConnection(contextType: $type, contextId: $id, onlyOwnGroups: $own, collaborationState: $state, first: $first, after: $after) {
         nodes { ...GroupJson } totalCount pageInfo { hasNextPage endCursor } } }`,
@@ -216,6 +226,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/groups/:group_id',
+    accepts: P.group,
     operation: `query($id: ID!, ${INCLUDE_VARS}) { group(id: $id) { ...GroupJson } }`,
     variables: (input) => ({ id: str(input.params.group_id), ...includes(input) }),
     root: 'group',
@@ -224,6 +235,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/groups',
+    accepts: P.createCommunity,
     operation: groupMutation('createGroup', 'CreateGroupInput'),
     variables: (input) => ({ input: groupFields(input.params), ...includes(input, true) }),
     root: 'createGroup',
@@ -233,6 +245,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/group_categories/:group_category_id/groups',
+    accepts: P.createInCategory,
     operation: groupMutation('createGroup', 'CreateGroupInput'),
     variables: (input) => ({ input: { ...groupFields(input.params), groupCategoryId: str(input.params.group_category_id) }, ...includes(input, true) }),
     root: 'createGroup',
@@ -242,6 +255,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/groups/:group_id',
+    accepts: P.updateGroup,
     operation: groupMutation('updateGroup', 'UpdateGroupInput'),
     variables: (input) => {
       const p = input.params;
@@ -264,6 +278,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/groups/:group_id',
+    accepts: P.group,
     operation: `mutation($id: ID!, ${INCLUDE_VARS}) { deleteGroup(id: $id) { group { ...GroupJson } ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ id: str(input.params.group_id), ...includes(input) }),
     root: 'deleteGroup',
@@ -273,6 +288,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/groups/:group_id/invite',
+    accepts: P.invite,
     operation: `mutation($input: InviteToGroupInput!) { inviteToGroup(input: $input) { memberships { ...MembershipJson } pendingEmails ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ input: { groupId: str(params.group_id), invitees: strArray(params.invitees) } }),
     root: 'inviteToGroup',
@@ -282,6 +298,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/groups/:group_id/users',
+    accepts: P.groupUsers,
     operation: `query($id: ID!, $term: String, $inactive: Boolean, $first: Int, $after: String, $avatar: Boolean!) {
       groupUsersConnection(groupId: $id, searchTerm: $term, excludeInactive: $inactive, first: $first, after: $after) {
       nodes { id: _id name sortable_name: sortableName short_name: shortName created_at: createdAt avatar_url: avatarUrl @include(if: $avatar) }
@@ -299,6 +316,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/groups/:group_id/preview_html',
+    accepts: P.previewHtml,
     operation: `query($id: ID!, $html: String) { previewGroupHtml(groupId: $id, html: $html) }`,
     variables: ({ params }) => ({ id: str(params.group_id), html: str(params.html) ?? '' }),
     root: 'previewGroupHtml',
@@ -307,6 +325,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/groups/:group_id/permissions',
+    accepts: P.permissions,
     operation: `query($id: ID!, $names: [String!]!) { groupPermissions(groupId: $id, names: $names) { name granted } }`,
     variables: ({ params }) => ({ id: str(params.group_id), names: strArray(params.permissions) }),
     root: 'groupPermissions',
@@ -317,6 +336,7 @@ export const groupRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/groups/:group_id/memberships',
+    accepts: P.memberships,
     operation: `query($id: ID!, $states: [String!], $first: Int, $after: String) { groupMembershipsConnection(groupId: $id, filterStates: $states, first: $first, after: $after) {
       nodes { ...MembershipJson } totalCount pageInfo { hasNextPage endCursor } } }`,
     variables: ({ params }) => ({ id: str(params.group_id), states: params.filter_states === undefined ? null : strArray(params.filter_states) }),
@@ -336,10 +356,12 @@ export const groupRoutes: RestRoute[] = [
       present: presentMembership,
     },
     ['/api/v1/groups/:group_id/memberships/:membership_id', '/api/v1/groups/:group_id/users/:user_id'],
+    (path) => membershipParams(path),
   ),
   {
     method: 'POST',
     path: '/api/v1/groups/:group_id/memberships',
+    accepts: P.join,
     operation: `mutation($input: JoinGroupInput!) { joinGroup(input: $input) { membership { ...MembershipJson } added { ...MembershipJson } invalidUserIds ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({
       input: {
@@ -370,6 +392,7 @@ export const groupRoutes: RestRoute[] = [
       present: presentMembership,
     },
     ['/api/v1/groups/:group_id/memberships/:membership_id', '/api/v1/groups/:group_id/users/:user_id'],
+    (path) => membershipParams(path, P.updateMembership),
   ),
   ...both(
     {
@@ -382,5 +405,6 @@ export const groupRoutes: RestRoute[] = [
       present: (m: Json) => ({ ok: true, ...presentMembership(m) }),
     },
     ['/api/v1/groups/:group_id/memberships/:membership_id', '/api/v1/groups/:group_id/users/:user_id'],
+    (path) => membershipParams(path),
   ),
 ];
