@@ -1,7 +1,7 @@
 import { PAYLOAD_ERRORS } from '../rest/route';
 import { str } from '../rest/params';
 import type { RestRoute } from '../rest/route';
-import { id, params } from '../rest/input';
+import { id, params, text } from '../rest/input';
 
 const JWKS_OPERATION = `query { webhookSigningKeys }`;
 
@@ -27,7 +27,8 @@ const RESUBMIT = `mutation($input: ResubmitToPlagiarismInput!) { resubmitToPlagi
 const resubmitRoute = (vendor: string): RestRoute => ({
   method: 'POST',
   path: `/courses/:course_id/assignments/:assignment_id/submissions/:submission_id/${vendor}/resubmit`,
-  accepts: params({ course_id: id({ prefixes: ['sis_course_id'] }), assignment_id: id(), submission_id: id({ prefixes: ['sis_user_id', 'sis_login_id'] }) }),
+  // The service answers Canvas's own statuses for malformed ids (400) and missing ones (404).
+  accepts: params({ course_id: id({ prefixes: ['sis_course_id'] }), assignment_id: text({ max: 64 }), submission_id: text({ max: 255 }) }),
   operation: RESUBMIT,
   variables: ({ params }) => ({
     input: { courseId: str(params.course_id) ?? '', assignmentId: str(params.assignment_id) ?? '', userId: str(params.submission_id) ?? '' },
