@@ -6,6 +6,7 @@ import { nullableStr, str, toBool } from '../rest/params';
 import { numericIds } from '../rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { CONTROLLER_ERROR } from './discussion.service';
+import { discussionParams as P } from './discussion.params';
 
 defineFragment(`fragment DiscussionTopicJson on Discussion {
   id: _id title message html_url: htmlUrl posted_at: postedAt last_reply_at: lastReplyAt created_at: createdAt
@@ -163,6 +164,7 @@ const topicPayload = (name: string, inputType: string) => `mutation($input: ${in
 const entryPayload = `mutation($input: CreateDiscussionEntryInput!) { createDiscussionEntry(input: $input) { discussionEntry { ...DiscussionEntryJson } ${PAYLOAD_ERRORS} } }`;
 const markRead = (read: boolean, allEntries: boolean): Omit<RestRoute, 'path'> => ({
   method: read ? 'PUT' : 'DELETE',
+  accepts: P.topic,
   operation: `mutation($input: MarkDiscussionReadInput!) { markDiscussionTopicRead(input: $input) { discussionTopic { id } ${PAYLOAD_ERRORS} } }`,
   variables: ({ params }) => ({ input: { ...topicRef(params), read, allEntries } }),
   root: 'markDiscussionTopicRead',
@@ -172,7 +174,7 @@ const markRead = (read: boolean, allEntries: boolean): Omit<RestRoute, 'path'> =
 });
 
 /** GET of an activity stream and its summary; `arg` names the scope's id argument (none for the caller's own). */
-function streamRoutes(path: string, stream: string, summary: string, arg?: { name: string; param: string }): RestRoute[] {
+function streamRoutes(path: string, stream: string, summary: string, accepts: RestRoute['accepts'], arg?: { name: string; param: string }): RestRoute[] {
   const decl = arg ? '$id: ID!, ' : '';
   const pass = arg ? `${arg.name}: $id, ` : '';
   const vars = ({ params }: RestInput) => (arg ? { id: str(params[arg.param]) } : {});
@@ -180,6 +182,7 @@ function streamRoutes(path: string, stream: string, summary: string, arg?: { nam
     {
       method: 'GET',
       path,
+      accepts,
       operation: `query(${decl}$first: Int, $after: String) { ${stream}(${pass}first: $first, after: $after) { nodes { ...StreamItemJson } ${PAGE} } }`,
       variables: vars,
       root: stream,
@@ -190,6 +193,7 @@ function streamRoutes(path: string, stream: string, summary: string, arg?: { nam
     {
       method: 'GET',
       path: `${path}/summary`,
+      accepts,
       operation: arg
         ? `query($id: ID!) { ${summary}(${arg.name}: $id) { type unreadCount count notificationCategory } }`
         : `query { ${summary} { type unreadCount count notificationCategory } }`,
@@ -204,6 +208,7 @@ function streamRoutes(path: string, stream: string, summary: string, arg?: { nam
 export const discussionRoutes: RestRoute[] = [
   ...both('/discussion_topics', {
     method: 'GET',
+    accepts: P.list,
     operation: `query($type: String!, $id: ID!, $ann: Boolean, $order: String, $term: String, $first: Int, $after: String) {
       discussionTopics(contextType: $type, contextId: $id, onlyAnnouncements: $ann, orderBy: $order, searchTerm: $term, first: $first, after: $after) {
       nodes { ...DiscussionTopicJson } ${PAGE} } }`,
@@ -217,6 +222,7 @@ export const discussionRoutes: RestRoute[] = [
   }),
   ...both('/discussion_topics', {
     method: 'POST',
+    accepts: P.create,
     operation: topicPayload('createDiscussionTopic', 'CreateDiscussionTopicInput'),
     variables: ({ params }) => {
       const c = contextOf(params);
@@ -229,6 +235,7 @@ export const discussionRoutes: RestRoute[] = [
   }),
   ...both('/discussion_topics/:topic_id', {
     method: 'GET',
+    accepts: P.topic,
     operation: `query($id: ID!, $type: String, $cid: ID) { discussionTopic(id: $id, contextType: $type, contextId: $cid) { ...DiscussionTopicJson } }`,
     variables: ({ params }) => {
       const r = topicRef(params);
@@ -239,6 +246,7 @@ export const discussionRoutes: RestRoute[] = [
   }),
   ...both('/discussion_topics/:topic_id', {
     method: 'PUT',
+    accepts: P.update,
     operation: topicPayload('updateDiscussionTopic', 'UpdateDiscussionTopicInput'),
     variables: ({ params }) => ({ input: { ...topicRef(params), ...topicFields(params) } }),
     root: 'updateDiscussionTopic',
@@ -248,6 +256,7 @@ export const discussionRoutes: RestRoute[] = [
   }),
   ...both('/discussion_topics/:topic_id', {
     method: 'DELETE',
+    accepts: P.topic,
     operation: topicPayload('deleteDiscussionTopic', 'DiscussionRefInput'),
     variables: ({ params }) => ({ input: topicRef(params) }),
     root: 'deleteDiscussionTopic',
@@ -256,6 +265,7 @@ export const discussionRoutes: RestRoute[] = [
   }),
   ...both('/discussion_topics/:topic_id/entries', {
     method: 'GET',
+    accepts: P.topic,
     operation: `query($id: ID!, $type: String, $cid: ID, $first: Int, $after: String) { discussionTopic(id: $id, contextType: $type, contextId: $cid) {
       entriesConnection(first: $first, after: $after) { nodes { ...DiscussionEntryJson } ${PAGE} } } }`,
     variables: ({ params }) => {
@@ -268,6 +278,7 @@ export const discussionRoutes: RestRoute[] = [
   }),
   ...both('/discussion_topics/:topic_id/entries', {
     method: 'POST',
+    accepts: P.entry,
     operation: entryPayload,
     variables: ({ params }) => {
       const r = topicRef(params);
@@ -280,6 +291,7 @@ export const discussionRoutes: RestRoute[] = [
   }),
   ...both('/discussion_topics/:topic_id/entries/:entry_id/replies', {
     method: 'GET',
+    accepts: P.replies,
     operation: `query($id: ID!, $type: String, $cid: ID, $entry: ID!, $first: Int, $after: String) { discussionTopic(id: $id, contextType: $type, contextId: $cid) {
       entry(id: $entry) { repliesConnection(first: $first, after: $after) { nodes { ...DiscussionReplyJson } ${PAGE} } } } }`,
     variables: ({ params }) => {
@@ -292,6 +304,7 @@ export const discussionRoutes: RestRoute[] = [
   }),
   ...both('/discussion_topics/:topic_id/entries/:entry_id/replies', {
     method: 'POST',
+    accepts: P.reply,
     operation: entryPayload,
     variables: ({ params }) => {
       const r = topicRef(params);
@@ -308,9 +321,9 @@ export const discussionRoutes: RestRoute[] = [
   ...both('/discussion_topics/:topic_id/read', markRead(false, false)),
   ...both('/discussion_topics/:topic_id/read_all', markRead(true, true)),
   ...both('/discussion_topics/:topic_id/read_all', markRead(false, true)),
-  ...streamRoutes('/api/v1/groups/:group_id/activity_stream', 'groupActivityStream', 'groupActivityStreamSummary', { name: 'groupId', param: 'group_id' }),
-  ...streamRoutes('/api/v1/courses/:course_id/activity_stream', 'courseActivityStream', 'courseActivityStreamSummary', { name: 'courseId', param: 'course_id' }),
-  ...streamRoutes('/api/v1/users/self/activity_stream', 'viewerActivityStream', 'viewerActivityStreamSummary'),
-  ...streamRoutes('/api/v1/users/activity_stream', 'viewerActivityStream', 'viewerActivityStreamSummary'),
+  ...streamRoutes('/api/v1/groups/:group_id/activity_stream', 'groupActivityStream', 'groupActivityStreamSummary', P.groupStream, { name: 'groupId', param: 'group_id' }),
+  ...streamRoutes('/api/v1/courses/:course_id/activity_stream', 'courseActivityStream', 'courseActivityStreamSummary', P.courseStream, { name: 'courseId', param: 'course_id' }),
+  ...streamRoutes('/api/v1/users/self/activity_stream', 'viewerActivityStream', 'viewerActivityStreamSummary', P.viewerStream),
+  ...streamRoutes('/api/v1/users/activity_stream', 'viewerActivityStream', 'viewerActivityStreamSummary', P.viewerStream),
 ];
 
