@@ -268,7 +268,7 @@ describe('graded discussions in modules and the planner', () => {
   it('shows the graded topic on the planner with its submission status', async () => {
     const topic = await gradedTopic({ title: 'Planner graded talk' }, { points_possible: 4, due_at: '2031-08-15T12:00:00Z' });
     const planner = async (who: WorldUser) =>
-      (ok(await who.api.get('/api/v1/planner/items?start_date=2031-08-14&end_date=2031-08-16&per_page=50')) as any[]).find((i) => i.plannable_id === topic.id);
+      (ok(await who.api.get('/api/v1/planner/items?start_date=2031-08-14&end_date=2031-08-16&per_page=50')) as any[]).find((i) => i.plannable_id === String(topic.id));
     const before = await planner(kit.room.student);
     expect(before).toMatchObject({ plannable_type: 'discussion_topic', plannable: { assignment_id: topic.assignment_id, points_possible: 4 }, submissions: { submitted: false } });
     await kit.post(kit.room.student, topic.id);

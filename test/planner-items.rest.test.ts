@@ -76,12 +76,12 @@ describe('GET /api/v1/planner/items', () => {
 
   it('emits the planner item shape: context, plannable, override, submissions (with both feedback names), html_url', async () => {
     const res = await items(room.student.api);
-    const essay = res.body.find((i: any) => i.plannable_type === 'assignment' && i.plannable_id === ids.assignment);
+    const essay = res.body.find((i: any) => i.plannable_type === 'assignment' && i.plannable_id === String(ids.assignment));
     expect(essay).toEqual({
       context_type: 'Course',
       course_id: room.course.id,
       context_name: 'Biology 101',
-      plannable_id: ids.assignment,
+      plannable_id: String(ids.assignment), // a string in planner items (the spec's table)
       plannable_type: 'assignment',
       plannable_date: at(2, 10),
       planner_override: null,
@@ -99,9 +99,9 @@ describe('GET /api/v1/planner/items', () => {
       },
       html_url: `${server.url}/courses/${room.course.id}/assignments/${ids.assignment}`,
     });
-    const note = res.body.find((i: any) => i.plannable_type === 'planner_note' && i.plannable_id === ids.note);
+    const note = res.body.find((i: any) => i.plannable_type === 'planner_note' && i.plannable_id === String(ids.note));
     expect(note).toEqual({
-      plannable_id: ids.note,
+      plannable_id: String(ids.note),
       plannable_type: 'planner_note',
       plannable_date: at(1, 15),
       planner_override: null,
@@ -120,15 +120,15 @@ describe('GET /api/v1/planner/items', () => {
       },
       html_url: `${server.url}/api/v1/planner_notes/${ids.note}`,
     });
-    const courseNote = res.body.find((i: any) => i.plannable_id === ids.courseNote && i.plannable_type === 'planner_note');
+    const courseNote = res.body.find((i: any) => i.plannable_id === String(ids.courseNote) && i.plannable_type === 'planner_note');
     expect(courseNote).toMatchObject({ context_type: 'Course', course_id: room.course.id, plannable: { course_id: room.course.id } });
-    const quiz = res.body.find((i: any) => i.plannable_type === 'quiz' && i.plannable_id === ids.gradedQuiz);
+    const quiz = res.body.find((i: any) => i.plannable_type === 'quiz' && i.plannable_id === String(ids.gradedQuiz));
     expect(quiz).toMatchObject({
       submissions: { submitted: false, has_feedback: false, with_feedback: false },
       plannable: { id: ids.gradedQuiz, title: 'Graded quiz', assignment_id: ids.gradedQuizAssignment, points_possible: 5 },
       html_url: `${server.url}/courses/${room.course.id}/quizzes/${ids.gradedQuiz}`,
     });
-    const practice = res.body.find((i: any) => i.plannable_id === ids.practice && i.plannable_type === 'quiz');
+    const practice = res.body.find((i: any) => i.plannable_id === String(ids.practice) && i.plannable_type === 'quiz');
     expect(practice.submissions).toBe(false);
     expect(practice.plannable).not.toHaveProperty('assignment_id');
     const page = res.body.find((i: any) => i.plannable_type === 'wiki_page');
@@ -140,6 +140,22 @@ describe('GET /api/v1/planner/items', () => {
       plannable: { id: ids.topic, title: 'Discuss', todo_date: at(5, 8), read_state: 'unread', unread_count: 0 },
       html_url: `${server.url}/courses/${room.course.id}/discussion_topics/${ids.topic}`,
     });
+  });
+
+  it("types plannable_id as the spec's string of digits, while the override inside keeps its integer plannable_id", async () => {
+    // A course and student of its own, so the other tests' lists stay as they are.
+    const course = await world.course({ name: 'Ids' });
+    const student = await world.user('Ids student');
+    await world.enroll(course.id, room.teacher.id, 'TeacherEnrollment');
+    await world.enroll(course.id, student.id, 'StudentEnrollment');
+    const a = await new Content(room.teacher.api, course.id).assignment('String ids', at(2, 12));
+    await student.api.post('/api/v1/planner/overrides', { plannable_type: 'assignment', plannable_id: a.id, dismissed: true });
+    const [item] = (await items(student.api)).body;
+    expect(item).toMatchObject({ plannable_type: 'assignment', plannable_id: String(a.id), course_id: course.id });
+    expect(item.planner_override.plannable_id).toBe(a.id);
+    // Canvas's string-ids Accept header turns every other id into a string as well.
+    const [same] = (await student.api.with({ Accept: 'application/json+canvas-string-ids' }).get('/api/v1/planner/items')).body;
+    expect(same).toMatchObject({ plannable_id: String(a.id), course_id: String(course.id), planner_override: { plannable_id: String(a.id) }, plannable: { id: String(a.id) } });
   });
 
   it('never shows unpublished content, undated content, delayed announcements or other users’ notes', async () => {
@@ -229,7 +245,7 @@ describe('GET /api/v1/planner/items', () => {
     await room.teacher.api.post(`/api/v1/groups/${group.body.id}/memberships`, { user_id: room.student.id });
     const topic = await content.topic('Team plan', at(6, 10), { contextPath: `/api/v1/groups/${group.body.id}` });
     const all = (await items(room.student.api)).body;
-    const item = all.find((i: any) => i.plannable_id === topic.id && i.plannable_type === 'discussion_topic');
+    const item = all.find((i: any) => i.plannable_id === String(topic.id) && i.plannable_type === 'discussion_topic');
     expect(item).toMatchObject({ context_type: 'Group', group_id: group.body.id, context_name: 'Team A', html_url: `${server.url}/groups/${group.body.id}/discussion_topics/${topic.id}` });
     expect(item).not.toHaveProperty('course_id');
     expect(keys((await items(room.student.api, `?context_codes[]=group_${group.body.id}`)).body)).toEqual([`discussion_topic:${topic.id}`]);
@@ -291,18 +307,18 @@ describe('submissions, overrides and filters', () => {
     const a = await content.assignment('Worksheet', at(1, 11));
     const submit = await room.student.api.post(`/api/v1/courses/${room.course.id}/assignments/${a.id}/submissions`, { submission: { submission_type: 'online_text_entry', body: 'done' } });
     expect(submit.status).toBe(201);
-    let item = (await items(room.student.api)).body.find((i: any) => i.plannable_id === a.id && i.plannable_type === 'assignment');
+    let item = (await items(room.student.api)).body.find((i: any) => i.plannable_id === String(a.id) && i.plannable_type === 'assignment');
     expect(item.submissions).toMatchObject({ submitted: true, graded: false, needs_grading: true, late: false, missing: false, has_feedback: false, with_feedback: false });
     expect(item.html_url).toBe(`${server.url}/courses/${room.course.id}/assignments/${a.id}/submissions/${room.student.id}`);
     await room.teacher.api.put(`/api/v1/courses/${room.course.id}/assignments/${a.id}/submissions/${room.student.id}`, { submission: { posted_grade: '9' } });
-    item = (await items(room.student.api)).body.find((i: any) => i.plannable_id === a.id && i.plannable_type === 'assignment');
+    item = (await items(room.student.api)).body.find((i: any) => i.plannable_id === String(a.id) && i.plannable_type === 'assignment');
     expect(item.submissions).toMatchObject({ submitted: true, graded: true, needs_grading: false, posted_at: expect.stringMatching(ISO) });
     const b = await content.assignment('Excused work', at(1, 12));
     await room.teacher.api.put(`/api/v1/courses/${room.course.id}/assignments/${b.id}/submissions/${room.student.id}`, { submission: { excuse: true } });
-    item = (await items(room.student.api)).body.find((i: any) => i.plannable_id === b.id && i.plannable_type === 'assignment');
+    item = (await items(room.student.api)).body.find((i: any) => i.plannable_id === String(b.id) && i.plannable_type === 'assignment');
     expect(item.submissions).toMatchObject({ excused: true, graded: true, missing: false });
     const overdue = await content.assignment('Overdue', at(-2));
-    item = (await items(room.student.api)).body.find((i: any) => i.plannable_id === overdue.id && i.plannable_type === 'assignment');
+    item = (await items(room.student.api)).body.find((i: any) => i.plannable_id === String(overdue.id) && i.plannable_type === 'assignment');
     expect(item.submissions).toMatchObject({ missing: true, submitted: false });
   });
 
@@ -310,10 +326,10 @@ describe('submissions, overrides and filters', () => {
     const a = await content.assignment('Mark me', at(1, 13));
     const o = await room.student.api.post('/api/v1/planner/overrides', { plannable_type: 'assignment', plannable_id: a.id, marked_complete: true });
     expect(o.status).toBe(201);
-    const item = (await items(room.student.api)).body.find((i: any) => i.plannable_id === a.id && i.plannable_type === 'assignment');
+    const item = (await items(room.student.api)).body.find((i: any) => i.plannable_id === String(a.id) && i.plannable_type === 'assignment');
     expect(item.planner_override).toMatchObject({ id: o.body.id, plannable_type: 'assignment', plannable_id: a.id, marked_complete: true, dismissed: false, workflow_state: 'active', assignment_id: a.id });
     // Another student's view of the same assignment carries no override.
-    const theirs = (await items(room.student2.api)).body.find((i: any) => i.plannable_id === a.id && i.plannable_type === 'assignment');
+    const theirs = (await items(room.student2.api)).body.find((i: any) => i.plannable_id === String(a.id) && i.plannable_type === 'assignment');
     expect(theirs.planner_override).toBeNull();
     // A quiz override is stored against the quiz, even when given as its assignment.
     const qo = await room.student.api.post('/api/v1/planner/overrides', { plannable_type: 'assignment', plannable_id: ids.gradedQuizAssignment, marked_complete: true });
@@ -343,7 +359,7 @@ describe('submissions, overrides and filters', () => {
     const gradedTopic = await content.topic('Graded debate', null);
     await server.app.ds.query('UPDATE discussion_topics SET assignment_id = ? WHERE id = ?', [graded.id, gradedTopic.id]);
     const all = (await items(room.student.api)).body;
-    const asTopic = all.find((i: any) => i.plannable_id === gradedTopic.id && i.plannable_type === 'discussion_topic');
+    const asTopic = all.find((i: any) => i.plannable_id === String(gradedTopic.id) && i.plannable_type === 'discussion_topic');
     expect(asTopic).toMatchObject({ new_activity: true, plannable: { assignment_id: graded.id, read_state: 'unread' }, submissions: { submitted: false } });
     unread = keys((await items(room.student.api, '?filter=new_activity')).body);
     expect(unread).toEqual(expect.arrayContaining([`discussion_topic:${topic.id}`, `discussion_topic:${gradedTopic.id}`]));
@@ -354,7 +370,7 @@ describe('submissions, overrides and filters', () => {
     expect(unread).not.toContain(`discussion_topic:${gradedTopic.id}`);
     // A new reply by someone else is new activity again.
     await room.teacher.api.post(`/api/v1/courses/${room.course.id}/discussion_topics/${topic.id}/entries`, { message: 'ping' });
-    const again = (await items(room.student.api, '?filter=new_activity')).body.find((i: any) => i.plannable_id === topic.id);
+    const again = (await items(room.student.api, '?filter=new_activity')).body.find((i: any) => i.plannable_id === String(topic.id));
     expect(again).toMatchObject({ new_activity: true, plannable: { read_state: 'read', unread_count: 1 } });
   });
 

@@ -95,7 +95,6 @@ describe('POST /api/v1/planner/overrides', () => {
     expect(noId.body).toEqual({ errors: { plannable_id: [{ attribute: 'plannable_id', type: 'blank', message: 'blank' }] } });
     for (const body of [
       { plannable_type: 'assignment', plannable_id: 987654 },
-      { plannable_type: 'assignment', plannable_id: 'abc' },
       { plannable_type: 'assignment', plannable_id: draft.id },
       { plannable_type: 'calendar_event', plannable_id: 1 },
       { plannable_type: 'planner_note', plannable_id: othersNote.body.id },
@@ -104,6 +103,10 @@ describe('POST /api/v1/planner/overrides', () => {
       expect(res.status).toBe(404);
       expect(res.body).toEqual(NOT_FOUND);
     }
+    // A malformed id is a 400 naming it (declared input), before anything is looked up.
+    const malformed = await room.student.api.post(OVERRIDES, { plannable_type: 'assignment', plannable_id: 'abc' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors.plannable_id[0]).toMatchObject({ attribute: 'plannable_id', type: 'invalid' });
     // A course the caller is not in.
     expect((await room.outsider.api.post(OVERRIDES, { plannable_type: 'assignment', plannable_id: a.id })).body).toEqual(FORBIDDEN);
     expect((await server.as(null).post(OVERRIDES, { plannable_type: 'assignment', plannable_id: a.id })).body).toEqual(UNAUTHENTICATED);
@@ -214,7 +217,7 @@ describe('the module done link', () => {
     const o = list.find((x: any) => x.plannable_type === 'wiki_page' && x.plannable_id === page.page_id);
     expect(o).toMatchObject({ marked_complete: true, dismissed: true, workflow_state: 'active' });
     const items = (await room.student.api.get('/api/v1/planner/items')).body;
-    expect(items.find((i: any) => i.plannable_type === 'wiki_page' && i.plannable_id === page.page_id).planner_override).toMatchObject({ id: o.id, marked_complete: true });
+    expect(items.find((i: any) => i.plannable_type === 'wiki_page' && i.plannable_id === String(page.page_id)).planner_override).toMatchObject({ id: o.id, marked_complete: true });
     await room.student.api.delete(`/api/v1/courses/${room.course.id}/modules/${moduleId}/items/${itemId}/done`);
     expect((await room.student.api.get(`${OVERRIDES}/${o.id}`)).body).toMatchObject({ marked_complete: false, dismissed: false });
     expect(await completed(moduleId, itemId)).toBe(false);

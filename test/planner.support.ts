@@ -82,4 +82,4 @@ export async function allPages(api: Api, firstPath: string): Promise<{ items: an
   return { items, links };
 }
 
-export const keyOf = (item: { plannable_type: string; plannable_id: number }) => `${item.plannable_type}:${item.plannable_id}`;
+export const keyOf = (item: { plannable_type: string; plannable_id: string | number }) => `${item.plannable_type}:${item.plannable_id}`;

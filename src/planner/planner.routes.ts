@@ -1,6 +1,7 @@
 import { nullableStr, str, strArray, toBool } from '../rest/params';
 import { numericIds } from '../rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
+import { plannerParams as P } from './planner.params';
 
 defineFragment(`fragment PlannerOverrideJson on PlannerOverride {
   id: _id plannable_type: plannableType plannable_id: plannableId user_id: userId assignment_id: assignmentId
@@ -60,7 +61,9 @@ const OPTIONAL = new Set(['course_id', 'group_id', 'assignment_id']);
 
 export function presentItem(item: Json): Json {
   const { plannable, planner_override, submissions, ...rest } = item;
-  const out: Json = numericIds(rest, ['course_id', 'group_id', 'plannable_id']);
+  // The spec's planner item types plannable_id as a string (as Canvas's documentation shows), unlike the
+  // override's integer plannable_id: GraphQL's ID already is a string of digits, so it is left as it comes.
+  const out: Json = numericIds(rest, ['course_id', 'group_id']);
   // The context keys are named after the context; a note without a course has none.
   if (out.context_type == null) for (const k of ['context_type', 'course_id', 'group_id', 'context_name']) delete out[k];
   else delete out[out.context_type === 'Course' ? 'group_id' : 'course_id'];
@@ -95,6 +98,7 @@ function itemVariables({ params }: RestInput): Json {
 const itemsRoute = (path: string, anonymous: boolean): RestRoute => ({
   method: 'GET',
   path,
+  accepts: P.items,
   operation: `query(${ITEM_VARS}) { plannerItems(${ITEM_ARGS}) { nodes { ...PlannerItemJson } pageInfo { hasNextPage endCursor } } }`,
   variables: itemVariables,
   root: 'plannerItems',
@@ -125,6 +129,7 @@ export const plannerRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/planner_notes',
+    accepts: P.notes,
     operation: `query($startDate: String, $endDate: String, $contextCodes: [String!], $first: Int, $after: String) {
       plannerNotes(startDate: $startDate, endDate: $endDate, contextCodes: $contextCodes, first: $first, after: $after) { nodes { ...PlannerNoteJson } totalCount }
     }`,
@@ -140,6 +145,7 @@ export const plannerRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/planner_notes/:id',
+    accepts: P.note,
     operation: 'query($id: ID!) { plannerNote(id: $id) { ...PlannerNoteJson } }',
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'plannerNote',
@@ -148,6 +154,7 @@ export const plannerRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/planner_notes',
+    accepts: P.createNote,
     operation: NOTE_MUTATION('createPlannerNote', 'CreatePlannerNoteInput'),
     variables: ({ params }) => ({
       input: {
@@ -165,6 +172,7 @@ export const plannerRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/planner_notes/:id',
+    accepts: P.updateNote,
     operation: NOTE_MUTATION('updatePlannerNote', 'UpdatePlannerNoteInput'),
     variables: ({ params }) => ({
       input: { id: str(params.id), ...noteFields(params), courseId: params.course_id === undefined ? undefined : nullableStr(params.course_id) },
@@ -176,6 +184,7 @@ export const plannerRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/planner_notes/:id',
+    accepts: P.note,
     operation: `mutation($id: ID!) { deletePlannerNote(id: $id) { plannerNote { ...PlannerNoteJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'deletePlannerNote',
@@ -187,6 +196,7 @@ export const plannerRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/planner/overrides',
+    accepts: P.overrides,
     operation: 'query($first: Int, $after: String) { plannerOverrides(first: $first, after: $after) { nodes { ...PlannerOverrideJson } totalCount } }',
     root: 'plannerOverrides',
     list: true,
@@ -195,6 +205,7 @@ export const plannerRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/planner/overrides/:id',
+    accepts: P.override,
     operation: 'query($id: ID!) { plannerOverride(id: $id) { ...PlannerOverrideJson } }',
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'plannerOverride',
@@ -203,6 +214,7 @@ export const plannerRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/planner/overrides',
+    accepts: P.createOverride,
     operation: OVERRIDE_MUTATION('createPlannerOverride', 'CreatePlannerOverrideInput'),
     variables: ({ params }) => ({
       input: {
@@ -220,6 +232,7 @@ export const plannerRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/planner/overrides/:id',
+    accepts: P.updateOverride,
     operation: OVERRIDE_MUTATION('updatePlannerOverride', 'UpdatePlannerOverrideInput'),
     variables: ({ params }) => ({ input: { id: str(params.id), markedComplete: toBool(params.marked_complete), dismissed: toBool(params.dismissed) } }),
     root: 'updatePlannerOverride',
@@ -229,6 +242,7 @@ export const plannerRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/planner/overrides/:id',
+    accepts: P.override,
     operation: `mutation($id: ID!) { deletePlannerOverride(id: $id) { plannerOverride { ...PlannerOverrideJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'deletePlannerOverride',
