@@ -2,6 +2,7 @@ import { ValidationError } from '../common/errors';
 import { nullableStr, str } from '../rest/params';
 import { numericIds } from '../rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
+import { id, int, nullableText, params, text, z } from '../rest/input';
 
 defineFragment(`fragment FileJson on File {
   id: _id uuid folder_id: folderId display_name: displayName filename upload_status: uploadStatus content_type: contentType
@@ -79,9 +80,26 @@ function uploadInput(contextType: string, idParam: string, { params }: RestInput
   };
 }
 
+// ---- declared params: sizes and ids are checked here; names, paths and content types by the service ----
+const contextId = (idParam: string) =>
+  idParam === 'user_id' ? id({ self: true, prefixes: ['sis_user_id', 'sis_login_id'] }) : idParam === 'course_id' ? id({ prefixes: ['sis_course_id'] }) : id({ prefixes: ['sis_group_id'] });
+const preflightParams = (idParam: string) =>
+  params({
+    [idParam]: contextId(idParam),
+    name: text({ max: 4096 }).optional(),
+    // Whole bytes; the service reports a missing size and the quota left.
+    size: z.union([int({ min: -1, max: Number.MAX_SAFE_INTEGER }), z.literal(''), z.null()]).optional(),
+    content_type: nullableText({ max: 255 }).optional(),
+    parent_folder_id: id({ nullable: true }).optional(),
+    parent_folder_path: text({ max: 4096 }).optional(),
+    folder: text({ max: 4096 }).optional(),
+    on_duplicate: nullableText({ max: 32 }).optional(),
+  });
+
 const confirmRoute = (method: 'GET' | 'POST'): RestRoute => ({
   method,
   path: '/api/v1/files/:id/create_success',
+  accepts: params({ id: id(), uuid: text({ max: 255 }).optional() }),
   operation: `mutation($input: ConfirmFileUploadInput!) { confirmFileUpload(input: $input) { file { ...FileJson } ${PAYLOAD_ERRORS} } }`,
   variables: ({ params }) => ({ input: { id: str(params.id), uuid: str(params.uuid) ?? '' } }),
   root: 'confirmFileUpload',
@@ -94,6 +112,7 @@ export const fileRoutes: RestRoute[] = [
     ([type, idParam, path]): RestRoute => ({
       method: 'POST',
       path,
+      accepts: preflightParams(idParam),
       operation: `mutation($input: CreateFileUploadInput!) { createFileUpload(input: $input) { uploadUrl uploadParams { name value } fileParam ${PAYLOAD_ERRORS} } }`,
       variables: (input) => ({ input: uploadInput(type, idParam, input) }),
       root: 'createFileUpload',
@@ -109,6 +128,7 @@ export const fileRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/files/:id',
+    accepts: params({ id: id() }),
     operation: `query($id: ID!) { file(id: $id) { ...FileJson } }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'file',
@@ -117,6 +137,7 @@ export const fileRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/files/:id',
+    accepts: params({ course_id: id({ prefixes: ['sis_course_id'] }), id: id() }),
     operation: `query($id: ID!, $courseId: ID) { file(id: $id, courseId: $courseId) { ...FileJson } }`,
     variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
     root: 'file',
@@ -125,6 +146,7 @@ export const fileRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/groups/:group_id/files',
+    accepts: params({ group_id: id({ prefixes: ['sis_group_id'] }) }),
     operation: `query($id: ID!, $first: Int, $after: String) { group(id: $id) { filesConnection(first: $first, after: $after) {
       nodes { ...FileJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
     variables: ({ params }) => ({ id: str(params.group_id) }),
