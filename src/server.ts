@@ -15,7 +15,7 @@ import { attachGraphqlWs } from './graphql/ws';
 import { isDbUnavailable } from './db/unavailable';
 import { Throttle } from './http/throttle';
 import { registerThrottle } from './http/throttle-hooks';
-import { sendUnavailable, unavailableFormatted, unavailablePlugin } from './http/unavailable';
+import { rethrowUnavailable, sendUnavailable, unavailableFormatted, unavailablePlugin } from './http/unavailable';
 import { registerFileStorageRoutes } from './files/file-storage.routes';
 import { discardTempUploads, MULTIPART_LIMITS, readMultipartBody } from './files/temp-uploads';
 import { INTERNAL_BODY } from './rest/errors';
@@ -162,7 +162,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
           baseUrl: baseUrl(req),
           log: req.log,
           allowTool: true,
-        });
+        }).catch(rethrowUnavailable);
         if (isRestError(ctx)) {
           throw new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
         }

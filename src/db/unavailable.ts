@@ -76,10 +76,11 @@ export function isDbUnavailable(error: unknown): boolean {
     for (const e of queue) {
       if (!e || typeof e !== 'object' || seen.has(e)) continue;
       seen.add(e);
-      const o = e as { code?: unknown; message?: unknown; driverError?: unknown; originalError?: unknown; cause?: unknown; errors?: unknown };
+      const o = e as { code?: unknown; message?: unknown; driverError?: unknown; originalError?: unknown; cause?: unknown; thrownValue?: unknown; errors?: unknown };
       if (typeof o.code === 'string' && CODES.has(o.code)) return true;
       if (typeof o.message === 'string' && MESSAGES.some((re) => re.test(o.message as string))) return true;
-      next.push(o.driverError, o.originalError, o.cause);
+      // thrownValue: graphql-js wraps a thrown value that is not an Error of its realm (NonErrorThrown).
+      next.push(o.driverError, o.originalError, o.cause, o.thrownValue);
       // AggregateError (e.g. a connect that tried IPv4 and IPv6).
       if (Array.isArray(o.errors)) next.push(...o.errors);
     }

@@ -29,6 +29,11 @@ export function unavailableGraphqlError(): GraphQLError {
   });
 }
 
+/** For the GraphQL context function: a connection-class failure becomes the 503 error, others go on. */
+export function rethrowUnavailable(err: unknown): never {
+  throw isDbUnavailable(err) ? unavailableGraphqlError() : err;
+}
+
 /** The public shape of a resolver's connection-class failure (formatError). */
 export const unavailableFormatted = (path: readonly (string | number)[] | undefined) => ({
   message: UNAVAILABLE_MESSAGE,

@@ -13,6 +13,8 @@ import { checkParams, commonParams } from './input';
 import { mergeParams, ParamTree, parsePairs, parseQueryString, str } from './params';
 import { stringifyIds } from './present';
 import { requestMeta } from './request-meta';
+import { isDbUnavailable } from '../db/unavailable';
+import { sendUnavailable } from '../http/unavailable';
 import { RestInput, RestRoute, withFragments } from './route';
 
 const STRING_IDS = 'application/json+canvas-string-ids';
@@ -139,6 +141,9 @@ async function handle(app: AppServices, { route, compiled }: CompiledRoute, req:
   }
   const result = await compiled.query(undefined, ctx, variables);
   if (result.errors?.length) {
+    // An unreachable database is a 503 to retry, whichever field ran into it first.
+    const down = result.errors.find((e) => isDbUnavailable(e));
+    if (down) return sendUnavailable(req, reply, down.originalError ?? down);
     const mapped = graphqlErrorToRest(result.errors[0] as GraphQLError);
     if (mapped) return sendRestError(reply, mapped);
     logUnexpected(req, result.errors[0] as GraphQLError);
