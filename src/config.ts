@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULT_IFRAME_HOSTS, parseIframeHosts } from './common/iframe-hosts';
+import { isPublicUrlValue, isTrustProxyValue } from './common/origin';
 
 /**
  * All configuration comes from the environment, validated once at start so a bad value stops the
@@ -20,6 +21,17 @@ const schema = z.object({
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  // ---- public origin and proxies (src/common/origin.ts) ----
+  /** The origin every absolute URL uses (Link headers, html_url, file URLs, the LTI aud), e.g. https://lms.example.edu; unset: the request's host. */
+  PUBLIC_URL: z
+    .string()
+    .refine(isPublicUrlValue, { message: 'must be an http(s) origin such as https://lms.example.edu (no path, query or credentials)' })
+    .optional(),
+  /** Proxies whose X-Forwarded-For/-Host/-Proto are believed: comma-separated IPs, CIDRs, loopback/linklocal/uniquelocal, or a hop count; unset: none. */
+  TRUST_PROXY: z
+    .string()
+    .refine(isTrustProxyValue, { message: 'must be comma-separated IP addresses, CIDR ranges or loopback/linklocal/uniquelocal, or a hop count 1-32' })
     .optional(),
   LMS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LMS_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),

@@ -37,6 +37,9 @@ async function main(): Promise<void> {
   const address = await server.fastify.listen({ port: config.PORT, host: config.HOST });
   dispatcher?.start();
   log.info({ address, database: config.DATABASE_URL.startsWith('mysql') ? 'mysql' : 'sqlite' }, 'listening');
+  // LMS_ADMIN_TOKEN is issued once per value (src/bootstrap.ts): a revoked one is not brought back.
+  if (installation.adminTokenState === 'revoked') log.warn('LMS_ADMIN_TOKEN was revoked (deleted, regenerated or expired) and stays so; set a new value to issue a new admin token');
+  if (installation.adminTokenState === 'foreign') log.warn("LMS_ADMIN_TOKEN is another user's token and was left as it is; set a new value to issue an admin token");
   if (installation.generatedAdminToken) {
     // Shown once, on the console rather than in the structured log, and never stored in plaintext.
     process.stdout.write(

@@ -8,6 +8,7 @@ import type { AppServices } from './app-services';
 import { bearerToken } from './auth/authenticate';
 import { isRestError, requestContext } from './auth/request-auth';
 import { DomainError } from './common/errors';
+import { isHostValue, originSettings } from './common/origin';
 import { bindRawRequest, graphqlLimitsPlugin } from './graphql/apollo-limits';
 import type { RequestContext } from './graphql/context';
 import { graphqlLimits, limitRules, parseOptions } from './graphql/limits';
@@ -68,11 +69,15 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    trustProxy: true,
+    // Forwarded headers count only from the proxies TRUST_PROXY names (none by default): a direct
+    // client cannot choose the host of our links or the address it is throttled by.
+    trustProxy: originSettings(app.config).trust,
     forceCloseConnections: 'idle',
     // While draining, requests already on open connections are still served in full.
     return503OnClosing: false,
   });
+  // Read by baseUrl(req): every absolute URL of a response comes from PUBLIC_URL or the trusted host.
+  fastify.decorate('originSettings', originSettings(app.config));
 
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 10 * 1024 * 1024 }, (_req, body, done) => {
     done(null, parsePairs(new URLSearchParams(body as string)));
@@ -90,6 +95,13 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
 
   fastify.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
+  });
+  // RFC 9112: a Host that is not a host name is a 400; no URL is ever built from it (Apollo's
+  // integration would otherwise throw on it and answer 500).
+  fastify.addHook('onRequest', async (req, reply) => {
+    if (req.host && !isHostValue(req.host)) {
+      return reply.code(400).type('application/json; charset=utf-8').send({ errors: [{ message: 'Invalid Host header' }] });
+    }
   });
   // Canvas's throttle (src/http/throttle.ts), before anything reads a body or the database.
   const throttle = Throttle.fromConfig(app.config, fastify.log);

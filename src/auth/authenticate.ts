@@ -30,16 +30,40 @@ export async function authenticate(ds: DataSource, tokenKey: string, token: stri
     .innerJoinAndMapOne('t.owner', User, 'u', 'u.id = t.user_id')
     .where('t.crypted_token = :crypted', { crypted: hashToken(token, tokenKey) })
     .getOne()) as (AccessToken & { owner?: User }) | null;
+  const checked = usable(row);
+  if (checked.kind !== 'ok') return checked;
+  const { token: found } = checked;
+  // Like Canvas, last_used_at is coarse so a busy token does not write on every request.
+  const now = Date.now();
+  if (!found.lastUsedAt || now - found.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    found.lastUsedAt = new Date(now - (now % 1000));
+    await ds.getRepository(AccessToken).update({ id: found.id }, { lastUsedAt: found.lastUsedAt });
+  }
+  return checked;
+}
+
+/** A token row (with its owner joined) as an AuthResult: active, unexpired, and owned by a live user. */
+function usable(row: (AccessToken & { owner?: User }) | null): AuthResult {
   if (!row || row.workflowState !== 'active') return { kind: 'invalid' };
   if (row.isExpired()) return { kind: 'expired', expiredAt: row.expiresAt! };
   const user = row.owner;
   delete row.owner;
   if (!user || user.workflowState === 'deleted') return { kind: 'invalid' };
-  // Like Canvas, last_used_at is coarse so a busy token does not write on every request.
-  const now = Date.now();
-  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    row.lastUsedAt = new Date(now - (now % 1000));
-    await ds.getRepository(AccessToken).update({ id: row.id }, { lastUsedAt: row.lastUsedAt });
-  }
   return { kind: 'ok', user, token: row };
+}
+
+/**
+ * Re-reads a token authenticated earlier, with its owner, fresh. It is found by id and the keyed hash
+ * it had then (no plaintext is kept), so a regenerated token no longer matches. Long-lived connections
+ * (graphql-ws) call this per operation and per event: a token deleted, regenerated or expired since,
+ * or a user deleted since, stops acting at once.
+ */
+export async function reauthenticate(ds: DataSource, token: Pick<AccessToken, 'id' | 'cryptedToken'>): Promise<AuthResult> {
+  const row = (await ds
+    .getRepository(AccessToken)
+    .createQueryBuilder('t')
+    .innerJoinAndMapOne('t.owner', User, 'u', 'u.id = t.user_id')
+    .where('t.id = :id AND t.crypted_token = :crypted', { id: token.id, crypted: token.cryptedToken })
+    .getOne()) as (AccessToken & { owner?: User }) | null;
+  return usable(row);
 }

@@ -90,8 +90,9 @@ export function describeDatabase(url: string): string {
   }
 }
 
-/** The base URL a local client would use for the configured listener. */
+/** The base URL a client would use: PUBLIC_URL when configured, else the local listener. */
 export function serverBaseUrl(config: Config): string {
+  if (config.PUBLIC_URL) return new URL(config.PUBLIC_URL).origin;
   const host = ['0.0.0.0', '::', ''].includes(config.HOST) ? '127.0.0.1' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   return `http://${host}:${config.PORT}`;
 }

@@ -3,19 +3,25 @@ import type { IncomingMessage, Server } from 'node:http';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { AppServices } from '../app-services';
-import { authenticate, bearerToken } from '../auth/authenticate';
+import { getOperationAST, GraphQLError } from 'graphql';
+import type { WebSocket } from 'ws';
+import { bearerToken } from '../auth/authenticate';
+import { SocketAuth } from '../auth/socket-auth';
+import { originSettings, requestOrigin } from '../common/origin';
 import { User } from '../users/user.entity';
 import { AccessToken } from '../auth/access-token.entity';
 import type { ToolProxy } from '../lti/tool-proxy.entity';
-import { looksLikeJwt, verifyToolAccessToken } from '../lti/lti-tokens';
 import { createContext } from './context';
-import { chargeCost, graphqlLimits } from './limits';
-import { prepareWsOperation } from './ws-limits';
 import type { Throttle } from '../http/throttle';
 import { throttleGraphqlWs } from '../http/throttle-ws';
+import { chargeCost, graphqlLimits } from './limits';
+import { prepareWsOperation } from './ws-limits';
 
 interface ConnectionExtra {
   request: IncomingMessage;
+  socket: WebSocket;
+  /** The connection's credentials, re-checked before every operation and event (src/auth/socket-auth.ts). */
+  auth?: SocketAuth;
   viewer?: User;
   token?: AccessToken;
   /** A tool that connected with its LTI JWT access token (instead of a user's token). */
@@ -30,6 +36,7 @@ interface ConnectionExtra {
  */
 export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBaseLogger, throttle: Throttle | null = null) {
   const limits = graphqlLimits(app.config);
+  const origin = originSettings(app.config);
   // A frame past maxPayload closes the socket with 1009 before it is buffered (the ws default is 100 MiB).
   const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: app.config.GRAPHQL_WS_MAX_PAYLOAD_BYTES });
   const disposable = useServer<Record<string, unknown>, Partial<ConnectionExtra>>(
@@ -38,37 +45,37 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
         const header = (params.Authorization ?? params.authorization) as string | undefined;
-        const bearer = bearerToken(header);
-        if (bearer && looksLikeJwt(bearer)) {
-          const tool = await verifyToolAccessToken(app.ds, app.tokenKey, bearer, String(ctx.extra.request.headers.host ?? ''));
-          if (!tool) return false;
-          Object.assign(ctx.extra as object, { tool });
-          return true;
-        }
-        const auth = await authenticate(app.ds, app.tokenKey, bearer);
-        if (auth.kind !== 'ok') return false;
-        Object.assign(ctx.extra as object, { viewer: auth.user, token: auth.token });
+        const host = new URL(requestOrigin(origin, ctx.extra.request)).host;
+        const auth = await SocketAuth.connect(app, bearerToken(header), host);
+        if (!auth) return false;
+        Object.assign(ctx.extra as object, { auth, viewer: auth.viewer ?? undefined, token: auth.token ?? undefined, tool: auth.tool ?? undefined });
         return true;
       },
       // Every operation gets HTTP GraphQL's limits (tokens, depth, aliases, directives, introspection, cost).
-      onSubscribe: (ctx, _id, payload) => {
+      onSubscribe: async (ctx, _id, payload) => {
         const extra = ctx.extra as ConnectionExtra;
+        // Re-authenticated per operation: a revoked token or deleted user ends the socket.
+        if (!(await stillAuthorized(extra))) return [new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED' } })];
         const prepared = prepareWsOperation(app.schema, limits, payload, Boolean(extra.viewer || extra.tool));
         if ('errors' in prepared) return prepared.errors;
         // Charged to the socket's upgrade request, where the graphql-ws throttle reads each operation's cost.
         chargeCost(extra.request, limits, prepared.cost);
         return prepared.args;
       },
+      // And per subscription event: nothing more reaches a socket whose token was revoked meanwhile.
+      onNext: async (ctx, _id, _payload, args) => {
+        if (getOperationAST(args.document, args.operationName)?.operation !== 'subscription') return;
+        await stillAuthorized(ctx.extra as ConnectionExtra);
+      },
       // A fresh context (and loader cache) per operation: a connection lives far longer than a request.
       context: (ctx) => {
         const extra = ctx.extra as ConnectionExtra;
-        const proto = (extra.request.headers['x-forwarded-proto'] as string | undefined) ?? 'http';
         return createContext({
           app,
           viewer: extra.viewer ?? null,
           token: extra.token ?? null,
           tool: extra.tool ?? null,
-          baseUrl: `${proto}://${extra.request.headers.host}`,
+          baseUrl: requestOrigin(origin, extra.request),
           log,
         });
       },
@@ -93,4 +100,20 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Re-checks the socket's credentials and refreshes who it acts as. When they no longer hold, the
+ * socket closes with 4403 (as a refused connection_init does) before anything is run or sent: a
+ * closing socket sends nothing more, and closing ends every subscription on it.
+ */
+async function stillAuthorized(extra: ConnectionExtra): Promise<boolean> {
+  const auth = extra.auth;
+  if (auth && (await auth.recheck())) {
+    Object.assign(extra, { viewer: auth.viewer ?? undefined, token: auth.token ?? undefined, tool: auth.tool ?? undefined });
+    return true;
+  }
+  Object.assign(extra, { viewer: undefined, token: undefined, tool: undefined });
+  extra.socket.close(4403, 'Forbidden');
+  return false;
 }

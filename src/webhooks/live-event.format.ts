@@ -114,7 +114,8 @@ export async function buildMetadata(r: Reads, ctx: RequestContext, eventName: st
   const real = ctx.realUser && viewer && ctx.realUser.id !== viewer.id ? ctx.realUser : null;
   const role = viewer && context.course ? await r.role(context.course, viewer.id) : null;
   const req = ctx.request;
-  const hostname = req?.host ?? hostOf(ctx.baseUrl);
+  // The public host (PUBLIC_URL when set), not whatever Host header the client sent.
+  const hostname = hostOf(ctx.baseUrl);
   const root = context.rootAccount;
   const metadata: Json = {
     event_name: eventName,
