@@ -63,11 +63,23 @@ describe('POST /api/lti/accounts/:account_id/authorize', () => {
     expect(res.status).toBe(200);
   });
 
-  it('builds the expected aud from the forwarded protocol, as the Link headers do', async () => {
+  it('builds the expected aud as the Link headers do: a forwarded protocol counts only from a trusted proxy', async () => {
     const path = ROOT;
     const httpsAud = `https://${new URL(server.url).host}${path}`;
-    expect((await grant({ aud: httpsAud }, { headers: { 'X-Forwarded-Proto': 'https' } })).status).toBe(200);
-    await expectInvalidGrant(await grant({ aud: httpsAud }));
+    // No TRUST_PROXY: a client's own X-Forwarded-Proto changes nothing.
+    await expectInvalidGrant(await grant({ aud: httpsAud }, { headers: { 'X-Forwarded-Proto': 'https' } }));
+    expect((await grant({}, { headers: { 'X-Forwarded-Proto': 'https' } })).status).toBe(200);
+    const proxied = await startTestServer({ TRUST_PROXY: 'loopback' });
+    try {
+      const p = await createProxy(proxied, { capabilities: [ALL] });
+      const aud = `https://${new URL(proxied.url).host}${path}`;
+      const send = async (headers: Record<string, string>) =>
+        proxied.as(null).with(headers).post(path, { grant_type: JWT_BEARER, assertion: await assertion(p.shared_secret, { sub: p.guid, aud }) });
+      expect((await send({ 'X-Forwarded-Proto': 'https' })).status).toBe(200);
+      await expectInvalidGrant(await send({}));
+    } finally {
+      await proxied.close();
+    }
   });
 
   it('refuses a bad signature', async () => {
