@@ -1,6 +1,7 @@
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { nullableStr, str, strArray, toBool, tree } from '../rest/params';
 import { numericIds, omitNull } from '../rest/present';
+import { courseParams as P } from './course.params';
 
 defineFragment(`fragment CourseJson on Course {
   id: _id name account_id: accountId root_account_id: rootAccountId uuid start_at: startAt end_at: endAt
@@ -109,13 +110,15 @@ export const courseRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/accounts/:account_id/courses',
+    accepts: P.create,
     operation: `mutation($input: CreateCourseInput!) { createCourse(input: $input) { course { ...CourseJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({
       input: {
         accountId: str(params.account_id),
         ...courseFields(params),
         offer: toBool(params.offer),
-        enrollMe: str(params.enroll_me) === 'true',
+        // Canvas's value_to_boolean, as declared (1, yes and on count too).
+        enrollMe: toBool(params.enroll_me) === true,
       },
     }),
     root: 'createCourse',
@@ -125,6 +128,7 @@ export const courseRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/courses',
+    accepts: P.list,
     operation: `query($first: Int, $after: String, $state: String, $type: String) {
       coursesConnection(first: $first, after: $after, enrollmentState: $state, enrollmentType: $type) {
         nodes { ...CourseJson enrollments: viewerEnrollments { type role user_id: userId enrollment_state: state limit_privileges_to_course_section: limitPrivilegesToCourseSection } }
@@ -137,6 +141,7 @@ export const courseRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/courses/:id',
+    accepts: P.course,
     operation: `query($id: ID!) { course(id: $id) { ...CourseJson } }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'course',
@@ -145,6 +150,7 @@ export const courseRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/courses/:id',
+    accepts: P.update,
     operation: `mutation($input: UpdateCourseInput!) { updateCourse(input: $input) { course { ...CourseJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => {
       const event = str(tree(params.course).event) ?? (toBool(params.offer) ? 'offer' : undefined);
@@ -157,6 +163,7 @@ export const courseRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/courses/:course_id/sections',
+    accepts: P.createSection,
     operation: `mutation($input: CreateSectionInput!) { createSection(input: $input) { section { ...SectionJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => {
       const s = tree(params.course_section);
@@ -179,6 +186,7 @@ export const courseRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/sections',
+    accepts: P.sections,
     operation: `query($id: ID!, $first: Int, $after: String) { course(id: $id) {
       sectionsConnection(first: $first, after: $after) { nodes { ...SectionJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
     variables: ({ params }) => ({ id: str(params.course_id) }),
@@ -189,6 +197,7 @@ export const courseRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/courses/:course_id/enrollments',
+    accepts: P.createEnrollment,
     operation: `mutation($input: CreateEnrollmentInput!) { createEnrollment(input: $input) { enrollment { ...EnrollmentJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => {
       const e = tree(params.enrollment);
@@ -215,6 +224,7 @@ export const courseRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/enrollments',
+    accepts: P.enrollments,
     operation: `query($id: ID!, $first: Int, $after: String, $types: [String!], $states: [String!], $userId: ID, $sectionId: ID) {
       course(id: $id) { enrollmentsConnection(first: $first, after: $after, types: $types, states: $states, userId: $userId, sectionId: $sectionId) {
         nodes { ...EnrollmentJson } totalCount pageInfo { hasNextPage endCursor } } } }`,

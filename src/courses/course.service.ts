@@ -42,7 +42,7 @@ export interface UpdateCourseInput extends CourseFields {
   event?: string | null;
 }
 
-const DEFAULT_VIEWS = ['feed', 'wiki', 'modules', 'syllabus', 'assignments'];
+export const DEFAULT_VIEWS = ['feed', 'wiki', 'modules', 'syllabus', 'assignments'] as const;
 
 export class CourseService {
   constructor(private readonly ctx: RequestContext) {}
@@ -81,7 +81,7 @@ export class CourseService {
     const start = fields.startAt !== undefined ? fields.startAt : existing?.startAt;
     const end = fields.endAt !== undefined ? fields.endAt : existing?.endAt;
     if (start && end && end.getTime() < start.getTime()) v.add('conclude_at', 'invalid', 'End date cannot be before start date');
-    if (fields.defaultView != null) v.check(DEFAULT_VIEWS.includes(fields.defaultView), 'default_view', 'inclusion', 'Invalid default view');
+    if (fields.defaultView != null) v.check((DEFAULT_VIEWS as readonly string[]).includes(fields.defaultView), 'default_view', 'inclusion', 'Invalid default view');
     if (fields.storageQuotaMb != null) v.check(fields.storageQuotaMb >= 0, 'storage_quota_mb', 'invalid', 'must be zero or more');
     if (fields.sisCourseId) {
       const clash = await this.ctx.ds.getRepository(Course).findOneBy({
