@@ -15,8 +15,3 @@ export async function orHidden<T>(lookup: Promise<T> | (() => Promise<T>)): Prom
   }
 }
 
-/** orHidden for each id of a list; refused ones are left out. Lookups run together, so loaders batch them. */
-export async function visibleOnly<T>(ids: readonly number[], lookup: (id: number) => Promise<T>): Promise<T[]> {
-  const found = await Promise.all(ids.map((id) => orHidden(() => lookup(id))));
-  return found.filter((x): x is Awaited<T> => x != null) as T[];
-}
