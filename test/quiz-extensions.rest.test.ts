@@ -160,7 +160,6 @@ describe('POST …/quiz_extensions: bad input is refused whole', () => {
     ['a boolean for extend_from_now', { extend_from_now: true }, 'extend_from_now', 'not_an_integer'],
     ['a word for manually_unlocked', { manually_unlocked: 'maybe' }, 'manually_unlocked', 'invalid'],
     ['a non-numeric user_id', { user_id: 'abc' }, 'user_id', 'invalid'],
-    ['an object for user_id', { user_id: { id: 1 } }, 'user_id', 'invalid'],
     ['no user_id', { user_id: undefined, extra_attempts: 1 }, 'user_id', 'blank'],
   ];
 
@@ -172,6 +171,14 @@ describe('POST …/quiz_extensions: bad input is refused whole', () => {
     const attr = `quiz_extensions[1][${field}]`;
     expect(Object.keys(res.body.errors)).toEqual([attr]);
     expect(res.body.errors[attr][0]).toMatchObject({ attribute: attr, type, message: expect.stringContaining(attr) });
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('refuses an object where user_id belongs by its declared shape (400 naming the field), applying nothing', async () => {
+    const before = await snapshot();
+    const res = await extend(c, [{ user_id: room.student.id, extra_attempts: 3 }, { user_id: { id: 1 } }]);
+    expect(res.status).toBe(400);
+    expect(res.body.errors['quiz_extensions[][user_id]'][0]).toMatchObject({ attribute: 'quiz_extensions[][user_id]', type: 'invalid' });
     expect(await snapshot()).toBe(before);
   });
 

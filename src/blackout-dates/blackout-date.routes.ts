@@ -3,6 +3,9 @@ import type { FieldError } from '../common/errors';
 import { str } from '../rest/params';
 import { numericIds } from '../rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
+import { hash, id, nullableText, obj, params, text, z } from '../rest/input';
+import { accountId } from '../accounts/account.params';
+import { courseId } from '../courses/course.params';
 
 /** Canvas's BlackoutDate JSON: every column, dates as YYYY-MM-DD. */
 defineFragment(`fragment BlackoutDateJson on BlackoutDate {
@@ -78,7 +81,35 @@ export function bulkEntries(raw: unknown): Json[] {
   });
 }
 
-const both = (base: Omit<RestRoute, 'path'>, suffix = ''): RestRoute[] => [COURSE, ACCOUNT].map((p) => ({ ...base, path: `${p}${suffix}` }));
+// ---- declared params ----
+// Dates (YYYY-MM-DD), the title's blank and length rules and end-before-start are the service's to check,
+// with Canvas's full messages; the schema holds each value to one short scalar (null is "blank").
+const value = () => nullableText({ max: 4096 });
+const fields = { start_date: value().optional(), end_date: value().optional(), event_title: value().optional() };
+/** One context path param: the row for /courses/… declares course_id, the one for /accounts/… account_id. */
+const contextOf = (path: string): Record<string, z.ZodType<unknown>> => (path.startsWith(COURSE) ? { course_id: courseId() } : { account_id: accountId() });
+const BLACKOUT_MAX = 1_000;
+/** A bulk entry; ids not of this course are the service's 404, so any short scalar is taken. */
+const bulkEntry = obj({ id: value().optional(), ...fields });
+/**
+ * The bulk list as an array, a Rack indexed hash, or (the spec's "string") a JSON array in a string; the
+ * variable builder answers a hash that is not indexed and an entry that is not an object, naming it.
+ */
+const bulkList = z.union([
+  z.array(z.union([bulkEntry, value()])).max(BLACKOUT_MAX),
+  hash(z.union([bulkEntry, value()]), { max: BLACKOUT_MAX }),
+  text({ max: 1_048_576 }),
+  z.null(),
+]);
+const accepts = (path: string, route: Omit<RestRoute, 'path'>): Record<string, z.ZodType<unknown>> => {
+  const shape = contextOf(path);
+  if (path.endsWith('/:id')) shape.id = id();
+  if (route.method === 'POST' || (route.method === 'PUT' && path.endsWith('/:id'))) Object.assign(shape, fields, { blackout_date: obj(fields).optional() });
+  return shape;
+};
+
+const both = (base: Omit<RestRoute, 'path'>, suffix = ''): RestRoute[] =>
+  [COURSE, ACCOUNT].map((p) => ({ ...base, path: `${p}${suffix}`, accepts: params(accepts(`${p}${suffix}`, base)) }));
 
 const messages = (fields: FieldError[]) => fields.map((f) => f.message);
 
@@ -158,6 +189,7 @@ export const blackoutDateRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: COURSE,
+    accepts: params({ course_id: courseId(), blackout_dates: bulkList.optional() }),
     operation: `mutation($input: ReplaceBlackoutDatesInput!) { replaceBlackoutDates(input: $input) { blackoutDates { ...BlackoutDateJson } ${PAYLOAD_ERRORS} } }`,
     variables: (input) => ({ input: { ...context(input), blackoutDates: bulkEntries(input.params.blackout_dates) } }),
     root: 'replaceBlackoutDates',

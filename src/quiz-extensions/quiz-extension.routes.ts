@@ -3,6 +3,8 @@ import { reject } from '../content/quizzes/quiz-submission.service';
 import { str } from '../rest/params';
 import { numericIds } from '../rest/present';
 import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
+import { hash, nullableText, obj, params, z } from '../rest/input';
+import { courseId } from '../courses/course.params';
 
 /** Canvas's QuizExtensionSerializer: quiz_id, user_id, extra_attempts, extra_time, manually_unlocked, end_at. */
 defineFragment(`fragment QuizExtensionJson on QuizExtension {
@@ -104,12 +106,34 @@ export function extensionEntries(raw: unknown): Json[] {
   return entries;
 }
 
+// ---- declared params ----
+// Integers, booleans and "not a list" are checked above, ranges and the 1000-entry limit by the service,
+// with Canvas's bodies and per-entry field names (quiz_extensions[i][field]); the schema holds each
+// value to one short scalar and the list to a bounded array or indexed hash.
+const value = () => nullableText({ max: 64 });
+const entry = obj({
+  user_id: nullableText({ max: 255 }).optional(),
+  extra_attempts: value().optional(),
+  extra_time: value().optional(),
+  manually_unlocked: value().optional(),
+  extend_from_now: value().optional(),
+  extend_from_end_at: value().optional(),
+});
+/** Far past the 1000 entries the service refuses (too_long), a request is refused here unread. */
+const ENTRIES_MAX = 10_000;
+const entries = z.union([
+  z.array(z.union([entry, value()])).max(ENTRIES_MAX),
+  hash(z.union([entry, value()]), { max: ENTRIES_MAX }),
+  value(),
+]);
+
 export const presentQuizExtension = (e: Json): Json => numericIds(e, ['quiz_id', 'user_id']);
 
 export const quizExtensionRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/courses/:course_id/quiz_extensions',
+    accepts: params({ course_id: courseId(), quiz_extensions: entries.optional() }),
     operation: `mutation($input: SetCourseQuizExtensionsInput!) {
       setCourseQuizExtensions(input: $input) { quizExtensions { ...QuizExtensionJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ input: { courseId: str(params.course_id), quizExtensions: extensionEntries(params.quiz_extensions) } }),

@@ -2,6 +2,8 @@ import { defineFragment, RestInput, RestRoute } from '../../rest/route';
 import { str, strArray, toBool, tree } from '../../rest/params';
 import { numericIds } from '../../rest/present';
 import { date, LOCK_FIELDS, lockKeys, num, PAYLOAD_ERRORS, text } from '../rest-helpers';
+import { bool, id, list, obj, params } from '../../rest/input';
+import { checked, courseId, html } from '../content.params';
 
 defineFragment(`fragment AssignmentJson on Assignment {
   id: _id name description created_at: createdAt updated_at: updatedAt due_at: dueAt lock_at: lockAt unlock_at: unlockAt
@@ -59,6 +61,26 @@ function assignmentFields(params: Json): Json {
   };
 }
 
+// ---- declared params ----
+// Names, points, grading and submission types, dates and positions are the service's to check (with
+// Canvas's messages, keyed by attribute); the schema holds their shape and size.
+const assignmentBody = obj({
+  name: checked().optional(),
+  description: html().optional(),
+  points_possible: checked().optional(),
+  grading_type: checked().optional(),
+  submission_types: list(checked(), { max: 20 }).optional(),
+  due_at: checked().optional(),
+  unlock_at: checked().optional(),
+  lock_at: checked().optional(),
+  published: bool().optional(),
+  position: checked().optional(),
+});
+const course = { course_id: courseId() };
+const one = { ...course, id: id() };
+/** Without an `assignment` hash a create is the service's blank-name error; a scalar there is refused. */
+const body = { assignment: assignmentBody.optional() };
+
 const PATH = '/api/v1/courses/:course_id/assignments';
 const mutation = (name: string, type: string) => `mutation($input: ${type}!) { ${name}(input: $input) { assignment { ...AssignmentJson } ${PAYLOAD_ERRORS} } }`;
 
@@ -66,6 +88,7 @@ export const assignmentRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: PATH,
+    accepts: params({ ...course, ...body }),
     operation: mutation('createAssignment', 'CreateAssignmentInput'),
     variables: ({ params }) => ({ input: { courseId: str(params.course_id), ...assignmentFields(params) } }),
     root: 'createAssignment',
@@ -76,6 +99,7 @@ export const assignmentRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: PATH,
+    accepts: params(course),
     operation: `query($id: ID!, $first: Int, $after: String) { course(id: $id) {
       assignmentsConnection(first: $first, after: $after) { nodes { ...AssignmentJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
     variables: ({ params }) => ({ id: str(params.course_id) }),
@@ -86,6 +110,7 @@ export const assignmentRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: `${PATH}/:id`,
+    accepts: params(one),
     operation: `query($id: ID!, $courseId: ID!) { assignment(id: $id, courseId: $courseId) { ...AssignmentJson } }`,
     variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
     root: 'assignment',
@@ -94,6 +119,7 @@ export const assignmentRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: `${PATH}/:id`,
+    accepts: params({ ...one, ...body }),
     operation: mutation('updateAssignment', 'UpdateAssignmentInput'),
     variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id), ...assignmentFields(params) } }),
     root: 'updateAssignment',
@@ -103,6 +129,7 @@ export const assignmentRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: `${PATH}/:id`,
+    accepts: params(one),
     operation: `mutation($input: ContentRefInput!) { deleteAssignment(input: $input) { assignment { ...AssignmentJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id) } }),
     root: 'deleteAssignment',

@@ -2,6 +2,9 @@ import { defineFragment, RestRoute } from '../../rest/route';
 import { str, tree } from '../../rest/params';
 import { numericIds } from '../../rest/present';
 import { PAYLOAD_ERRORS, text } from '../rest-helpers';
+import { hash, id, nullableText, oneOf, params } from '../../rest/input';
+import { checked, courseId, html } from '../content.params';
+import { PRIVACY_LEVELS } from './external-tool.entity';
 
 defineFragment(`fragment ExternalToolJson on ExternalTool {
   id: _id name description url domain consumer_key: consumerKey privacy_level: privacyLevel workflow_state: workflowState
@@ -41,6 +44,22 @@ function toolFields(params: Json): Json {
   };
 }
 
+// ---- declared params ----
+// The name, the url's scheme and the domain's form are the service's to check; lengths are the columns'.
+const toolBody = {
+  name: checked().optional(),
+  description: html().optional(),
+  url: nullableText({ max: 2048 }).optional(),
+  domain: nullableText({ max: 255 }).optional(),
+  consumer_key: nullableText({ max: 255 }).optional(),
+  shared_secret: nullableText({ max: 255 }).optional(),
+  privacy_level: oneOf(PRIVACY_LEVELS).optional(),
+  // custom_fields[<name>]=<value>, kept as one JSON TEXT value: names are the service's to check.
+  custom_fields: hash(nullableText({ max: 1024 }), { max: 32 }).optional(),
+};
+const course = { course_id: courseId() };
+const one = { ...course, id: id() };
+
 const PATH = '/api/v1/courses/:course_id/external_tools';
 const mutation = (name: string, type: string) => `mutation($input: ${type}!) { ${name}(input: $input) { externalTool { ...ExternalToolJson } ${PAYLOAD_ERRORS} } }`;
 
@@ -48,6 +67,7 @@ export const externalToolRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: PATH,
+    accepts: params({ ...course, ...toolBody }),
     operation: mutation('createExternalTool', 'CreateExternalToolInput'),
     variables: ({ params }) => ({ input: { courseId: str(params.course_id), ...toolFields(params) } }),
     root: 'createExternalTool',
@@ -57,6 +77,7 @@ export const externalToolRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: PATH,
+    accepts: params(course),
     operation: `query($id: ID!, $first: Int, $after: String) { course(id: $id) {
       externalToolsConnection(first: $first, after: $after) { nodes { ...ExternalToolJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
     variables: ({ params }) => ({ id: str(params.course_id) }),
@@ -67,6 +88,7 @@ export const externalToolRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: `${PATH}/:id`,
+    accepts: params(one),
     operation: `query($id: ID!, $courseId: ID!) { externalTool(id: $id, courseId: $courseId) { ...ExternalToolJson } }`,
     variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
     root: 'externalTool',
@@ -75,6 +97,7 @@ export const externalToolRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: `${PATH}/:id`,
+    accepts: params({ ...one, ...toolBody }),
     operation: mutation('updateExternalTool', 'UpdateExternalToolInput'),
     variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id), ...toolFields(params) } }),
     root: 'updateExternalTool',
@@ -84,6 +107,7 @@ export const externalToolRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: `${PATH}/:id`,
+    accepts: params(one),
     operation: `mutation($input: ContentRefInput!) { deleteExternalTool(input: $input) { externalTool { ...ExternalToolJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id) } }),
     root: 'deleteExternalTool',

@@ -2,6 +2,8 @@ import { defineFragment, RestInput, RestRoute } from '../../rest/route';
 import { str, strArray, toBool, tree } from '../../rest/params';
 import { numericIds } from '../../rest/present';
 import { date, PAYLOAD_ERRORS, text } from '../rest-helpers';
+import { bool, obj, oneOf, params, text as textParam } from '../../rest/input';
+import { checked, courseId, html } from '../content.params';
 
 defineFragment(`fragment PageJson on Page {
   page_id: _id url title created_at: createdAt updated_at: updatedAt hide_from_students: hideFromStudents
@@ -34,6 +36,23 @@ function pageFields(params: Json): Json {
   };
 }
 
+// ---- declared params ----
+// Titles, editing roles and the to-do date are the service's to check (Canvas's messages, keyed by
+// attribute); the body's byte limit is the service's too, the schema bounds its characters.
+const pageBody = obj({
+  title: checked().optional(),
+  body: html().optional(),
+  published: bool().optional(),
+  front_page: bool().optional(),
+  editing_roles: checked().optional(),
+  student_todo_at: checked().optional(),
+  student_planner_checkbox: bool().optional(),
+});
+const course = { course_id: courseId() };
+/** A slug (page urls are at most 255 characters), `page_id:<id>` or a numeric id. */
+const one = { ...course, url_or_id: textParam({ min: 1, max: 255 }) };
+const body = { wiki_page: pageBody.optional() };
+
 const PATH = '/api/v1/courses/:course_id/pages';
 const mutation = (name: string, type: string) => `mutation($input: ${type}!, $withBody: Boolean!) { ${name}(input: $input) { page { ...PageJson } ${PAYLOAD_ERRORS} } }`;
 
@@ -41,6 +60,7 @@ export const pageRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: PATH,
+    accepts: params({ ...course, ...body }),
     operation: mutation('createPage', 'CreatePageInput'),
     variables: ({ params }) => ({ input: { courseId: str(params.course_id), ...pageFields(params) }, withBody: true }),
     root: 'createPage',
@@ -50,6 +70,14 @@ export const pageRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: PATH,
+    accepts: params({
+      ...course,
+      // At least 2 characters: the service answers that with Canvas's own body.
+      search_term: textParam({ max: 255 }).optional(),
+      sort: oneOf(['title', 'created_at', 'updated_at']).optional(),
+      order: oneOf(['asc', 'desc']).optional(),
+      published: bool().optional(),
+    }),
     operation: `query($id: ID!, $first: Int, $after: String, $term: String, $sort: String, $order: String, $published: Boolean, $withBody: Boolean!) { course(id: $id) {
       pagesConnection(first: $first, after: $after, searchTerm: $term, sort: $sort, order: $order, published: $published) {
         nodes { ...PageJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
@@ -69,6 +97,7 @@ export const pageRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: `${PATH}/:url_or_id`,
+    accepts: params(one),
     operation: `query($courseId: ID!, $urlOrId: String!, $withBody: Boolean!) { page(courseId: $courseId, urlOrId: $urlOrId) { ...PageJson } }`,
     variables: ({ params }) => ({ courseId: str(params.course_id), urlOrId: str(params.url_or_id), withBody: true }),
     root: 'page',
@@ -77,6 +106,7 @@ export const pageRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: `${PATH}/:url_or_id`,
+    accepts: params({ ...one, ...body }),
     operation: mutation('updatePage', 'UpdatePageInput'),
     variables: ({ params }) => ({ input: { courseId: str(params.course_id), urlOrId: str(params.url_or_id), ...pageFields(params) }, withBody: true }),
     root: 'updatePage',
@@ -86,6 +116,7 @@ export const pageRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: `${PATH}/:url_or_id`,
+    accepts: params(one),
     operation: `mutation($input: PageRefInput!, $withBody: Boolean!) { deletePage(input: $input) { page { ...PageJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ input: { courseId: str(params.course_id), urlOrId: str(params.url_or_id) }, withBody: true }),
     root: 'deletePage',

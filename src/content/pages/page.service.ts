@@ -1,5 +1,6 @@
 import { In, Not } from 'typeorm';
 import { NotFoundError, RequestError, ValidationError, Validator } from '../../common/errors';
+import { decodePathValue } from '../../common/ids';
 import { sanitizeHtml } from '../../common/sanitize';
 import type { Course } from '../../courses/course.entity';
 import { transaction } from '../../db/transaction';
@@ -47,7 +48,9 @@ export class PageService {
   /** Canvas's page lookup: `page_id:<id>`, then the slug, then a bare numeric id. Live pages only. */
   private async lookup(course: Course | null, raw: string): Promise<WikiPage | null> {
     const repo = this.ctx.ds.getRepository(WikiPage);
-    const s = decodeURIComponent(String(raw)).trim();
+    const decoded = decodePathValue(raw);
+    if (decoded == null) return null;
+    const s = decoded.trim();
     const byId = /^page_id:(\d{1,15})$/.exec(s);
     let page: WikiPage | null = null;
     if (byId) page = await this.ctx.loaders.byId(WikiPage).load(Number(byId[1]));

@@ -3,6 +3,8 @@ import { str, toBool, tree } from '../../rest/params';
 import { numericIds } from '../../rest/present';
 import { date, LOCK_FIELDS, lockKeys, num, PAYLOAD_ERRORS, text } from '../rest-helpers';
 import { reject } from './quiz-submission.service';
+import { bool, hash, id, list, nullableText, obj, params, z } from '../../rest/input';
+import { checked, courseId, html, word } from '../content.params';
 
 defineFragment(`fragment QuizJson on Quiz {
   id: _id title description html_url: htmlUrl quiz_type: quizType time_limit: timeLimit shuffle_answers: shuffleAnswers
@@ -93,6 +95,36 @@ function scoring(params: Json): Json {
   return { attempt: typeof attempt === 'number' && Number.isInteger(attempt) ? attempt : null, fudgePoints: fudge, questions };
 }
 
+// ---- declared params ----
+// Titles, quiz types, limits, attempts, points and dates are the service's to check (Canvas's
+// messages, keyed by attribute); the schema holds their shape and size.
+const quizBody = obj({
+  title: checked().optional(),
+  description: html().optional(),
+  quiz_type: checked().optional(),
+  time_limit: checked().optional(),
+  allowed_attempts: checked().optional(),
+  scoring_policy: checked().optional(),
+  shuffle_answers: bool().optional(),
+  access_code: nullableText({ max: 255 }).optional(),
+  points_possible: checked().optional(),
+  due_at: checked().optional(),
+  unlock_at: checked().optional(),
+  lock_at: checked().optional(),
+  published: bool().optional(),
+});
+const course = { course_id: courseId() };
+const quizRef = { ...course, id: id() };
+const submissionRef = { ...course, quiz_id: id(), id: id() };
+/** One attempt's scores: `questions[<question id>][score|comment]`; bad numbers get Canvas's RequestError. */
+const scoringEntry = obj({
+  attempt: checked().optional(),
+  fudge_points: checked().optional(),
+  questions: hash(obj({ score: checked().optional(), comment: nullableText({ max: 65_535 }).optional() }), { max: 1_000 }).optional(),
+});
+/** Not a list (or missing) is Canvas's "missing required key :quiz_submissions", from the variable builder. */
+const scoringList = z.union([z.array(scoringEntry).max(100), hash(z.union([scoringEntry, word()]), { max: 100 }), word(), z.null()]);
+
 const QUIZZES = '/api/v1/courses/:course_id/quizzes';
 const SUBMISSIONS = `${QUIZZES}/:quiz_id/submissions`;
 const quizMutation = (name: string, type: string) => `mutation($input: ${type}!) { ${name}(input: $input) { quiz { ...QuizJson } ${PAYLOAD_ERRORS} } }`;
@@ -102,6 +134,7 @@ export const quizRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: QUIZZES,
+    accepts: params({ ...course, quiz: quizBody.optional() }),
     operation: quizMutation('createQuiz', 'CreateQuizInput'),
     variables: ({ params }) => ({ input: { courseId: str(params.course_id), ...quizFields(params) } }),
     root: 'createQuiz',
@@ -111,6 +144,7 @@ export const quizRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: QUIZZES,
+    accepts: params(course),
     operation: `query($id: ID!, $first: Int, $after: String) { course(id: $id) {
       quizzesConnection(first: $first, after: $after) { nodes { ...QuizJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
     variables: ({ params }) => ({ id: str(params.course_id) }),
@@ -121,6 +155,7 @@ export const quizRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: `${QUIZZES}/:id`,
+    accepts: params(quizRef),
     operation: `query($id: ID!, $courseId: ID!) { quiz(id: $id, courseId: $courseId) { ...QuizJson } }`,
     variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
     root: 'quiz',
@@ -129,6 +164,7 @@ export const quizRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: `${QUIZZES}/:id`,
+    accepts: params({ ...quizRef, quiz: quizBody.optional() }),
     operation: quizMutation('updateQuiz', 'UpdateQuizInput'),
     variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id), ...quizFields(params) } }),
     root: 'updateQuiz',
@@ -138,6 +174,7 @@ export const quizRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: `${QUIZZES}/:id`,
+    accepts: params(quizRef),
     operation: `mutation($input: ContentRefInput!) { deleteQuiz(input: $input) { quiz { ...QuizJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id) } }),
     root: 'deleteQuiz',
@@ -149,6 +186,7 @@ export const quizRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: SUBMISSIONS,
+    accepts: params({ ...course, quiz_id: id(), access_code: nullableText({ max: 255 }).optional(), preview: bool().optional() }),
     operation: qsMutation('startQuizSubmission', 'StartQuizSubmissionInput'),
     variables: ({ params }) => ({
       input: { quizId: str(params.quiz_id), courseId: str(params.course_id), accessCode: str(params.access_code), preview: params.preview === undefined ? undefined : toBool(params.preview) },
@@ -160,6 +198,7 @@ export const quizRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: SUBMISSIONS,
+    accepts: params({ ...course, quiz_id: id() }),
     operation: `query($id: ID!, $courseId: ID!, $first: Int, $after: String) { quiz(id: $id, courseId: $courseId) {
       submissionsConnection(first: $first, after: $after) { nodes { ...QuizSubmissionJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
     variables: ({ params }) => ({ id: str(params.quiz_id), courseId: str(params.course_id) }),
@@ -170,6 +209,7 @@ export const quizRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: `${SUBMISSIONS}/:id`,
+    accepts: params(submissionRef),
     operation: `query($quizId: ID!, $id: ID!, $courseId: ID) { quizSubmission(quizId: $quizId, id: $id, courseId: $courseId) { ...QuizSubmissionJson } }`,
     variables: ({ params }) => ({ quizId: str(params.quiz_id), id: str(params.id), courseId: str(params.course_id) }),
     root: 'quizSubmission',
@@ -178,6 +218,13 @@ export const quizRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: `${SUBMISSIONS}/:id/complete`,
+    accepts: params({
+      ...submissionRef,
+      // A missing or malformed attempt and a wrong token get Canvas's RequestError bodies from the service.
+      attempt: checked().optional(),
+      validation_token: nullableText({ max: 255 }).optional(),
+      access_code: nullableText({ max: 255 }).optional(),
+    }),
     operation: qsMutation('completeQuizSubmission', 'CompleteQuizSubmissionInput'),
     variables: ({ params }) => ({
       input: {
@@ -196,6 +243,7 @@ export const quizRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: `${SUBMISSIONS}/:id`,
+    accepts: params({ ...submissionRef, quiz_submissions: scoringList.optional() }),
     operation: qsMutation('updateQuizSubmissionScores', 'UpdateQuizSubmissionScoresInput'),
     variables: ({ params }) => ({ input: { quizId: str(params.quiz_id), id: str(params.id), courseId: str(params.course_id), ...scoring(params) } }),
     root: 'updateQuizSubmissionScores',

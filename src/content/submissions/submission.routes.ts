@@ -2,6 +2,9 @@ import { defineFragment, RestInput, RestRoute } from '../../rest/route';
 import { str, strArray, toBool, tree } from '../../rest/params';
 import { numericIds } from '../../rest/present';
 import { PAYLOAD_ERRORS } from '../rest-helpers';
+import { bool, id, list, nullableText, obj, oneOf, params } from '../../rest/input';
+import { userId } from '../../users/user.params';
+import { checked, courseId, html } from '../content.params';
 
 defineFragment(`fragment SubmissionJson on Submission {
   id: _id assignment_id: assignmentId user_id: userId course_id: courseId grader_id: graderId submission_type: submissionType
@@ -30,6 +33,24 @@ export function presentSubmission(s: Json, input: RestInput): Json {
 /** The create response also carries (empty) comments, as Canvas's includes %w[submission_comments attachments]. */
 const presentCreated = (s: Json, input: RestInput) => ({ ...presentSubmission(s, input), submission_comments: [] });
 
+// ---- declared params ----
+const assignmentRef = { course_id: courseId(), assignment_id: id() };
+const studentRef = { ...assignmentRef, user_id: userId() };
+/** The type and what it requires are the service's to check, with Canvas's RequestError bodies. */
+const submitBody = obj({
+  submission_type: checked().optional(),
+  body: html().optional(),
+  // The url column holds 2048 characters; the service checks the scheme.
+  url: nullableText({ max: 2048 }).optional(),
+  file_ids: list(id(), { max: 100 }).optional(),
+});
+/** Grades are words, numbers, percentages or letters the grading scheme reads; the status is the service's enum check. */
+const gradeBody = obj({
+  posted_grade: checked().optional(),
+  excuse: bool().optional(),
+  late_policy_status: checked().optional(),
+});
+
 const PATH = '/api/v1/courses/:course_id/assignments/:assignment_id/submissions';
 const ref = (params: Json) => ({ assignmentId: str(params.assignment_id), courseId: str(params.course_id) });
 
@@ -37,6 +58,7 @@ export const submissionRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: PATH,
+    accepts: params({ ...assignmentRef, submission: submitBody.optional() }),
     operation: `mutation($input: CreateSubmissionInput!) { createSubmission(input: $input) { submission { ...SubmissionJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => {
       const s = tree(params.submission);
@@ -60,6 +82,7 @@ export const submissionRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: PATH,
+    accepts: params({ ...assignmentRef, workflow_state: list(oneOf(['submitted', 'unsubmitted', 'graded', 'pending_review']), { max: 10 }).optional() }),
     operation: `query($id: ID!, $courseId: ID!, $states: [String!], $first: Int, $after: String) { assignment(id: $id, courseId: $courseId) {
       submissionsConnection(workflowStates: $states, first: $first, after: $after) { nodes { ...SubmissionJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
     variables: ({ params }) => ({
@@ -74,6 +97,7 @@ export const submissionRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: `${PATH}/:user_id`,
+    accepts: params(studentRef),
     operation: `query($assignmentId: ID!, $userId: ID!, $courseId: ID) { submission(assignmentId: $assignmentId, userId: $userId, courseId: $courseId) { ...SubmissionJson } }`,
     variables: ({ params }) => ({ ...ref(params), userId: str(params.user_id) }),
     root: 'submission',
@@ -82,6 +106,7 @@ export const submissionRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: `${PATH}/:user_id`,
+    accepts: params({ ...studentRef, submission: gradeBody.optional() }),
     operation: `mutation($input: GradeSubmissionInput!) { gradeSubmission(input: $input) { submission { ...SubmissionJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => {
       const s = tree(params.submission);

@@ -1,0 +1,19 @@
+import { nullableText, text } from '../rest/input';
+
+/**
+ * Declared-param shapes the content routes share (assignments, pages, quizzes, submissions, external
+ * tools). Values whose rules live in a service (names, dates, grading types, positions …) are declared
+ * as `checked()` scalars, so the service still answers with Canvas's own message and attribute; the
+ * schema's job there is the shape (one scalar, not a hash or a list) and a bound on size.
+ */
+
+export { courseId } from '../courses/course.params';
+
+/** A service-checked value, or null / '' to clear it. */
+export const checked = () => nullableText({ max: 4096 });
+
+/** A service-checked value that cannot be cleared (ids and words read with str()). */
+export const word = () => text({ max: 4096 });
+
+/** HTML kept in a TEXT column, which holds 65,535 bytes on MySQL; sanitised by the service. */
+export const html = () => nullableText({ max: 65_535 });
