@@ -1,23 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Config } from '../config';
-import { transaction } from '../db/transaction';
 import { OutboxMessage } from '../events/outbox.entity';
 import { outboxSignal } from '../events/outbox-signal';
-import { ToolProxy } from '../lti/tool-proxy.entity';
 import { withSendTime } from './caliper.format';
+import { DeliveryResults, DispatcherLog, DispatchStats } from './delivery-results';
 import { DestinationGuard } from './destination-guard';
+import { Claimed, claimDue, releaseClaimed } from './outbox-claim';
+import { purgeOutbox } from './outbox-retention';
 import { DeliverySigner } from './signing-keys';
-import { DeliveryOutcome, HttpsTransport, SqsTransport, Transport } from './transports';
+import { HttpsTransport, SqsTransport, Transport } from './transports';
 import { unwantedReason } from './subscription-match';
-import { WebhookSubscription } from './webhook-subscription.entity';
 
-export interface DispatcherLog {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { DispatcherLog } from './delivery-results';
+export { backoffMs } from './retry-timing';
 
 const silent: DispatcherLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -28,29 +25,6 @@ export interface DispatcherOptions {
   log?: DispatcherLog;
   /** Names this dispatcher in claimed rows (host, pid and a random suffix by default). */
   workerId?: string;
-}
-
-/** Full-jitter exponential backoff: uniformly random in [0, min(max, base · 2^(attempt−1))]. */
-export function backoffMs(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
-  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(Math.max(attempt - 1, 0), 40));
-  return Math.floor(random() * ceiling);
-}
-
-/** A datetime read back from a raw query (a Date on MySQL, a UTC string on SQLite). */
-function rawDate(v: unknown): Date | null {
-  if (v == null) return null;
-  if (v instanceof Date) return v;
-  const s = String(v);
-  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s : `${s.replace(' ', 'T')}Z`);
-}
-
-interface Claimed {
-  message: OutboxMessage;
-  token: string;
-  /** The message's subscription as it is now (null when it no longer exists). */
-  subscription: WebhookSubscription | null;
-  /** The subscription's tool proxy as it is now: its capabilities decide what may still be sent. */
-  tool: ToolProxy | null;
 }
 
 /**
@@ -85,7 +59,8 @@ export class Dispatcher {
   private lastPurge = Date.now();
   private readonly onWritten = () => this.wake();
   /** Totals since start, for logs and benches. */
-  readonly stats = { delivered: 0, failed: 0, dead: 0 };
+  readonly stats: DispatchStats = { delivered: 0, failed: 0, dead: 0 };
+  private readonly results: DeliveryResults;
 
   constructor(opts: DispatcherOptions) {
     this.ds = opts.ds;
@@ -98,6 +73,7 @@ export class Dispatcher {
       https: new HttpsTransport(new DestinationGuard(c.WEBHOOK_ALLOW_PRIVATE_NETWORKS), new DeliverySigner(opts.ds, opts.tokenKey), c.WEBHOOK_TIMEOUT_MS, c.WEBHOOK_CA_FILE),
       sqs: new SqsTransport(c, c.WEBHOOK_TIMEOUT_MS),
     };
+    this.results = new DeliveryResults(opts.ds, c, this.log, this.stats);
   }
 
   /** A claim outlives the longest possible attempt, so a live dispatcher never loses its rows. */
@@ -217,62 +193,15 @@ export class Dispatcher {
     }
   }
 
-  // ---- claiming -------------------------------------------------------------------------------
+  // ---- claiming (outbox-claim.ts) ---------------------------------------------------------------
 
-  private async claim(limit: number, dueBy?: Date): Promise<Claimed[]> {
-    const now = new Date();
-    const due_by = dueBy ?? now;
-    const token = randomUUID();
-    const leaseUntil = new Date(now.getTime() + this.leaseMs);
-    const due = ['pending', 'delivering'];
-    const work = async (em: EntityManager) => {
-      const qb = em
-        .getRepository(OutboxMessage)
-        .createQueryBuilder('m')
-        .select('m.id', 'id')
-        .where('m.status IN (:...due)', { due })
-        .andWhere('m.next_attempt_at <= :dueBy', { dueBy: due_by })
-        .orderBy('m.next_attempt_at', 'ASC')
-        .limit(limit);
-      if (this.mysql) qb.setLock('pessimistic_write').setOnLocked('skip_locked');
-      const ids = (await qb.getRawMany<{ id: number | string }>()).map((r) => Number(r.id));
-      if (!ids.length) return [];
-      await em
-        .createQueryBuilder()
-        .update(OutboxMessage)
-        .set({ status: 'delivering', attempts: () => 'attempts + 1', nextAttemptAt: leaseUntil, leaseToken: token, claimedBy: this.workerId, updatedAt: now })
-        .where('id IN (:...ids)', { ids })
-        .andWhere('status IN (:...due)', { due })
-        .andWhere('next_attempt_at <= :dueBy', { dueBy: due_by })
-        .execute();
-      return em.getRepository(OutboxMessage).find({ where: { leaseToken: token }, order: { id: 'ASC' } });
-    };
-    // READ COMMITTED: the locking read takes no gap locks, so it never holds up the request
-    // transactions inserting new messages (SQLite's transactions are serialized anyway).
-    const rows = this.mysql ? await this.ds.transaction('READ COMMITTED', work) : await transaction(this.ds, work);
-    const subIds = [...new Set(rows.map((m) => m.subscriptionId))];
-    const subs = subIds.length ? await this.ds.getRepository(WebhookSubscription).findBy({ id: In(subIds) }) : [];
-    const toolIds = [...new Set(subs.map((s) => s.toolProxyId))];
-    const tools = toolIds.length
-      ? await this.ds.getRepository(ToolProxy).find({ select: { id: true, workflowState: true, capabilities: true }, where: { id: In(toolIds) } })
-      : [];
-    return rows.map((message) => {
-      const subscription = subs.find((s) => s.id === message.subscriptionId) ?? null;
-      return { message, token, subscription, tool: tools.find((t) => t.id === subscription?.toolProxyId) ?? null };
-    });
+  private claim(limit: number, dueBy?: Date): Promise<Claimed[]> {
+    return claimDue(this.ds, { mysql: this.mysql, workerId: this.workerId, leaseMs: this.leaseMs, limit, dueBy });
   }
 
   /** Gives claimed rows back (claimed while stopping). */
-  private async release(batch: Claimed[]): Promise<void> {
-    if (!batch.length) return;
-    await transaction(this.ds, (em) =>
-      em
-        .createQueryBuilder()
-        .update(OutboxMessage)
-        .set({ status: 'pending', attempts: () => 'attempts - 1', nextAttemptAt: new Date(), leaseToken: null, claimedBy: null })
-        .where('lease_token = :token', { token: batch[0].token })
-        .execute(),
-    );
+  private release(batch: Claimed[]): Promise<void> {
+    return releaseClaimed(this.ds, batch);
   }
 
   // ---- delivering ------------------------------------------------------------------------------
@@ -299,140 +228,18 @@ export class Dispatcher {
       signal,
     });
     if (this.abandoned) return;
-    if (outcome.ok) await this.recordSuccess(m, token, sub, startedAt, outcome);
-    else await this.recordFailure(m, token, sub, startedAt, outcome);
+    if (outcome.ok) await this.results.success(m, token, sub, startedAt, outcome);
+    else await this.results.failure(m, token, sub, startedAt, outcome);
   }
 
   /** Ends a message without an attempt (its subscription is gone, deactivated or no longer wants it). */
   private async finish(m: OutboxMessage, token: string, status: 'cancelled' | 'dead', reason: string): Promise<void> {
     if (this.abandoned) return;
-    await transaction(this.ds, (em) =>
-      em
-        .createQueryBuilder()
-        .update(OutboxMessage)
-        .set({ status, attempts: () => 'attempts - 1', lastError: reason.slice(0, 1000), leaseToken: null, updatedAt: new Date() })
-        .where('id = :id AND lease_token = :token', { id: m.id, token })
-        .execute(),
-    );
-    if (status === 'dead') this.stats.dead++;
+    await this.results.finish(m, token, status, reason);
   }
 
-  private async recordSuccess(m: OutboxMessage, token: string, sub: WebhookSubscription, at: Date, outcome: DeliveryOutcome): Promise<void> {
-    const now = new Date();
-    await transaction(this.ds, async (em) => {
-      const res = await em
-        .createQueryBuilder()
-        .update(OutboxMessage)
-        .set({
-          status: 'delivered',
-          deliveredAt: now,
-          firstAttemptAt: m.firstAttemptAt ?? at,
-          lastAttemptAt: at,
-          lastError: null,
-          lastStatusCode: outcome.statusCode,
-          leaseToken: null,
-          updatedAt: now,
-        })
-        .where("id = :id AND lease_token = :token AND status = 'delivering'", { id: m.id, token })
-        .execute();
-      if (!res.affected) return;
-      if (sub.consecutiveFailures > 0) {
-        await em.createQueryBuilder().update(WebhookSubscription).set({ consecutiveFailures: 0 }).where('id = :id', { id: sub.id }).execute();
-      }
-    });
-    this.stats.delivered++;
-  }
-
-  private async recordFailure(m: OutboxMessage, token: string, sub: WebhookSubscription, at: Date, outcome: DeliveryOutcome): Promise<void> {
-    const c = this.config;
-    const now = new Date();
-    const attempt = m.attempts;
-    const exhausted = now.getTime() >= m.retryUntil.getTime();
-    const next = new Date(now.getTime() + backoffMs(attempt, c.WEBHOOK_RETRY_BASE_MS, c.WEBHOOK_RETRY_MAX_MS));
-    let deactivated = false;
-    await transaction(this.ds, async (em) => {
-      const res = await em
-        .createQueryBuilder()
-        .update(OutboxMessage)
-        .set({
-          status: exhausted ? 'dead' : 'pending',
-          nextAttemptAt: exhausted ? now : next,
-          firstAttemptAt: m.firstAttemptAt ?? at,
-          lastAttemptAt: at,
-          lastError: outcome.error,
-          lastStatusCode: outcome.statusCode,
-          leaseToken: null,
-          updatedAt: now,
-        })
-        .where("id = :id AND lease_token = :token AND status = 'delivering'", { id: m.id, token })
-        .execute();
-      if (!res.affected) return;
-      await em
-        .createQueryBuilder()
-        .update(WebhookSubscription)
-        .set({ consecutiveFailures: () => 'consecutive_failures + 1' })
-        .where('id = :id', { id: sub.id })
-        .execute();
-      deactivated = await this.maybeDeactivate(em, sub.id, now, outcome.error);
-    });
-    this.stats.failed++;
-    if (exhausted || deactivated) this.stats.dead++;
-    if (deactivated) this.log.warn({ subscriptionId: sub.id, lastError: outcome.error }, 'webhook subscription deactivated: its endpoint keeps failing');
-  }
-
-  private async maybeDeactivate(em: EntityManager, subscriptionId: string, now: Date, lastError: string | null): Promise<boolean> {
-    const c = this.config;
-    const sub = await em.getRepository(WebhookSubscription).findOneBy({ id: subscriptionId });
-    if (!sub || sub.deactivatedAt || sub.consecutiveFailures < c.WEBHOOK_DEACTIVATE_FAILURES) return false;
-    const lastSuccess = rawDate(
-      (
-        await em
-          .getRepository(OutboxMessage)
-          .createQueryBuilder('m')
-          .select('MAX(m.delivered_at)', 'at')
-          .where("m.subscription_id = :id AND m.status = 'delivered'", { id: subscriptionId })
-          .getRawOne<{ at: unknown }>()
-      )?.at,
-    );
-    const firstFailure = em
-      .getRepository(OutboxMessage)
-      .createQueryBuilder('m')
-      .select('MIN(m.first_attempt_at)', 'at')
-      .where("m.subscription_id = :id AND m.status <> 'delivered' AND m.first_attempt_at IS NOT NULL", { id: subscriptionId });
-    if (lastSuccess) firstFailure.andWhere('m.first_attempt_at > :since', { since: lastSuccess });
-    const failingSince = rawDate((await firstFailure.getRawOne<{ at: unknown }>())?.at) ?? now;
-    if (now.getTime() - failingSince.getTime() < c.WEBHOOK_DEACTIVATE_WINDOW_MS) return false;
-    const reason = `${sub.consecutiveFailures} failed deliveries in a row since ${failingSince.toISOString()}; last error: ${lastError ?? 'unknown'}`;
-    await em.getRepository(WebhookSubscription).update({ id: subscriptionId }, { deactivatedAt: now, deactivationReason: reason.slice(0, 255) });
-    await em
-      .createQueryBuilder()
-      .update(OutboxMessage)
-      .set({ status: 'dead', lastError: `subscription deactivated: ${reason}`.slice(0, 1000), leaseToken: null, updatedAt: now })
-      .where("subscription_id = :id AND status = 'pending'", { id: subscriptionId })
-      .execute();
-    return true;
-  }
-
-  /** Removes delivered and cancelled messages past retention (dead ones stay for operators). */
   private async purge(): Promise<void> {
     this.lastPurge = Date.now();
-    const cutoff = new Date(Date.now() - this.config.WEBHOOK_RETENTION_DAYS * 86_400_000);
-    try {
-      for (let round = 0; round < 20; round++) {
-        const ids = (
-          await this.ds
-            .getRepository(OutboxMessage)
-            .createQueryBuilder('m')
-            .select('m.id', 'id')
-            .where("m.status IN ('delivered', 'cancelled') AND m.updated_at < :cutoff", { cutoff })
-            .limit(1000)
-            .getRawMany<{ id: number }>()
-        ).map((r) => Number(r.id));
-        if (!ids.length) return;
-        await transaction(this.ds, (em) => em.getRepository(OutboxMessage).delete({ id: In(ids) }));
-      }
-    } catch (e) {
-      this.log.warn({ err: { message: (e as Error).message } }, 'webhook outbox purge failed');
-    }
+    await purgeOutbox(this.ds, this.config.WEBHOOK_RETENTION_DAYS, this.log);
   }
 }

@@ -1,0 +1,151 @@
+import { DataSource, EntityManager } from 'typeorm';
+import type { Config } from '../config';
+import { transaction } from '../db/transaction';
+import { OutboxMessage } from '../events/outbox.entity';
+import { backoffMs } from './retry-timing';
+import type { DeliveryOutcome } from './transports';
+import { WebhookSubscription } from './webhook-subscription.entity';
+
+export interface DispatcherLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Totals since a dispatcher started, for logs and benches. */
+export interface DispatchStats {
+  delivered: number;
+  failed: number;
+  dead: number;
+}
+
+/** A datetime read back from a raw query (a Date on MySQL, a UTC string on SQLite). */
+export function rawDate(v: unknown): Date | null {
+  if (v == null) return null;
+  if (v instanceof Date) return v;
+  const s = String(v);
+  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s : `${s.replace(' ', 'T')}Z`);
+}
+
+/**
+ * Records what became of a claimed message. Every write is conditional on the claim's lease token,
+ * so a dispatcher whose lease ran out (and whose message another dispatcher took over) records
+ * nothing.
+ */
+export class DeliveryResults {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly config: Config,
+    private readonly log: DispatcherLog,
+    private readonly stats: DispatchStats,
+  ) {}
+
+  /** Ends a message without an attempt (its subscription is gone, deactivated or no longer wants it). */
+  async finish(m: OutboxMessage, token: string, status: 'cancelled' | 'dead', reason: string): Promise<void> {
+    await transaction(this.ds, (em) =>
+      em
+        .createQueryBuilder()
+        .update(OutboxMessage)
+        .set({ status, attempts: () => 'attempts - 1', lastError: reason.slice(0, 1000), leaseToken: null, updatedAt: new Date() })
+        .where('id = :id AND lease_token = :token', { id: m.id, token })
+        .execute(),
+    );
+    if (status === 'dead') this.stats.dead++;
+  }
+
+  async success(m: OutboxMessage, token: string, sub: WebhookSubscription, at: Date, outcome: DeliveryOutcome): Promise<void> {
+    const now = new Date();
+    await transaction(this.ds, async (em) => {
+      const res = await em
+        .createQueryBuilder()
+        .update(OutboxMessage)
+        .set({
+          status: 'delivered',
+          deliveredAt: now,
+          firstAttemptAt: m.firstAttemptAt ?? at,
+          lastAttemptAt: at,
+          lastError: null,
+          lastStatusCode: outcome.statusCode,
+          leaseToken: null,
+          updatedAt: now,
+        })
+        .where("id = :id AND lease_token = :token AND status = 'delivering'", { id: m.id, token })
+        .execute();
+      if (!res.affected) return;
+      if (sub.consecutiveFailures > 0) {
+        await em.createQueryBuilder().update(WebhookSubscription).set({ consecutiveFailures: 0 }).where('id = :id', { id: sub.id }).execute();
+      }
+    });
+    this.stats.delivered++;
+  }
+
+  async failure(m: OutboxMessage, token: string, sub: WebhookSubscription, at: Date, outcome: DeliveryOutcome): Promise<void> {
+    const c = this.config;
+    const now = new Date();
+    const attempt = m.attempts;
+    const exhausted = now.getTime() >= m.retryUntil.getTime();
+    const next = new Date(now.getTime() + backoffMs(attempt, c.WEBHOOK_RETRY_BASE_MS, c.WEBHOOK_RETRY_MAX_MS));
+    let deactivated = false;
+    await transaction(this.ds, async (em) => {
+      const res = await em
+        .createQueryBuilder()
+        .update(OutboxMessage)
+        .set({
+          status: exhausted ? 'dead' : 'pending',
+          nextAttemptAt: exhausted ? now : next,
+          firstAttemptAt: m.firstAttemptAt ?? at,
+          lastAttemptAt: at,
+          lastError: outcome.error,
+          lastStatusCode: outcome.statusCode,
+          leaseToken: null,
+          updatedAt: now,
+        })
+        .where("id = :id AND lease_token = :token AND status = 'delivering'", { id: m.id, token })
+        .execute();
+      if (!res.affected) return;
+      await em
+        .createQueryBuilder()
+        .update(WebhookSubscription)
+        .set({ consecutiveFailures: () => 'consecutive_failures + 1' })
+        .where('id = :id', { id: sub.id })
+        .execute();
+      deactivated = await this.maybeDeactivate(em, sub.id, now, outcome.error);
+    });
+    this.stats.failed++;
+    if (exhausted || deactivated) this.stats.dead++;
+    if (deactivated) this.log.warn({ subscriptionId: sub.id, lastError: outcome.error }, 'webhook subscription deactivated: its endpoint keeps failing');
+  }
+
+  private async maybeDeactivate(em: EntityManager, subscriptionId: string, now: Date, lastError: string | null): Promise<boolean> {
+    const c = this.config;
+    const sub = await em.getRepository(WebhookSubscription).findOneBy({ id: subscriptionId });
+    if (!sub || sub.deactivatedAt || sub.consecutiveFailures < c.WEBHOOK_DEACTIVATE_FAILURES) return false;
+    const lastSuccess = rawDate(
+      (
+        await em
+          .getRepository(OutboxMessage)
+          .createQueryBuilder('m')
+          .select('MAX(m.delivered_at)', 'at')
+          .where("m.subscription_id = :id AND m.status = 'delivered'", { id: subscriptionId })
+          .getRawOne<{ at: unknown }>()
+      )?.at,
+    );
+    const firstFailure = em
+      .getRepository(OutboxMessage)
+      .createQueryBuilder('m')
+      .select('MIN(m.first_attempt_at)', 'at')
+      .where("m.subscription_id = :id AND m.status <> 'delivered' AND m.first_attempt_at IS NOT NULL", { id: subscriptionId });
+    if (lastSuccess) firstFailure.andWhere('m.first_attempt_at > :since', { since: lastSuccess });
+    const failingSince = rawDate((await firstFailure.getRawOne<{ at: unknown }>())?.at) ?? now;
+    if (now.getTime() - failingSince.getTime() < c.WEBHOOK_DEACTIVATE_WINDOW_MS) return false;
+    const reason = `${sub.consecutiveFailures} failed deliveries in a row since ${failingSince.toISOString()}; last error: ${lastError ?? 'unknown'}`;
+    await em.getRepository(WebhookSubscription).update({ id: subscriptionId }, { deactivatedAt: now, deactivationReason: reason.slice(0, 255) });
+    await em
+      .createQueryBuilder()
+      .update(OutboxMessage)
+      .set({ status: 'dead', lastError: `subscription deactivated: ${reason}`.slice(0, 1000), leaseToken: null, updatedAt: now })
+      .where("subscription_id = :id AND status = 'pending'", { id: subscriptionId })
+      .execute();
+    return true;
+  }
+}

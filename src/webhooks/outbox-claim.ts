@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { transaction } from '../db/transaction';
+import { OutboxMessage } from '../events/outbox.entity';
+import { ToolProxy } from '../lti/tool-proxy.entity';
+import { WebhookSubscription } from './webhook-subscription.entity';
+
+/** A message a dispatcher holds under one claim, with what decides whether it may still be sent. */
+export interface Claimed {
+  message: OutboxMessage;
+  token: string;
+  /** The message's subscription as it is now (null when it no longer exists). */
+  subscription: WebhookSubscription | null;
+  /** The subscription's tool proxy as it is now: its capabilities decide what may still be sent. */
+  tool: ToolProxy | null;
+}
+
+export interface ClaimOptions {
+  mysql: boolean;
+  workerId: string;
+  /** How long the claim lasts (next_attempt_at of a delivering row). */
+  leaseMs: number;
+  limit: number;
+  /** Only rows due by then (default now). */
+  dueBy?: Date;
+}
+
+/**
+ * Claims due `pending` rows and `delivering` rows whose lease ran out, oldest first:
+ * SELECT … FOR UPDATE SKIP LOCKED on MySQL/MariaDB, then an UPDATE that re-checks the row is still
+ * due (so SQLite, whose transactions are serialized, is safe too). `attempts` counts claims.
+ */
+export async function claimDue(ds: DataSource, o: ClaimOptions): Promise<Claimed[]> {
+  const now = new Date();
+  const dueBy = o.dueBy ?? now;
+  const token = randomUUID();
+  const leaseUntil = new Date(now.getTime() + o.leaseMs);
+  const due = ['pending', 'delivering'];
+  const work = async (em: EntityManager) => {
+    const qb = em
+      .getRepository(OutboxMessage)
+      .createQueryBuilder('m')
+      .select('m.id', 'id')
+      .where('m.status IN (:...due)', { due })
+      .andWhere('m.next_attempt_at <= :dueBy', { dueBy })
+      .orderBy('m.next_attempt_at', 'ASC')
+      .limit(o.limit);
+    if (o.mysql) qb.setLock('pessimistic_write').setOnLocked('skip_locked');
+    const ids = (await qb.getRawMany<{ id: number | string }>()).map((r) => Number(r.id));
+    if (!ids.length) return [];
+    await em
+      .createQueryBuilder()
+      .update(OutboxMessage)
+      .set({ status: 'delivering', attempts: () => 'attempts + 1', nextAttemptAt: leaseUntil, leaseToken: token, claimedBy: o.workerId, updatedAt: now })
+      .where('id IN (:...ids)', { ids })
+      .andWhere('status IN (:...due)', { due })
+      .andWhere('next_attempt_at <= :dueBy', { dueBy })
+      .execute();
+    return em.getRepository(OutboxMessage).find({ where: { leaseToken: token }, order: { id: 'ASC' } });
+  };
+  // READ COMMITTED: the locking read takes no gap locks, so it never holds up the request
+  // transactions inserting new messages (SQLite's transactions are serialized anyway).
+  const rows = o.mysql ? await ds.transaction('READ COMMITTED', work) : await transaction(ds, work);
+  const subIds = [...new Set(rows.map((m) => m.subscriptionId))];
+  const subs = subIds.length ? await ds.getRepository(WebhookSubscription).findBy({ id: In(subIds) }) : [];
+  const toolIds = [...new Set(subs.map((s) => s.toolProxyId))];
+  const tools = toolIds.length
+    ? await ds.getRepository(ToolProxy).find({ select: { id: true, workflowState: true, capabilities: true }, where: { id: In(toolIds) } })
+    : [];
+  return rows.map((message) => {
+    const subscription = subs.find((s) => s.id === message.subscriptionId) ?? null;
+    return { message, token, subscription, tool: tools.find((t) => t.id === subscription?.toolProxyId) ?? null };
+  });
+}
+
+/**
+ * Gives claimed rows back without counting an attempt, due at `dueAt` (now by default): rows claimed
+ * while stopping, or held back for a destination that is being slowed down.
+ */
+export async function releaseClaimed(ds: DataSource, batch: Claimed[], dueAt = new Date()): Promise<void> {
+  if (!batch.length) return;
+  const ids = batch.map((b) => b.message.id);
+  await transaction(ds, (em) =>
+    em
+      .createQueryBuilder()
+      .update(OutboxMessage)
+      .set({ status: 'pending', attempts: () => 'attempts - 1', nextAttemptAt: dueAt, leaseToken: null, claimedBy: null })
+      .where('id IN (:...ids) AND lease_token = :token', { ids, token: batch[0].token })
+      .execute(),
+  );
+}
