@@ -120,6 +120,20 @@ export function obj(shape: Record<string, Scalar>): z.ZodType<Record<string, unk
   return z.looseObject(shape) as unknown as z.ZodType<Record<string, unknown>>;
 }
 
+/**
+ * A Canvas model's params hash (`course[...]`, `enrollment[...]`, `error[...]`): a problem inside it is
+ * named by the model's attribute (`start_at`, not `course[start_at]`), as Canvas's model errors are and
+ * as the service's own checks of the same fields name them, so one field has one name in every answer.
+ */
+export function model(shape: Record<string, Scalar>): z.ZodType<Record<string, unknown>> {
+  const schema = obj(shape);
+  MODEL_HASHES.add(schema);
+  return schema;
+}
+const MODEL_HASHES = new WeakSet<object>();
+/** For each declared params schema, its keys that hold a model() hash (see checkParams). */
+const MODEL_KEYS = new WeakMap<object, Set<string>>();
+
 /** An open hash whose keys are data (e.g. `student_ids` keyed by index, or per-user settings). */
 export function hash(value: Scalar, opts: { max?: number } = {}): Scalar {
   const max = opts.max ?? 1_000;
@@ -130,7 +144,11 @@ export function hash(value: Scalar, opts: { max?: number } = {}): Scalar {
 export type RouteParams = z.ZodType<Record<string, unknown>>;
 
 export function params(shape: Record<string, Scalar>): RouteParams {
-  return z.looseObject(shape) as unknown as RouteParams;
+  const schema = z.looseObject(shape) as unknown as RouteParams;
+  const unwrap = (s: Scalar) => (s instanceof z.ZodOptional ? (s.unwrap() as Scalar) : s);
+  const models = Object.keys(shape).filter((k) => MODEL_HASHES.has(unwrap(shape[k])));
+  if (models.length) MODEL_KEYS.set(schema, new Set(models));
+  return schema;
 }
 
 /** Keys the router itself reads on every route (paging, credentials, masquerading, includes). */
@@ -179,8 +197,10 @@ export function checkParams(schema: RouteParams, value: unknown): FieldError[] |
   if (r.success) return null;
   const seen = new Set<string>();
   const errors: FieldError[] = [];
+  const models = MODEL_KEYS.get(schema);
   for (const issue of r.error.issues) {
-    const attribute = fieldName(issue.path);
+    const inModel = issue.path.length > 1 && models?.has(String(issue.path[0]));
+    const attribute = fieldName(inModel ? issue.path.slice(1) : issue.path);
     if (seen.has(attribute)) continue;
     seen.add(attribute);
     const { type, message } = issueDetail(issue);
