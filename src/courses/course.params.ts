@@ -1,5 +1,5 @@
 import { accountId } from '../accounts/account.params';
-import { bool, date, id, list, nullableText, obj, oneOf, params, text, int } from '../rest/input';
+import { bool, date, id, int, list, model, nullableText, oneOf, params, text } from '../rest/input';
 import { userId } from '../users/user.params';
 import { COURSE_EVENTS, DEFAULT_VIEWS } from './course.service';
 import { ENROLLMENT_STATES, ENROLLMENT_TYPES } from './enrollment.entity';
@@ -11,11 +11,13 @@ export const courseId = (opts: { nullable?: boolean } = {}) => id({ prefixes: ['
 export const sectionId = () => id({ prefixes: ['sis_section_id'] });
 
 /**
- * Declared params of the course, section and enrollment rows (src/courses/course.routes.ts). Canvas
- * answers a bad enrollment[type] or enrollment[enrollment_state] with its own one-line message, so those
- * two stay short text for the service to judge.
+ * Declared params of the course, section and enrollment rows (src/courses/course.routes.ts). The
+ * course[...], course_section[...] and enrollment[...] hashes are model() hashes: a refusal names the
+ * attribute (`start_at`) as Canvas's model errors do. Canvas answers a bad enrollment[type] or
+ * enrollment[enrollment_state] with its own one-line message, so those two stay short text for the
+ * service to judge.
  */
-const courseFields = obj({
+const courseFields = model({
   name: text({ max: 255 }).optional(),
   course_code: text({ max: 255 }).optional(),
   start_at: date().optional(),
@@ -47,7 +49,7 @@ export const courseParams = {
   update: params({ id: courseId(), course: courseFields.optional(), offer: bool().optional() }),
   createSection: params({
     course_id: courseId(),
-    course_section: obj({
+    course_section: model({
       name: text({ max: 255 }).optional(),
       sis_section_id: nullableText({ max: 255 }).optional(),
       integration_id: nullableText({ max: 255 }).optional(),
@@ -59,7 +61,7 @@ export const courseParams = {
   sections: params({ course_id: courseId() }),
   createEnrollment: params({
     course_id: courseId(),
-    enrollment: obj({
+    enrollment: model({
       user_id: userId().optional(),
       type: text({ max: 64 }).optional(),
       enrollment_state: text({ max: 64 }).optional(),
