@@ -23,7 +23,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Starts a request whose body has not finished arriving: it holds its up-front reservation until
- * `finish` sends the rest. (Whether the server has seen it yet is unknown: callers poll.)
+ * `finish` sends the rest — unless the server refused it at once (`answered`), because another request
+ * of the same client was in flight when it arrived.
  */
 function inFlight(server: TestServer, token: string) {
   const body = 'error[subject]=slow+upload&error[comments]=still+coming';
@@ -31,26 +32,41 @@ function inFlight(server: TestServer, token: string) {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(body.length) },
   });
-  const answered = new Promise<http.IncomingMessage>((resolve, reject) => req.on('response', resolve).on('error', reject));
-  req.write(body.slice(0, 10));
-  return {
+  const held = {
+    answered: false,
+    response: new Promise<http.IncomingMessage>((resolve, reject) => {
+      req.on('error', reject).on('response', (res) => {
+        held.answered = true;
+        res.resume();
+        resolve(res);
+      });
+    }),
     async finish(): Promise<http.IncomingMessage> {
       req.end(body.slice(10));
-      const res = await answered;
-      res.resume();
-      return res;
+      return held.response;
     },
   };
+  req.write(body.slice(0, 10));
+  return held;
 }
 
-/** Tries until the attempt is refused (the request it waits on has reached the server), or gives up. */
-async function untilRefused<T>(attempt: () => Promise<T>, refused: (t: T) => boolean): Promise<T> {
-  let last = await attempt();
-  for (let i = 0; i < 100 && !refused(last); i++) {
+/**
+ * Holds a request of the client in flight and tries `attempt` (as the same client) until it is refused.
+ * Attempts run one at a time; when one arrived before the held request and got that one refused, the
+ * held request is started again. Returns the refusal and the held request, still in flight.
+ */
+async function refusedWhileHeld<T>(server: TestServer, token: string, attempt: () => Promise<T>, refused: (t: T) => boolean) {
+  let held = inFlight(server, token);
+  for (let i = 0; i < 100; i++) {
     await sleep(20);
-    last = await attempt();
+    if (held.answered) {
+      held = inFlight(server, token);
+      continue;
+    }
+    const result = await attempt();
+    if (refused(result)) return { result, held };
   }
-  return last;
+  throw new Error('never refused while a request was held in flight');
 }
 
 function expectThrottled(res: ApiResponse): void {
@@ -99,8 +115,8 @@ describe('with Canvas defaults', () => {
     const u = await new World(server).user('Concurrent Client');
     // A request in flight holds its reservation (300 of the 600), so a second one at the same time
     // finds the bucket full.
-    const slow = inFlight(server, u.token);
-    expectThrottled(await untilRefused(() => u.api.get('/api/v1/users/self'), (r) => r.status === 403));
+    const { result, held: slow } = await refusedWhileHeld(server, u.token, () => u.api.get('/api/v1/users/self'), (r) => r.status === 403);
+    expectThrottled(result);
     // Another client is not affected.
     expect((await server.admin.get('/api/v1/users/self')).status).toBe(200);
     const first = await slow.finish();
@@ -118,9 +134,8 @@ describe('with Canvas defaults', () => {
     try {
       expect((await wsRequest(client, '{ __typename }')).data).toEqual({ __typename: 'Query' });
       // The same token's HTTP request in flight fills the bucket: the socket's next operation is refused …
-      const slow = inFlight(server, u.token);
       const attempt = () => wsRequest(client, '{ __typename }').then(() => null, (errors: unknown) => errors);
-      const refused = await untilRefused(attempt, (r) => r !== null);
+      const { result: refused, held: slow } = await refusedWhileHeld(server, u.token, attempt, (r) => r !== null);
       expect(refused).toEqual([{ message: 'Rate Limit Exceeded', extensions: { code: 'RATE_LIMIT_EXCEEDED' } }]);
       // … and so is a new socket's connection_init.
       const other = wsClient(server.url, u.token);
