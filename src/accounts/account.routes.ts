@@ -1,6 +1,8 @@
 import { defineFragment, RestRoute } from '../rest/route';
 import { str } from '../rest/params';
 import { numericIds } from '../rest/present';
+import { params } from '../rest/input';
+import { accountId } from './account.params';
 
 defineFragment(`fragment AccountJson on Account {
   id: _id name uuid parent_account_id: parentAccountId root_account_id: rootAccountId
@@ -14,6 +16,7 @@ export const accountRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/accounts/:id',
+    accepts: params({ id: accountId() }),
     operation: `query($id: ID!) { account(id: $id) { ...AccountJson } }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'account',

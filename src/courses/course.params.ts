@@ -26,8 +26,9 @@ const courseFields = model({
   sis_course_id: nullableText({ max: 255 }).optional(),
   integration_id: nullableText({ max: 255 }).optional(),
   storage_quota_mb: int({ min: 0, max: 2_147_483_647, nullable: true }).optional(),
-  time_zone: text({ max: 255 }).optional(),
-  license: text({ max: 255 }).optional(),
+  // 64-character columns, which the service does not check (MySQL would refuse a longer value).
+  time_zone: text({ max: 64 }).optional(),
+  license: text({ max: 64 }).optional(),
   is_public: bool().optional(),
   public_description: nullableText({ max: 65_535 }).optional(),
   default_view: oneOf(DEFAULT_VIEWS).optional(),

@@ -2,6 +2,7 @@ import { PAYLOAD_ERRORS } from '../rest/route';
 import { RequestError } from '../common/errors';
 import { str, tree } from '../rest/params';
 import type { RestRoute } from '../rest/route';
+import { errorReportParams } from './error-report.params';
 
 type Json = Record<string, any>;
 
@@ -30,6 +31,7 @@ export const errorReportRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/error_reports',
+    accepts: errorReportParams,
     // Canvas lets anyone report a problem, logged in or not.
     anonymous: true,
     operation: `mutation($input: CreateErrorReportInput!) { createErrorReport(input: $input) { logged errorReportId ${PAYLOAD_ERRORS} } }`,

@@ -3,6 +3,7 @@ import { str, toBool, tree } from '../rest/params';
 import { numericIds, omitNull } from '../rest/present';
 import { validationBody } from '../rest/errors';
 import type { FieldError } from '../common/errors';
+import { userParams as P } from './user.params';
 
 defineFragment(`fragment UserJson on User {
   id: _id name created_at: createdAt sortable_name: sortableName short_name: shortName
@@ -31,6 +32,7 @@ export const userRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/accounts/:account_id/users',
+    accepts: P.create,
     operation: `mutation($input: CreateUserInput!) { createUser(input: $input) { user { ...UserJson } ${PAYLOAD_ERRORS} } }`,
     variables: ({ params }) => {
       const user = tree(params.user);
@@ -58,6 +60,7 @@ export const userRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/accounts/:account_id/users',
+    accepts: P.list,
     operation: `query($id: ID!, $first: Int, $after: String, $searchTerm: String) {
       account(id: $id) { usersConnection(first: $first, after: $after, searchTerm: $searchTerm) {
         nodes { ...UserJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
@@ -69,6 +72,7 @@ export const userRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/users/:id',
+    accepts: P.user,
     operation: `query($id: ID!) { user(id: $id) { ...UserJson } }`,
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'user',
