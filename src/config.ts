@@ -36,6 +36,8 @@ const schema = z.object({
   LMS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LMS_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  /** Bearer token Prometheus scrapers send to GET /metrics (src/metrics/); unset: /metrics answers 404. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   FILES_DIR: z.string().min(1).default('./data/files'),
   // ---- GraphQL limits for HTTP and graphql-ws clients (src/graphql/limits.ts; REST routes' own operations are exempt) ----
   /** Deepest field nesting one operation may select (Canvas: 15). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import multipart from '@fastify/multipart';
 import Fastify, { FastifyInstance, LogController } from 'fastify';
@@ -9,6 +10,13 @@ import { bearerToken } from './auth/authenticate';
 import { isRestError, requestContext } from './auth/request-auth';
 import { DomainError } from './common/errors';
 import { isHostValue, originSettings } from './common/origin';
+import { packageInfo } from './common/package-info';
+import { registerGraphiql } from './graphiql/graphiql.routes';
+import { registerHealth } from './http/health';
+import { registerLandingPage } from './http/landing-page';
+import { apolloMetricsPlugin } from './metrics/apollo-metrics';
+import { countWsConnections } from './metrics/metrics';
+import { registerMetrics } from './metrics/metrics.routes';
 import { bindRawRequest, graphqlLimitsPlugin } from './graphql/apollo-limits';
 import type { RequestContext } from './graphql/context';
 import { graphqlLimits, limitRules, parseOptions } from './graphql/limits';
@@ -25,18 +33,6 @@ import { baseUrl, registerRestRoutes } from './rest/router';
 import { restRoutes } from './rest/routes';
 import { openApiDocument } from './rest/openapi';
 import { requestMeta } from './rest/request-meta';
-
-/** The service's version, from package.json (dist/src/server.js and src/server.ts both sit two levels below it). */
-function packageVersion(): string {
-  for (const rel of ['../package.json', '../../package.json']) {
-    try {
-      return (require(rel) as { version: string }).version;
-    } catch {
-      // try the next layout
-    }
-  }
-  return '0.0.0';
-}
 
 export interface BuiltServer {
   fastify: FastifyInstance;
@@ -115,6 +111,8 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
       'request',
     );
   });
+  // Request durations by route pattern, and GET /metrics for scrapers holding METRICS_TOKEN.
+  registerMetrics(fastify, app);
 
   fastify.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
     if (isDbUnavailable(err)) return sendUnavailable(req, reply, err);
@@ -129,21 +127,16 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
     reply.code(404).type('application/json; charset=utf-8').send({ errors: [{ message: 'An error occurred.', error_code: 'not_found' }] }),
   );
 
-  fastify.get('/health/live', async () => ({ status: 'ok' }));
-  fastify.get('/health/ready', async (_req, reply) => {
-    try {
-      await app.ds.query('SELECT 1');
-      return { status: 'ok', database: 'ok' };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
-    }
-  });
+  registerHealth(fastify, app);
+  registerLandingPage(fastify);
+  // GraphiQL from our own origin (Apollo's landing page, which loads from a CDN, is disabled below).
+  const graphiqlForBrowsers = registerGraphiql(fastify, packageInfo().version);
 
   registerRestRoutes(fastify, app, restRoutes);
   // Built once from the route table's declared params; public, like Canvas's own API documentation.
   let openApi: unknown;
   fastify.get('/api/openapi.json', async (_req, reply) => {
-    openApi ??= openApiDocument(restRoutes, { version: packageVersion() });
+    openApi ??= openApiDocument(restRoutes, { version: packageInfo().version });
     return reply.type('application/json; charset=utf-8').send(openApi);
   });
   registerFileStorageRoutes(fastify, app);
@@ -158,7 +151,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
     formatError: formatGraphqlError,
     parseOptions: parseOptions(limits),
     validationRules: limitRules(limits),
-    plugins: [fastifyApolloDrainPlugin(fastify), unavailablePlugin, graphqlLimitsPlugin(limits)],
+    plugins: [fastifyApolloDrainPlugin(fastify), unavailablePlugin, graphqlLimitsPlugin(limits), ApolloServerPluginLandingPageDisabled(), apolloMetricsPlugin()],
   });
   await apollo.start();
   // Registered as a route (not the integration's plugin) so the body limit can be set; a larger body is a 413.
@@ -166,6 +159,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
     bodyLimit: app.config.GRAPHQL_MAX_BODY_BYTES,
+    onRequest: graphiqlForBrowsers,
     handler: fastifyApolloHandler<RequestContext>(apollo, {
       context: async (req) => {
         const ctx = await requestContext(app, {
@@ -186,6 +180,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
   });
 
   const ws = attachGraphqlWs(fastify.server, app, fastify.log, throttle);
+  countWsConnections(ws.wss);
 
   return {
     fastify,

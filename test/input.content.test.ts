@@ -181,6 +181,32 @@ describe('declared input of the content, blackout-date and quiz-extension routes
     expect(new Set(cases.map((c) => c.route)).size).toBe(rows.length);
   });
 
+  // Within the declared characters, what is stored can still outgrow a TEXT column (65,535 bytes on
+  // MySQL): escaping lengthens HTML and an emoji is four bytes. The services answer 400, not a 500.
+  const escapes = '<'.repeat(60_000);
+  const emoji = '😀'.repeat(20_000);
+  it.each([
+    ['an assignment description that grows when escaped', 'POST', () => `${course()}/assignments`, { assignment: { name: 'Long', description: escapes } }, 'description'],
+    ['a quiz description of four-byte characters', 'POST', () => `${course()}/quizzes`, { quiz: { title: 'Long', description: emoji } }, 'description'],
+    ['a tool description of four-byte characters', 'PUT', () => `${course()}/external_tools/${f.tool}`, { description: emoji }, 'description'],
+    ['custom fields whose JSON outgrows the column', 'PUT', () => `${course()}/external_tools/${f.tool}`, { custom_fields: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, '€'.repeat(1_000)])) }, 'custom_fields'],
+    ['a page body that grows when escaped', 'PUT', () => `${course()}/pages/${f.page}`, { wiki_page: { body: escapes } }, 'body'],
+  ] as const)('refuses %s with 400 too_long, storing nothing', async (_label, method, path, body, attr) => {
+    const before = await fingerprint();
+    const res = await env.room.teacher.api.request(method, path(), body, { json: true });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[attr][0]).toMatchObject({ attribute: attr, type: 'too_long' });
+    expect(await fingerprint()).toBe(before);
+  });
+
+  it("refuses a submission body that would outgrow its column with 400, storing nothing", async () => {
+    const before = await fingerprint();
+    const res = await env.room.student2.api.post(`${course()}/assignments/${f.assignment}/submissions`, { submission: { submission_type: 'online_text_entry', body: escapes } }, { json: true });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.body[0]).toMatchObject({ attribute: 'body', type: 'too_long' });
+    expect(await fingerprint()).toBe(before);
+  });
+
   it('answers NOT_FOUND through GraphQL too for ids and page urls whose percent-escapes are malformed', async () => {
     const course = await env.room.teacher.api.graphql(`query { course(id: "sis_course_id:100%") { _id } }`);
     expect(course.errors?.[0].extensions.code).toBe('NOT_FOUND');

@@ -22,14 +22,17 @@ export interface AppPubSub extends PubSub {
   subscribe(topic: string, id?: unknown): AsyncIterable<unknown>;
   /** Which backend carries the messages. */
   readonly kind: 'memory' | 'redis';
+  /** Round trip to Redis (for /health/ready); resolves at once in memory. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
 type Inner = { publish(topic: string, ...args: unknown[]): void; subscribe(topic: string, id?: unknown): AsyncIterable<unknown> };
 
-function wrap(inner: Inner, kind: AppPubSub['kind'], close: () => Promise<void>): AppPubSub {
+function wrap(inner: Inner, kind: AppPubSub['kind'], close: () => Promise<void>, ping: () => Promise<void> = async () => undefined): AppPubSub {
   return {
     kind,
+    ping,
     publish: (topic, ...args) => inner.publish(topic, ...args),
     subscribe: (topic, id) => (id === undefined ? inner.subscribe(topic) : inner.subscribe(topic, id)),
     close,
@@ -64,9 +67,19 @@ export function createAppPubSub(redisUrl?: string): AppPubSub {
   const inner = createPubSub({
     eventTarget: createRedisEventTarget({ publishClient: tolerant(publishClient), subscribeClient: tolerant(subscribeClient) }),
   }) as unknown as Inner;
-  return wrap(inner, 'redis', async () => {
-    await Promise.allSettled([publishClient, subscribeClient].map((c) => (c.status === 'ready' ? c.quit() : Promise.resolve(c.disconnect()))));
-  });
+  return wrap(
+    inner,
+    'redis',
+    async () => {
+      await Promise.allSettled([publishClient, subscribeClient].map((c) => (c.status === 'ready' ? c.quit() : Promise.resolve(c.disconnect()))));
+    },
+    // Through the publishing connection (opening it if nothing has yet): a failed connect still
+    // queues the PING, which then fails after ioredis's retries.
+    async () => {
+      if (publishClient.status === 'wait') await publishClient.connect().catch(() => undefined);
+      await publishClient.ping();
+    },
+  );
 }
 
 /**

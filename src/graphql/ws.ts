@@ -16,6 +16,7 @@ import type { Throttle } from '../http/throttle';
 import { throttleGraphqlWs } from '../http/throttle-ws';
 import { chargeCost, graphqlLimits } from './limits';
 import { prepareWsOperation } from './ws-limits';
+import { countSubscription } from '../metrics/metrics';
 
 interface ConnectionExtra {
   request: IncomingMessage;
@@ -62,6 +63,8 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
         chargeCost(extra.request, limits, prepared.cost);
         return prepared.args;
       },
+      // A subscription's stream, counted while it is live (lms_graphql_ws_subscriptions).
+      onOperation: (_ctx, _id, _payload, _args, result) => countSubscription(result),
       // And per subscription event: nothing more reaches a socket whose token was revoked meanwhile.
       onNext: async (ctx, _id, _payload, args) => {
         if (getOperationAST(args.document, args.operationName)?.operation !== 'subscription') return;

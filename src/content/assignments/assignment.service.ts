@@ -7,6 +7,7 @@ import { transaction } from '../../db/transaction';
 import type { RequestContext } from '../../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../../graphql/relay';
 import type { LockView } from '../content-access';
+import { fitText } from '../content-columns';
 import { Submission } from '../submissions/submission.entity';
 import { Assignment, AssignmentState, GRADING_TYPES, GradingType, SUBMISSION_TYPES } from './assignment.entity';
 
@@ -103,7 +104,7 @@ export class AssignmentService {
 
   private apply(a: Assignment, input: AssignmentFields): void {
     if (input.name != null) a.name = input.name.trim();
-    if (input.description !== undefined) a.description = input.description == null ? null : sanitizeHtml(input.description, this.ctx.app.config);
+    if (input.description !== undefined) a.description = input.description == null ? null : fitText(sanitizeHtml(input.description, this.ctx.app.config), 'description', 'Description');
     if (input.pointsPossible !== undefined) a.pointsPossible = input.pointsPossible;
     if (input.gradingType != null) a.gradingType = input.gradingType as GradingType;
     if (input.submissionTypes != null) a.submissionTypes = input.submissionTypes.join(',') || 'none';

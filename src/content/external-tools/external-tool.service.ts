@@ -4,6 +4,7 @@ import type { Course } from '../../courses/course.entity';
 import { transaction } from '../../db/transaction';
 import type { RequestContext } from '../../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../../graphql/relay';
+import { fitText } from '../content-columns';
 import { ExternalTool, PRIVACY_LEVELS } from './external-tool.entity';
 
 export interface ExternalToolFields {
@@ -70,13 +71,13 @@ export class ExternalToolService {
 
   private apply(t: ExternalTool, input: ExternalToolFields): void {
     if (input.name != null) t.name = input.name.trim();
-    if (input.description !== undefined) t.description = input.description || null;
+    if (input.description !== undefined) t.description = fitText(input.description || null, 'description', 'Description');
     if (input.url !== undefined) t.url = input.url?.trim() || null;
     if (input.domain !== undefined) t.domain = input.domain?.trim() || null;
     if (input.consumerKey !== undefined) t.consumerKey = input.consumerKey || null;
     if (input.sharedSecret !== undefined) t.sharedSecret = input.sharedSecret || null;
     if (input.privacyLevel != null) t.privacyLevel = input.privacyLevel;
-    if (input.customFields != null) t.customFields = input.customFields.length ? JSON.stringify(Object.fromEntries(input.customFields.map((f) => [f.name, f.value]))) : null;
+    if (input.customFields != null) t.customFields = fitText(input.customFields.length ? JSON.stringify(Object.fromEntries(input.customFields.map((f) => [f.name, f.value]))) : null, 'custom_fields', 'Custom fields');
   }
 
   async create(courseRaw: string, input: ExternalToolFields): Promise<{ externalTool: ExternalTool }> {

@@ -7,6 +7,7 @@ import { transaction } from '../../db/transaction';
 import type { RequestContext } from '../../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../../graphql/relay';
 import { anyId } from '../content-access';
+import { fitText } from '../content-columns';
 import { PageState, WikiPage } from './page.entity';
 import { slugify, unique } from './slug';
 import { containsPattern } from '../../common/like';
@@ -153,7 +154,7 @@ export class PageService {
   }
 
   private apply(p: WikiPage, input: PageFields): void {
-    if (input.body !== undefined) p.body = input.body == null ? null : sanitizeHtml(input.body, this.ctx.app.config);
+    if (input.body !== undefined) p.body = input.body == null ? null : fitText(sanitizeHtml(input.body, this.ctx.app.config), 'body', 'Body');
     if (input.published != null) p.workflowState = input.published ? 'active' : 'unpublished';
     if (input.frontPage != null) p.frontPage = input.frontPage;
     if (input.editingRoles != null) p.editingRoles = input.editingRoles.split(',').map((r) => r.trim()).filter(Boolean).join(',') || 'teachers';

@@ -7,6 +7,7 @@ import { transaction } from '../../db/transaction';
 import type { RequestContext } from '../../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../../graphql/relay';
 import type { LockView } from '../content-access';
+import { fitText } from '../content-columns';
 import { Assignment } from '../assignments/assignment.entity';
 import { AssignmentFields, checkDates, NAME_MAX } from '../assignments/assignment.service';
 import { QuizSubmission } from './quiz-submission.entity';
@@ -96,7 +97,7 @@ export class QuizService {
 
   private apply(q: Quiz, input: QuizFields): void {
     if (input.title != null) q.title = input.title.trim();
-    if (input.description !== undefined) q.description = input.description == null ? null : sanitizeHtml(input.description, this.ctx.app.config);
+    if (input.description !== undefined) q.description = input.description == null ? null : fitText(sanitizeHtml(input.description, this.ctx.app.config), 'description', 'Description');
     if (input.quizType != null) q.quizType = input.quizType as QuizType;
     if (input.timeLimit !== undefined) q.timeLimit = input.timeLimit;
     if (input.allowedAttempts != null) q.allowedAttempts = input.allowedAttempts;

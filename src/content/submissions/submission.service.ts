@@ -11,6 +11,7 @@ import type { RequestContext } from '../../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../../graphql/relay';
 import type { User } from '../../users/user.entity';
 import { lockState } from '../content-access';
+import { fitText } from '../content-columns';
 import { Assignment } from '../assignments/assignment.entity';
 import { GradeError, gradeToScore, scoreToGrade } from './grading';
 import { submittableFileIds } from './submission-files';
@@ -150,6 +151,8 @@ export class SubmissionService {
     }
     let url: string | null = null;
     if (field === 'url') url = normalizeUrl(input.url!);
+    // Checked before the placeholder row below is made, so a refused body stores nothing.
+    const body = field === 'body' ? fitText(sanitizeHtml(input.body!, this.ctx.app.config), 'body', 'Body') : null;
     let fileIds: number[] = [];
     if (field === 'file_ids') {
       const asked = [...new Set(input.fileIds!.map((x) => String(x).trim()).filter((x) => /^\d{1,15}$/.test(x)).map(Number))];
@@ -161,7 +164,7 @@ export class SubmissionService {
       const s = await em.getRepository(Submission).findOneByOrFail({ id: existing.id });
       Object.assign(s, {
         submissionType: type,
-        body: field === 'body' ? sanitizeHtml(input.body!, this.ctx.app.config) : null,
+        body,
         url,
         attachmentIds: fileIds.length ? fileIds.join(',') : null,
         attempt: (s.attempt ?? 0) + 1,
