@@ -213,6 +213,6 @@ describe('health', () => {
     expect(live.status).toBe(200);
     const ready = await server.as(null).get('/health/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ok', database: 'ok' });
+    expect(ready.body).toEqual({ status: 'ok', checks: { database: { status: 'ok', latencyMs: expect.any(Number) } } });
   });
 });

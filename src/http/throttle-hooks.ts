@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../app-services';
 import { bearerToken } from '../auth/authenticate';
 import { requestCost } from '../common/request-cost';
+import { metrics } from '../metrics/metrics';
 import { clientKey } from './throttle-key';
 import { formatUnits, RATE_LIMIT_BODY, Reservation, Throttle } from './throttle';
 
@@ -40,6 +41,7 @@ export function registerThrottle(fastify: FastifyInstance, app: AppServices, thr
     const extra = EXPENSIVE.some((re) => re.test(route)) ? app.config.RATE_LIMIT_EXPENSIVE_COST : 0;
     const result = await throttle.reserve(key, extra);
     if (!result.allowed) {
+      metrics.rateLimited.inc({ door: 'http' });
       return reply.code(403).header('X-Rate-Limit-Remaining', '0.0').type('text/plain; charset=utf-8').send(RATE_LIMIT_BODY);
     }
     reservations.set(req, result.reservation);

@@ -4,6 +4,7 @@ import type { Context } from 'graphql-ws';
 import type { ServerOptions } from 'graphql-ws';
 import { bearerToken } from '../auth/authenticate';
 import { requestCost } from '../common/request-cost';
+import { metrics } from '../metrics/metrics';
 import { clientKey } from './throttle-key';
 import { Reservation, Throttle } from './throttle';
 
@@ -70,7 +71,10 @@ export function throttleGraphqlWs<P extends Record<string, unknown> | undefined,
     onConnect: async (ctx) => {
       const started = performance.now();
       const result = await throttle.reserve(await state(ctx).key);
-      if (!result.allowed) return false;
+      if (!result.allowed) {
+        metrics.rateLimited.inc({ door: 'graphql-ws' });
+        return false;
+      }
       try {
         return await options.onConnect?.(ctx);
       } finally {
@@ -80,7 +84,10 @@ export function throttleGraphqlWs<P extends Record<string, unknown> | undefined,
     onSubscribe: async (ctx, id, payload) => {
       const s = state(ctx);
       const result = await throttle.reserve(await s.key);
-      if (!result.allowed) return [new GraphQLError(THROTTLED, { extensions: { code: 'RATE_LIMIT_EXCEEDED' } })];
+      if (!result.allowed) {
+        metrics.rateLimited.inc({ door: 'graphql-ws' });
+        return [new GraphQLError(THROTTLED, { extensions: { code: 'RATE_LIMIT_EXCEEDED' } })];
+      }
       s.pending.set(id, { reservation: result.reservation, started: performance.now(), registeredBefore: registeredCost(ctx) });
       try {
         const out = await options.onSubscribe?.(ctx, id, payload);

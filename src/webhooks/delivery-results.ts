@@ -2,6 +2,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Config } from '../config';
 import { transaction } from '../db/transaction';
 import { OutboxMessage } from '../events/outbox.entity';
+import { metrics } from '../metrics/metrics';
 import { backoffMs } from './retry-timing';
 import type { DeliveryOutcome } from './transports';
 import { WebhookSubscription } from './webhook-subscription.entity';
@@ -51,6 +52,7 @@ export class DeliveryResults {
         .execute(),
     );
     if (status === 'dead') this.stats.dead++;
+    metrics.webhookDeliveries.inc({ result: status });
   }
 
   async success(m: OutboxMessage, token: string, sub: WebhookSubscription, at: Date, outcome: DeliveryOutcome): Promise<void> {
@@ -77,6 +79,7 @@ export class DeliveryResults {
       }
     });
     this.stats.delivered++;
+    metrics.webhookDeliveries.inc({ result: 'delivered' });
   }
 
   async failure(m: OutboxMessage, token: string, sub: WebhookSubscription, at: Date, outcome: DeliveryOutcome): Promise<void> {
@@ -113,6 +116,9 @@ export class DeliveryResults {
     });
     this.stats.failed++;
     if (exhausted || deactivated) this.stats.dead++;
+    // A failed attempt, and (when retries are over or the subscription was deactivated) a dead message.
+    metrics.webhookDeliveries.inc({ result: 'failed' });
+    if (exhausted || deactivated) metrics.webhookDeliveries.inc({ result: 'dead' });
     if (deactivated) this.log.warn({ subscriptionId: sub.id, lastError: outcome.error }, 'webhook subscription deactivated: its endpoint keeps failing');
   }
 
