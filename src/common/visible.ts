@@ -1,4 +1,4 @@
-import { DomainError } from './errors';
+import { DomainError, ForbiddenError, NotFoundError, UnauthenticatedError } from './errors';
 
 /**
  * The result of a checked lookup, or null when the lookup refuses (missing, not visible, anonymous).
@@ -15,3 +15,16 @@ export async function orHidden<T>(lookup: Promise<T> | (() => Promise<T>)): Prom
   }
 }
 
+
+/**
+ * Like orHidden, for nested lists: a refusal (not found, forbidden, anonymous) is null, but a bad
+ * argument of the nested field itself (e.g. a search term too short) is still reported as one.
+ */
+export async function orRefused<T>(lookup: Promise<T> | (() => Promise<T>)): Promise<T | null> {
+  try {
+    return await (typeof lookup === 'function' ? lookup() : lookup);
+  } catch (e) {
+    if (e instanceof UnauthenticatedError || e instanceof ForbiddenError || e instanceof NotFoundError) return null;
+    throw e;
+  }
+}

@@ -237,6 +237,26 @@ export class CourseService {
     return toConnection(rows, total, w);
   }
 
+  /**
+   * Account.coursesConnection: live courses whose account is this one (for a root account, every
+   * course under it), by id. Account admins only, as account(id:) itself.
+   */
+  async listForAccount(accountRaw: string, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<Course>> {
+    const account = await this.ctx.services.accounts.find(accountRaw);
+    const w = pageWindow(args);
+    const [rows, total] = await this.ctx.ds
+      .getRepository(Course)
+      .createQueryBuilder('c')
+      .where(new Brackets((b) => b.where('c.account_id = :id').orWhere('c.root_account_id = :id')))
+      .andWhere('c.workflow_state != :deleted', { deleted: 'deleted' })
+      .setParameters({ id: account.id })
+      .orderBy('c.id', 'ASC')
+      .skip(w.offset)
+      .take(w.limit)
+      .getManyAndCount();
+    return toConnection(rows, total, w);
+  }
+
   /** The viewer's own enrollments in a course, for the `enrollments` key of course JSON. */
   viewerEnrollments(course: Course): Promise<Enrollment[]> {
     return this.ctx.authz.courseRoles(course).then((r) => r.enrollments);

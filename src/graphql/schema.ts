@@ -25,6 +25,12 @@ import { WebhookDeliveryResolver } from '../webhooks/webhook-delivery.resolver';
 import { schemaPubSub } from './pubsub';
 import { plannerResolvers } from '../planner/planner.resolver';
 import { NodeResolverRoot } from './node.resolver';
+import { moduleGraphResolvers } from '../modules/module-graph.resolver';
+import { groupGraphResolvers } from '../groups/group-graph.resolver';
+import { courseGraphResolvers } from '../courses/course-graph.resolver';
+import { blackoutDateGraphResolvers } from '../blackout-dates/blackout-date-graph.resolver';
+import { CourseQuizExtensionsResolver } from '../quiz-extensions/quiz-extension-graph.resolver';
+import { UserPlannerResolver } from '../planner/planner-graph.resolver';
 import { DateTimeScalar } from './scalars';
 
 /** Every resolver of the schema; feature areas add theirs here. */
@@ -58,6 +64,13 @@ export const resolvers: NonEmptyArray<Function> = [
   WebhookDeliveryResolver,
   ToolProxyResolver,
   WebhookSubscriptionResolver,
+  // The navigable graph: nested lists of each object, through the same checked service calls.
+  ...moduleGraphResolvers,
+  ...groupGraphResolvers,
+  ...courseGraphResolvers,
+  ...blackoutDateGraphResolvers,
+  CourseQuizExtensionsResolver,
+  UserPlannerResolver,
 ];
 
 let cached: GraphQLSchema | undefined;

@@ -69,7 +69,9 @@ export class ModuleService {
   }
 
   private liveModules(courseId: number, em?: EntityManager): Promise<ContextModule[]> {
-    return (em ?? this.ctx.ds.manager).getRepository(ContextModule).find({ where: { courseId, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });
+    if (em) return em.getRepository(ContextModule).find({ where: { courseId, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });
+    // Reads batch across courses (a viewer's courses, each with its modulesConnection) in one statement.
+    return this.ctx.loaders.manyBy(ContextModule, 'courseId', { workflowState: In(['active', 'unpublished']) }, { position: 'ASC', id: 'ASC' } as never).load(courseId);
   }
 
   /** GET /courses/:id/modules: visible modules by position; search_term matches names (and items with include items). */
@@ -100,9 +102,9 @@ export class ModuleService {
     return toConnection(views, modules.length, w);
   }
 
-  /** Every module the caller sees in the course, as views (for sequences and mastery paths). */
-  async allVisible(course: Course): Promise<ModuleView[]> {
-    const student = await this.studentFor(course);
+  /** Every module the caller sees in the course (as student_id's view when given), as views (for sequences and mastery paths). */
+  async allVisible(course: Course, studentRaw?: string | null): Promise<ModuleView[]> {
+    const student = await this.studentFor(course, studentRaw);
     return this.views(course, await this.ctx.services.moduleVisibility.visibleModules(course, await this.liveModules(course.id), student), student);
   }
 
@@ -119,8 +121,10 @@ export class ModuleService {
   async lookup(course: Course, raw: string | number, em?: EntityManager): Promise<ContextModule> {
     const p = parseIdParam(raw);
     if (p.kind !== 'id') throw new NotFoundError();
-    const m = await (em ?? this.ctx.ds.manager).getRepository(ContextModule).findOneBy({ id: p.id, courseId: course.id });
-    if (!m || m.workflowState === 'deleted') throw new NotFoundError();
+    // Reads go through the per-request loader, so nested fields that look up many modules (each
+    // module's items, prerequisites, an item's module) batch into one statement.
+    const m = em ? await em.getRepository(ContextModule).findOneBy({ id: p.id, courseId: course.id }) : await this.ctx.loaders.byId(ContextModule).load(p.id);
+    if (!m || m.courseId !== course.id || m.workflowState === 'deleted') throw new NotFoundError();
     return m;
   }
 

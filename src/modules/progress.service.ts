@@ -44,6 +44,23 @@ export class ProgressService {
    * row (a module the student is not assigned stays locked), so a fresh read is two SELECTs.
    */
   async forStudent(course: Course, userId: number, em?: EntityManager): Promise<Map<number, ModuleProgression>> {
+    if (em) return this.readOrEvaluate(course, userId, em);
+    // Reads outside a transaction share one evaluation per (course, student) per request, so nested
+    // GraphQL fields (each module's items, prerequisites, next/previous …) cost nothing per module.
+    const key = `${course.id}:${userId}`;
+    let memo = this.memo.get(key);
+    if (!memo) {
+      memo = this.readOrEvaluate(course, userId);
+      this.memo.set(key, memo);
+      memo.catch(() => this.memo.delete(key));
+    }
+    return memo;
+  }
+
+  /** Progressions read in this request, by "course:student"; any write forgets them all. */
+  private readonly memo = new Map<string, Promise<Map<number, ModuleProgression>>>();
+
+  private async readOrEvaluate(course: Course, userId: number, em?: EntityManager): Promise<Map<number, ModuleProgression>> {
     const manager = em ?? this.ctx.ds.manager;
     const [modules, stored] = await Promise.all([
       manager.getRepository(ContextModule).find({ where: { courseId: course.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } }),
@@ -190,6 +207,7 @@ export class ProgressService {
 
   /** Marks progressions stale so the next read re-evaluates (module structure or student work changed). */
   async markStale(em: EntityManager, where: { courseId: number; userId?: number; moduleIds?: number[] }): Promise<void> {
+    this.memo.clear();
     const criteria: Record<string, unknown> = { courseId: where.courseId };
     if (where.userId != null) criteria.userId = where.userId;
     if (where.moduleIds) criteria.moduleId = In(where.moduleIds.concat(-1));
@@ -201,6 +219,7 @@ export class ProgressService {
    * to locked and are re-evaluated from the current prerequisites and requirements.
    */
   async relock(em: EntityManager, module: ContextModule): Promise<number[]> {
+    this.memo.clear();
     const modules = await em.getRepository(ContextModule).findBy({ courseId: module.courseId, workflowState: In(['active', 'unpublished']) });
     const relocked = new Set([module.id]);
     for (let grew = true; grew; ) {
@@ -249,6 +268,7 @@ export class ProgressService {
 
   /** Stores the recorded actions of one module and re-evaluates the student's course (completion may unlock others). */
   private async store(em: EntityManager, course: Course, userId: number, moduleId: number, met: MetRequirement[]): Promise<void> {
+    this.memo.clear();
     await em.getRepository(ModuleProgression).update({ moduleId, userId }, { requirementsMet: JSON.stringify(met) });
     await this.markStale(em, { courseId: course.id, userId });
     await this.forStudent(course, userId, em);

@@ -5,6 +5,15 @@ import { CONTENTLESS, contentAdapter } from './content-registry';
 import { ModuleItem } from './module-item.entity';
 import { ModuleItemView, ModuleView } from './module-views';
 import { parseItemType } from './module-item.service';
+import type { Course } from '../courses/course.entity';
+
+/**
+ * The student_id argument that reproduces a module view's perspective: none when the view is the
+ * caller's own (or nobody's), else the student whose progress it shows.
+ */
+export function studentArg(ctx: RequestContext, view: ModuleView): string | null {
+  return view.student == null || view.student === ctx.viewer?.id ? null : String(view.student);
+}
 
 /** Canvas returns at most this many sequence nodes. */
 export const MAX_SEQUENCE_NODES = 10;
@@ -75,6 +84,38 @@ export class SequenceService {
     if (!type || CONTENTLESS.has(type) || !Number.isFinite(id) || (type !== 'Quiz' && type !== 'Discussion')) return null;
     const info = (await contentAdapter(type)?.load(this.ctx, courseId, [id]))?.get(id);
     return info?.assignmentId ?? null;
+  }
+
+  /**
+   * ModuleItem.next / previous: the item's neighbours in the course's sequence of visible items, as
+   * module_item_sequence gives them (across module boundaries, sub-headers skipped), seen from the
+   * same student view as the item itself. The sequence is built once per course and view per request.
+   */
+  async neighbours(v: ModuleItemView): Promise<{ previous: ModuleItemView | null; next: ModuleItemView | null }> {
+    const all = await this.courseItems(v.module.course, studentArg(this.ctx, v.module));
+    const i = all.findIndex((x) => x.item.id === v.item.id);
+    if (i < 0) return { previous: null, next: null };
+    const step = (x: ModuleItemView) => x.item.contentType !== 'SubHeader';
+    const previous = all.slice(0, i).reverse().find(step) ?? null;
+    const next = all.slice(i + 1).find(step) ?? null;
+    return { previous, next };
+  }
+
+  private readonly sequences = new Map<string, Promise<ModuleItemView[]>>();
+
+  /** Every visible item of the course in module then item order, sub-headers included. */
+  private courseItems(course: Course, studentRaw: string | null): Promise<ModuleItemView[]> {
+    const key = `${course.id}:${studentRaw ?? ''}`;
+    let found = this.sequences.get(key);
+    if (!found) {
+      found = (async () => {
+        const views = await this.ctx.services.modules.allVisible(course, studentRaw);
+        const lists = await Promise.all(views.map((m) => this.ctx.services.moduleItems.visibleItems(m)));
+        return lists.flat();
+      })();
+      this.sequences.set(key, found);
+    }
+    return found;
   }
 
   /** Items of a course linking any of the given assignments (for mastery path selections). */

@@ -1,0 +1,31 @@
+import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { Account } from '../accounts/account.entity';
+import { AccountType } from '../accounts/account.types';
+import { orRefused } from '../common/visible';
+import { Course } from '../courses/course.entity';
+import { CourseType } from '../courses/course.types';
+import type { RequestContext } from '../graphql/context';
+import type { BlackoutDate } from './blackout-date.entity';
+import { BlackoutDateType } from './blackout-date.types';
+
+/**
+ * A course's or account's own blackout dates, as blackoutDates(contextType:, contextId:) lists them
+ * (a small, unpaginated set, as Canvas answers it); null unless the viewer may read them.
+ */
+@Resolver(() => CourseType)
+export class CourseBlackoutDatesResolver {
+  @FieldResolver(() => [BlackoutDateType], { nullable: true, description: "The course's own blackout dates, by start date (as blackoutDates); null unless the viewer may read them." })
+  blackoutDates(@Root() c: Course, @Ctx() ctx: RequestContext): Promise<BlackoutDate[] | null> {
+    return orRefused(() => ctx.services.blackoutDates.list('Course', String(c.id)));
+  }
+}
+
+@Resolver(() => AccountType)
+export class AccountBlackoutDatesResolver {
+  @FieldResolver(() => [BlackoutDateType], { nullable: true, description: "The account's own blackout dates, by start date (as blackoutDates); null unless the viewer may read them." })
+  blackoutDates(@Root() a: Account, @Ctx() ctx: RequestContext): Promise<BlackoutDate[] | null> {
+    return orRefused(() => ctx.services.blackoutDates.list('Account', String(a.id)));
+  }
+}
+
+export const blackoutDateGraphResolvers = [CourseBlackoutDatesResolver, AccountBlackoutDatesResolver] as const;
