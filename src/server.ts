@@ -4,11 +4,10 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import multipart from '@fastify/multipart';
 import Fastify, { FastifyInstance, LogController } from 'fastify';
-import { GraphQLError, GraphQLFormattedError } from 'graphql';
+import { GraphQLError } from 'graphql';
 import type { AppServices } from './app-services';
 import { bearerToken } from './auth/authenticate';
 import { isRestError, requestContext } from './auth/request-auth';
-import { DomainError } from './common/errors';
 import { isHostValue, originSettings } from './common/origin';
 import { packageInfo } from './common/package-info';
 import { registerGraphiql } from './graphiql/graphiql.routes';
@@ -21,11 +20,13 @@ import { bindRawRequest, graphqlLimitsPlugin } from './graphql/apollo-limits';
 import type { RequestContext } from './graphql/context';
 import { graphqlLimits, limitRules, parseOptions } from './graphql/limits';
 import { attachGraphqlWs } from './graphql/ws';
+import { formatGraphqlError } from './graphql/format-error';
 import { isDbUnavailable } from './db/unavailable';
 import { Throttle } from './http/throttle';
 import { registerThrottle } from './http/throttle-hooks';
-import { rethrowUnavailable, sendUnavailable, unavailableFormatted, unavailablePlugin } from './http/unavailable';
+import { rethrowUnavailable, sendUnavailable, unavailablePlugin } from './http/unavailable';
 import { registerFileStorageRoutes } from './files/file-storage.routes';
+import { closeFileStore } from './files/storage';
 import { discardTempUploads, MULTIPART_LIMITS, readMultipartBody } from './files/temp-uploads';
 import { INTERNAL_BODY } from './rest/errors';
 import { parsePairs } from './rest/params';
@@ -40,17 +41,6 @@ export interface BuiltServer {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-
-/** Only a stable public shape leaves the server: message, path and code; never a stack. */
-function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = error instanceof GraphQLError ? error.originalError : undefined;
-  if (original && isDbUnavailable(original)) return unavailableFormatted(formatted.path);
-  if (original && !(original instanceof DomainError) && original.name !== 'GraphQLError' && original.name !== 'ArgumentValidationError') {
-    return { message: 'An error occurred.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
-  }
-  const { stacktrace: _drop, ...extensions } = (formatted.extensions ?? {}) as Record<string, unknown>;
-  return { ...formatted, extensions };
-}
 
 export async function buildServer(app: AppServices): Promise<BuiltServer> {
   const fastify = Fastify({
@@ -188,6 +178,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
       await ws.close();
       await fastify.close();
       await throttle?.close();
+      closeFileStore(app.config);
     },
   };
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { DataSource } from 'typeorm';
 import type { ApiResponse } from './support/api';
 import { startTestServer, TestServer } from './support/server';
+import { wsClient, wsRequest } from './support/ws';
 
 /**
  * While the database cannot be reached, requests answer 503 with Retry-After and a JSON body (never a
@@ -150,12 +151,20 @@ const mysql = process.env.DATABASE_URL?.startsWith('mysql://');
   });
 
   it('answers 503 with Retry-After while writes cannot get the lock, and recovers when it is released', async () => {
+    const ws = wsClient(server.url, server.adminToken);
+    // Connected (and the token's use recorded) before the lock is taken.
+    expect(await wsRequest(ws.client, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
     await other.query('BEGIN IMMEDIATE');
     try {
       // The server waits busy_timeout (5 s) for the lock, then SQLite gives up: SQLITE_BUSY.
       expectRestUnavailable(await server.as(null).post(REPORTS, { error: { subject: 'While locked' } }));
+      // graphql-ws results are shaped as over HTTP: the code, never the driver's message.
+      const overWs = await wsRequest(ws.client, 'mutation { createErrorReport(input: { subject: "While locked (ws)" }) { errors { message } } }');
+      expect(overWs.errors).toEqual([expect.objectContaining({ message: BODY.errors[0].message, extensions: { code: 'SERVICE_UNAVAILABLE' } })]);
+      expect(JSON.stringify(overWs)).not.toMatch(/SQLITE|busy|locked|stack/i);
     } finally {
       await other.query('ROLLBACK');
+      await ws.client.dispose();
     }
     const back = await recovered(() => server.as(null).post(REPORTS, { error: { subject: 'After' } }));
     expect(back.status).toBe(200);

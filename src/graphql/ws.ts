@@ -12,6 +12,7 @@ import { User } from '../users/user.entity';
 import { AccessToken } from '../auth/access-token.entity';
 import type { ToolProxy } from '../lti/tool-proxy.entity';
 import { createContext } from './context';
+import { formatResultErrors } from './format-error';
 import type { Throttle } from '../http/throttle';
 import { throttleGraphqlWs } from '../http/throttle-ws';
 import { chargeCost, graphqlLimits } from './limits';
@@ -66,9 +67,10 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
       // A subscription's stream, counted while it is live (lms_graphql_ws_subscriptions).
       onOperation: (_ctx, _id, _payload, _args, result) => countSubscription(result),
       // And per subscription event: nothing more reaches a socket whose token was revoked meanwhile.
-      onNext: async (ctx, _id, _payload, args) => {
-        if (getOperationAST(args.document, args.operationName)?.operation !== 'subscription') return;
-        await stillAuthorized(ctx.extra as ConnectionExtra);
+      // Errors are shaped as over HTTP: no driver message or stack reaches a socket.
+      onNext: async (ctx, _id, _payload, args, result) => {
+        if (getOperationAST(args.document, args.operationName)?.operation === 'subscription') await stillAuthorized(ctx.extra as ConnectionExtra);
+        return formatResultErrors(result as { errors?: readonly GraphQLError[] }) as typeof result;
       },
       // A fresh context (and loader cache) per operation: a connection lives far longer than a request.
       context: (ctx) => {
