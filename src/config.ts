@@ -39,6 +39,31 @@ const schema = z.object({
   /** Bearer token Prometheus scrapers send to GET /metrics (src/metrics/); unset: /metrics answers 404. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   FILES_DIR: z.string().min(1).default('./data/files'),
+  // ---- file bytes (src/files/storage/): FILES_DIR keeps them (local) or holds only temp uploads (s3) ----
+  /** `local`: bytes under FILES_DIR (one machine); `s3`: an S3-compatible bucket every instance shares. */
+  FILES_STORAGE: z.enum(['local', 's3']).default('local'),
+  S3_BUCKET: z.string().min(1).optional(),
+  /** Prepended to every object key as given, e.g. `lms/`. */
+  S3_PREFIX: z
+    .string()
+    .default('')
+    .refine((v) => !v.startsWith('/') && v.length <= 512, { message: 'must not start with / (e.g. lms/)' }),
+  /** An S3-compatible server's URL (MinIO, Ceph …); unset: AWS S3 for S3_REGION. */
+  S3_ENDPOINT: z.string().url().optional(),
+  /** The endpoint clients reach for presigned uploads and download redirects, when not S3_ENDPOINT. */
+  S3_PUBLIC_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  /** Static credentials (together); unset: the AWS default chain (environment, profile, instance role). */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** `true` for servers without virtual-host bucket addressing (MinIO, s3rver). */
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
+  /** Step 2 of uploads: through the service (`proxy`) or straight to the bucket with a presigned POST. */
+  S3_UPLOAD: z.enum(['proxy', 'presigned']).default('proxy'),
+  /** Downloads: streamed by the service (`proxy`) or a redirect to a presigned GET URL. */
+  S3_DOWNLOAD: z.enum(['proxy', 'redirect']).default('proxy'),
+  /** Lifetime of presigned download URLs, in seconds. */
+  S3_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(604_800).default(300),
   // ---- GraphQL limits for HTTP and graphql-ws clients (src/graphql/limits.ts; REST routes' own operations are exempt) ----
   /** Deepest field nesting one operation may select (Canvas: 15). */
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(15),
@@ -135,6 +160,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(cleaned);
   if (parsed.success && Boolean(parsed.data.SQS_ACCESS_KEY_ID) !== Boolean(parsed.data.SQS_SECRET_ACCESS_KEY)) {
     throw new ConfigError('Invalid configuration:\n  SQS_ACCESS_KEY_ID: SQS_ACCESS_KEY_ID and SQS_SECRET_ACCESS_KEY go together');
+  }
+  if (parsed.success && Boolean(parsed.data.S3_ACCESS_KEY_ID) !== Boolean(parsed.data.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY_ID: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
+  }
+  if (parsed.success && parsed.data.FILES_STORAGE === 's3' && !parsed.data.S3_BUCKET) {
+    throw new ConfigError('Invalid configuration:\n  S3_BUCKET: required when FILES_STORAGE=s3');
   }
   if (parsed.success && parsed.data.RATE_LIMIT_MAX < parsed.data.RATE_LIMIT_HWM) {
     throw new ConfigError('Invalid configuration:\n  RATE_LIMIT_MAX: must be at least RATE_LIMIT_HWM');

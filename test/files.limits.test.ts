@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { startTestServer, TestServer } from './support/server';
+import { STORAGE_KINDS, startTestStorage, TestStorage } from './support/storage';
 import { World, WorldUser } from './support/world';
 
 /**
@@ -12,36 +10,16 @@ import { World, WorldUser } from './support/world';
  */
 let server: TestServer;
 let world: World;
-let filesDir: string;
-
-beforeAll(async () => {
-  filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-files-limits-'));
-  server = await startTestServer({ FILES_DIR: filesDir });
-  world = new World(server);
-});
-afterAll(async () => {
-  await server.close();
-  fs.rmSync(filesDir, { recursive: true, force: true });
-});
+let storage: TestStorage;
 
 async function count(table: string, where = '1=1', params: unknown[] = []): Promise<number> {
   const rows = await server.app.ds.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, params);
   return Number(rows[0].n);
 }
 
-/** Every regular file under FILES_DIR, stored bytes and temp files alike. */
-function filesOnDisk(): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    if (!fs.existsSync(dir)) return;
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(path.relative(filesDir, p));
-    }
-  };
-  walk(filesDir);
-  return out.sort();
+/** Every stored object and every file under FILES_DIR (stored bytes and temp files alike). */
+function stored(): Promise<string[]> {
+  return storage.list();
 }
 
 interface Ticket {
@@ -110,128 +88,140 @@ function endlessUpload(ticket: Ticket): Promise<{ status: number; body: unknown;
   });
 }
 
-describe('preflight: the size is required and checked against the quota', () => {
-  it('refuses a preflight without a size, or with one that is not a whole number of bytes, naming size (REST and GraphQL)', async () => {
-    const room = await world.classroom();
-    const me = room.student;
-    const before = await count('attachments');
-    for (const body of [{ name: 'a.txt' }, { name: 'a.txt', size: '' }, { name: 'a.txt', size: '1.5' }, { name: 'a.txt', size: '1e3' }, { name: 'a.txt', size: 'x' }, { name: 'a.txt', size: ['1'] }]) {
-      const res = await me.api.post('/api/v1/users/self/files', body);
+describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
+  beforeAll(async () => {
+    storage = await startTestStorage(kind);
+    server = await startTestServer(storage.env);
+    world = new World(server);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await storage?.close();
+  });
+
+  describe('preflight: the size is required and checked against the quota', () => {
+    it('refuses a preflight without a size, or with one that is not a whole number of bytes, naming size (REST and GraphQL)', async () => {
+      const room = await world.classroom();
+      const me = room.student;
+      const before = await count('attachments');
+      for (const body of [{ name: 'a.txt' }, { name: 'a.txt', size: '' }, { name: 'a.txt', size: '1.5' }, { name: 'a.txt', size: '1e3' }, { name: 'a.txt', size: 'x' }, { name: 'a.txt', size: ['1'] }]) {
+        const res = await me.api.post('/api/v1/users/self/files', body);
+        expect(res.status).toBe(400);
+        expect(res.body.errors.size[0]).toMatchObject({ attribute: 'size', type: expect.stringMatching(/^(required|invalid)$/) });
+      }
+      expect((await me.api.post('/api/v1/users/self/files', { name: 'a.txt' })).body.errors.size[0]).toEqual({ attribute: 'size', type: 'required', message: 'size is required' });
+      // JSON bodies too, and the course and group doors.
+      expect((await room.teacher.api.post(`/api/v1/courses/${room.course.id}/files`, { name: 'a.txt', size: 2.5 }, { json: true })).body.errors.size).toBeDefined();
+      expect((await room.teacher.api.post(`/api/v1/courses/${room.course.id}/files`, { name: 'a.txt' }, { json: true })).body.errors.size).toBeDefined();
+      const gql = await me.api.graphql(
+        `mutation($input: CreateFileUploadInput!) { createFileUpload(input: $input) { uploadUrl errors { attribute type message } } }`,
+        { input: { contextType: 'User', contextId: 'self', name: 'a.txt' } },
+      );
+      expect(gql.data.createFileUpload).toEqual({ uploadUrl: null, errors: [{ attribute: 'size', type: 'required', message: 'size is required' }] });
+      expect(await count('attachments')).toBe(before);
+    });
+
+    it('refuses a size over what is left of the quota with Canvas\'s message, for user files (the path submissions use)', async () => {
+      const me = await world.user('Quota User');
+      const before = await count('attachments');
+      const res = await me.api.post('/api/v1/users/self/files', { name: 'huge.bin', size: 2_000_000_000 });
       expect(res.status).toBe(400);
-      expect(res.body.errors.size[0]).toMatchObject({ attribute: 'size', type: expect.stringMatching(/^(required|invalid)$/) });
-    }
-    expect((await me.api.post('/api/v1/users/self/files', { name: 'a.txt' })).body.errors.size[0]).toEqual({ attribute: 'size', type: 'required', message: 'size is required' });
-    // JSON bodies too, and the course and group doors.
-    expect((await room.teacher.api.post(`/api/v1/courses/${room.course.id}/files`, { name: 'a.txt', size: 2.5 }, { json: true })).body.errors.size).toBeDefined();
-    expect((await room.teacher.api.post(`/api/v1/courses/${room.course.id}/files`, { name: 'a.txt' }, { json: true })).body.errors.size).toBeDefined();
-    const gql = await me.api.graphql(
-      `mutation($input: CreateFileUploadInput!) { createFileUpload(input: $input) { uploadUrl errors { attribute type message } } }`,
-      { input: { contextType: 'User', contextId: 'self', name: 'a.txt' } },
-    );
-    expect(gql.data.createFileUpload).toEqual({ uploadUrl: null, errors: [{ attribute: 'size', type: 'required', message: 'size is required' }] });
-    expect(await count('attachments')).toBe(before);
-  });
-
-  it('refuses a size over what is left of the quota with Canvas\'s message, for user files (the path submissions use)', async () => {
-    const me = await world.user('Quota User');
-    const before = await count('attachments');
-    const res = await me.api.post('/api/v1/users/self/files', { name: 'huge.bin', size: 2_000_000_000 });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: 'file size exceeds quota' });
-    expect(await count('attachments')).toBe(before);
-  });
-});
-
-describe('step 2: one file, no more bytes than declared', () => {
-  it('refuses a second file part with 400, storing neither', async () => {
-    const room = await world.classroom();
-    const ticket = await preflight(room.teacher, `/api/v1/courses/${room.course.id}`, { name: 'one.txt', size: 5 });
-    const disk = filesOnDisk();
-    const form = paramsForm(ticket);
-    form.append('file', new Blob([Buffer.from('first')]), 'one.txt');
-    form.append('file', new Blob([Buffer.from('other')]), 'two.txt');
-    const res = await postForm(ticket.upload_url, form);
-    expect(res.status).toBe(400);
-    expect(res.type).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ message: 'only one file may be sent per request' });
-    expect(filesOnDisk()).toEqual(disk);
-    expect(await pendingState(ticket)).toEqual([{ workflow_state: 'pending_upload', storage_key: null }]);
-    // The same ticket still takes a proper upload of one file.
-    const once = paramsForm(ticket);
-    once.append('file', new Blob([Buffer.from('first')]), 'one.txt');
-    expect((await postForm(ticket.upload_url, once)).status).toBe(201);
-  });
-
-  it('also refuses two file parts on a route that takes none (the preflight), storing nothing', async () => {
-    const me = await world.user('Two Strays');
-    const before = await count('attachments');
-    const disk = filesOnDisk();
-    const form = new FormData();
-    form.append('name', 'x.txt');
-    form.append('size', '3');
-    form.append('a', new Blob([Buffer.from('aaa')]), 'a.bin');
-    form.append('b', new Blob([Buffer.from('bbb')]), 'b.bin');
-    const res = await postForm(`${server.url}/api/v1/users/self/files`, form, me.token);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: 'only one file may be sent per request' });
-    expect(await count('attachments')).toBe(before);
-    expect(filesOnDisk()).toEqual(disk);
-  });
-
-  it('stops reading at the declared size: an endless file is answered with 400 and leaves nothing on disk', async () => {
-    const me = await world.user('Endless Uploader');
-    const ticket = await preflight(me, '/api/v1/users/self', { name: 'small.bin', size: 1024 });
-    const disk = filesOnDisk();
-    const res = await endlessUpload(ticket);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: 'file size exceeds the size given at preflight' });
-    // Socket buffers hold a few MB at most; reading on to the 500 MB parser cap would need far more.
-    expect(res.sent).toBeLessThan(64 * 1024 * 1024);
-    expect(filesOnDisk()).toEqual(disk);
-    expect(await pendingState(ticket)).toEqual([{ workflow_state: 'pending_upload', storage_key: null }]);
-  });
-
-  it('refuses a file sent before a valid policy without reading it', async () => {
-    const me = await world.user('Early File');
-    const ticket = await preflight(me, '/api/v1/users/self', { name: 'early.bin', size: 1024 });
-    const res = await endlessUpload({ ...ticket, upload_params: {} });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: 'Invalid or expired upload policy' });
-    expect(res.sent).toBeLessThan(64 * 1024 * 1024);
-  });
-
-  it('refuses form fields past 10 MB with 413 instead of truncating them', async () => {
-    const me = await world.user('Long Fields');
-    const before = await count('attachments');
-    const form = new FormData();
-    form.append('name', 'n'.repeat(11 * 1024 * 1024));
-    form.append('size', '3');
-    const res = await postForm(`${server.url}/api/v1/users/self/files`, form, me.token);
-    expect(res.status).toBe(413);
-    expect(res.type).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ message: 'the form is too large' });
-    expect(await count('attachments')).toBe(before);
-  });
-
-  it('answers a malformed multipart body with 400 and a JSON body', async () => {
-    const me = await world.user('Malformed');
-    const boundary = 'xyz';
-    const body = `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nx.txt\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f"\r\n\r\nunterminated`;
-    const res = await fetch(`${server.url}/api/v1/users/self/files`, {
-      method: 'POST',
-      body,
-      headers: { Authorization: `Bearer ${me.token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      expect(res.body).toEqual({ message: 'file size exceeds quota' });
+      expect(await count('attachments')).toBe(before);
     });
-    expect(res.status).toBe(400);
-    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await res.json()).toEqual({ errors: [{ message: 'the multipart body is malformed' }] });
-    // No boundary at all.
-    const bare = await fetch(`${server.url}/api/v1/users/self/files`, {
-      method: 'POST',
-      body: 'name=x',
-      headers: { Authorization: `Bearer ${me.token}`, 'Content-Type': 'multipart/form-data' },
+  });
+
+  describe('step 2: one file, no more bytes than declared', () => {
+    it('refuses a second file part with 400, storing neither', async () => {
+      const room = await world.classroom();
+      const ticket = await preflight(room.teacher, `/api/v1/courses/${room.course.id}`, { name: 'one.txt', size: 5 });
+      const disk = await stored();
+      const form = paramsForm(ticket);
+      form.append('file', new Blob([Buffer.from('first')]), 'one.txt');
+      form.append('file', new Blob([Buffer.from('other')]), 'two.txt');
+      const res = await postForm(ticket.upload_url, form);
+      expect(res.status).toBe(400);
+      expect(res.type).toMatch(/^application\/json/);
+      expect(res.body).toEqual({ message: 'only one file may be sent per request' });
+      expect(await stored()).toEqual(disk);
+      expect(await pendingState(ticket)).toEqual([{ workflow_state: 'pending_upload', storage_key: null }]);
+      // The same ticket still takes a proper upload of one file.
+      const once = paramsForm(ticket);
+      once.append('file', new Blob([Buffer.from('first')]), 'one.txt');
+      expect((await postForm(ticket.upload_url, once)).status).toBe(201);
     });
-    expect(bare.status).toBe(400);
-    expect(await bare.json()).toEqual({ errors: [{ message: 'the multipart body is malformed' }] });
+
+    it('also refuses two file parts on a route that takes none (the preflight), storing nothing', async () => {
+      const me = await world.user('Two Strays');
+      const before = await count('attachments');
+      const disk = await stored();
+      const form = new FormData();
+      form.append('name', 'x.txt');
+      form.append('size', '3');
+      form.append('a', new Blob([Buffer.from('aaa')]), 'a.bin');
+      form.append('b', new Blob([Buffer.from('bbb')]), 'b.bin');
+      const res = await postForm(`${server.url}/api/v1/users/self/files`, form, me.token);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: 'only one file may be sent per request' });
+      expect(await count('attachments')).toBe(before);
+      expect(await stored()).toEqual(disk);
+    });
+
+    it('stops reading at the declared size: an endless file is answered with 400 and leaves nothing on disk', async () => {
+      const me = await world.user('Endless Uploader');
+      const ticket = await preflight(me, '/api/v1/users/self', { name: 'small.bin', size: 1024 });
+      const disk = await stored();
+      const res = await endlessUpload(ticket);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: 'file size exceeds the size given at preflight' });
+      // Socket buffers hold a few MB at most; reading on to the 500 MB parser cap would need far more.
+      expect(res.sent).toBeLessThan(64 * 1024 * 1024);
+      expect(await stored()).toEqual(disk);
+      expect(await pendingState(ticket)).toEqual([{ workflow_state: 'pending_upload', storage_key: null }]);
+    });
+
+    it('refuses a file sent before a valid policy without reading it', async () => {
+      const me = await world.user('Early File');
+      const ticket = await preflight(me, '/api/v1/users/self', { name: 'early.bin', size: 1024 });
+      const res = await endlessUpload({ ...ticket, upload_params: {} });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: 'Invalid or expired upload policy' });
+      expect(res.sent).toBeLessThan(64 * 1024 * 1024);
+    });
+
+    it('refuses form fields past 10 MB with 413 instead of truncating them', async () => {
+      const me = await world.user('Long Fields');
+      const before = await count('attachments');
+      const form = new FormData();
+      form.append('name', 'n'.repeat(11 * 1024 * 1024));
+      form.append('size', '3');
+      const res = await postForm(`${server.url}/api/v1/users/self/files`, form, me.token);
+      expect(res.status).toBe(413);
+      expect(res.type).toMatch(/^application\/json/);
+      expect(res.body).toEqual({ message: 'the form is too large' });
+      expect(await count('attachments')).toBe(before);
+    });
+
+    it('answers a malformed multipart body with 400 and a JSON body', async () => {
+      const me = await world.user('Malformed');
+      const boundary = 'xyz';
+      const body = `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nx.txt\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f"\r\n\r\nunterminated`;
+      const res = await fetch(`${server.url}/api/v1/users/self/files`, {
+        method: 'POST',
+        body,
+        headers: { Authorization: `Bearer ${me.token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual({ errors: [{ message: 'the multipart body is malformed' }] });
+      // No boundary at all.
+      const bare = await fetch(`${server.url}/api/v1/users/self/files`, {
+        method: 'POST',
+        body: 'name=x',
+        headers: { Authorization: `Bearer ${me.token}`, 'Content-Type': 'multipart/form-data' },
+      });
+      expect(bare.status).toBe(400);
+      expect(await bare.json()).toEqual({ errors: [{ message: 'the multipart body is malformed' }] });
+    });
   });
 });

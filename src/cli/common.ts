@@ -2,6 +2,7 @@ import type { AppServices } from '../app-services';
 import { ADMIN_LOGIN, Installation, prepareApp } from '../bootstrap';
 import type { Config } from '../config';
 import { dbKind } from '../db/data-source';
+import { closeFileStore } from '../files/storage';
 
 /** Where a command writes: process.stdout in the real CLI, a buffer in tests. */
 export interface CliOutput {
@@ -35,6 +36,7 @@ export async function openSession(config: Config): Promise<CliSession> {
 }
 
 export async function closeSession(session: CliSession): Promise<void> {
+  closeFileStore(session.config);
   await session.app.pubsub.close();
   if (session.app.ds.isInitialized) await session.app.ds.destroy();
 }

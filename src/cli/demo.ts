@@ -16,6 +16,7 @@ import { plannerDemo } from '../planner/planner.demo';
 import { modulesDemo } from '../modules/module.demo';
 import { quizExtensionsDemo } from '../quiz-extensions/quiz-extension.demo';
 import { webhooksDemo } from '../webhooks/webhook.demo';
+import { FileStore, fileStoreFor } from '../files/storage';
 
 /**
  * The demo world: what `npm run demo` seeds so a newcomer can try the API at once. It is data, so a
@@ -80,8 +81,8 @@ export interface SeededDemoWorld {
 /** What an extension gets besides the world. */
 export interface DemoContext {
   rootAccountId: number;
-  /** FILES_DIR, for extensions that seed files with their bytes. */
-  filesDir?: string;
+  /** The configured file store (FILES_DIR or the S3 bucket), for extensions that seed files with their bytes. */
+  files?: FileStore;
   /** The server secret (app.tokenKey), for extensions that store secrets encrypted under it. */
   tokenKey: string;
 }
@@ -204,7 +205,7 @@ export async function demo(session: CliSession, out: CliOutput, def: DemoWorldDe
     const alreadySeeded = course != null;
     const users = new Map<string, User | null>();
     const notes: string[] = [];
-    const ctx: DemoContext = { rootAccountId, filesDir: session.config.FILES_DIR, tokenKey };
+    const ctx: DemoContext = { rootAccountId, files: fileStoreFor(session.config), tokenKey };
     if (course) {
       for (const p of def.people) users.set(p.key, await findDemoUser(em, rootAccountId, p.login));
       for (const ext of extensions) if (ext.reseed) notes.push(...((await ext.reseed(em, ctx)) ?? []));

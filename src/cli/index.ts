@@ -4,6 +4,7 @@ import { Config, ConfigError, loadConfig } from '../config';
 import { CliError, CliOutput, CliSession, println, serverBaseUrl, showGeneratedAdminToken, withSession } from './common';
 import { demo } from './demo';
 import { dispatch, rotateWebhookKey } from './dispatch';
+import { migrateFiles } from './files';
 import { migrate } from './migrate';
 import { createUser, issueToken } from './users';
 import { webhookReceiver } from './webhook-receiver';
@@ -14,6 +15,8 @@ export type { CliOutput, CliSession } from './common';
 export { demo, DEMO_EXTENSIONS, DEMO_WORLD, seedDemoWorld } from './demo';
 export type { DemoContext, DemoExtension, DemoResult, DemoRow, DemoWorldDefinition, SeededDemoWorld } from './demo';
 export { migrate } from './migrate';
+export { migrateFiles } from './files';
+export type { FilesMigrateResult } from './files';
 export { createUser, issueToken } from './users';
 export { receiverCertificate, startWebhookReceiver, webhookReceiver } from './webhook-receiver';
 
@@ -35,6 +38,9 @@ Commands:
                                 (--once: deliver what is due now, print a summary, exit).
                                 Run several for scale-out, the server with
                                 WEBHOOK_DISPATCHER=off.
+  files migrate                 Copy the bytes of stored files from FILES_DIR into the
+                                S3 bucket (FILES_STORAGE=s3 and the S3_* settings), under
+                                the same keys; safe to run again. Prints the counts.
   rotate-webhook-key            Sign webhook deliveries with a new key from now on (the
                                 JWKS keeps publishing the previous ones). Prints {"kid":…}.
   webhook-receiver [--port 4443] [--host 127.0.0.1] [--service <url>] [--dir <path>]
@@ -111,6 +117,12 @@ function parseCommand(argv: string[]): Command | null {
       const v = options(name, rest, { once: { type: 'boolean' } });
       if (v.help) return null;
       return inSession((s, io) => dispatch(s, { once: Boolean(v.once) }, io.out));
+    }
+    case 'files': {
+      const [sub, ...args] = rest;
+      if (sub !== 'migrate') throw new CliError(`files: unknown subcommand${sub ? ` "${sub}"` : ''} (only \`files migrate\`).\nRun \`npm run cli -- help\` for usage.`);
+      if (options('files migrate', args, {}).help) return null;
+      return inSession((s, io) => migrateFiles(s, io.out, io.err));
     }
     case 'rotate-webhook-key': {
       if (options(name, rest, {}).help) return null;

@@ -14,6 +14,7 @@ import type { Attachment } from './attachment.entity';
 import { presentFile } from './file.routes';
 import { FileService } from './file.service';
 import { UNKNOWN_CONTENT_TYPE } from './mime';
+import { StorageUnavailableError } from './storage';
 import { discardTempUploads } from './temp-uploads';
 
 /**
@@ -49,13 +50,37 @@ function disposition(kind: 'attachment' | 'inline', name: string): string {
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
+/** Seconds a client waits before retrying while the bucket is unreachable. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/** An unreachable store is a 503 with Retry-After (the log gets the error's name only); other errors go on. */
+function sendStorageUnavailable(req: FastifyRequest, reply: FastifyReply, e: unknown): FastifyReply | null {
+  if (!(e instanceof StorageUnavailableError)) return null;
+  req.log.warn({ err: { name: e.causeName } }, 'file storage unavailable');
+  return reply
+    .code(503)
+    .header('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS))
+    .type(JSON_TYPE)
+    .send({ errors: [{ message: 'File storage is temporarily unavailable. Try again shortly.', error_code: 'service_unavailable' }] });
+}
+
+/**
+ * The bytes of a file: a redirect to a short-lived presigned URL of the bucket (S3_DOWNLOAD=redirect),
+ * or streamed from the store with headers that keep user content from running as a page of ours.
+ */
 async function streamFile(reply: FastifyReply, files: FileService, att: Attachment, kind: 'attachment' | 'inline') {
-  const opened = att.storageKey ? await files.storage.open(att.storageKey) : null;
+  const contentType = att.contentType || UNKNOWN_CONTENT_TYPE;
+  const contentDisposition = disposition(kind, att.displayName || 'file');
+  if (!att.storageKey) return sendRestError(reply, domainToRest(new NotFoundError()));
+  const redirect = await files.storage.downloadUrl(att.storageKey, { contentType, disposition: contentDisposition });
+  // The URL carries a signature that expires soon: no cache may keep the redirect.
+  if (redirect) return reply.code(302).header('Cache-Control', 'no-store').header('Location', redirect).send();
+  const opened = await files.storage.open(att.storageKey);
   if (!opened) return sendRestError(reply, domainToRest(new NotFoundError()));
   reply.headers(CONTENT_HEADERS);
-  reply.header('Content-Type', att.contentType || UNKNOWN_CONTENT_TYPE);
+  reply.header('Content-Type', contentType);
   reply.header('Content-Length', String(opened.size));
-  reply.header('Content-Disposition', disposition(kind, att.displayName || 'file'));
+  reply.header('Content-Disposition', contentDisposition);
   return reply.code(200).send(opened.stream);
 }
 
@@ -75,6 +100,7 @@ export function registerFileStorageRoutes(fastify: FastifyInstance, app: AppServ
       } catch (e) {
         await discardTempUploads(req);
         if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));
+        if (sendStorageUnavailable(req, reply, e)) return reply;
         throw e;
       }
       await discardTempUploads(req);
@@ -96,6 +122,7 @@ export function registerFileStorageRoutes(fastify: FastifyInstance, app: AppServ
       return await streamFile(reply, ctx.services.files, att, 'attachment');
     } catch (e) {
       if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));
+      if (sendStorageUnavailable(req, reply, e)) return reply;
       throw e;
     }
   });
@@ -111,6 +138,7 @@ export function registerFileStorageRoutes(fastify: FastifyInstance, app: AppServ
       return await streamFile(reply, ctx.services.files, att, 'inline');
     } catch (e) {
       if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));
+      if (sendStorageUnavailable(req, reply, e)) return reply;
       throw e;
     }
   });

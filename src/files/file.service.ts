@@ -10,9 +10,10 @@ import type { RequestContext } from '../graphql/context';
 import { ConnectionResult, pageWindow, parseAnyId, toConnection } from '../graphql/relay';
 import { Attachment, OnDuplicate } from './attachment.entity';
 import { assertManageFiles, canReadFiles, FileContext, FileContextType, isFileContextType, loadFileContext, lookupFileContext } from './file-context';
-import { FileStorage } from './file-storage';
-import { folderAtPath, folderOfContext, fullNameFits, lockContextFolders, parseFolderPath } from './folders';
+import { adoptDirectUpload, storeReceivedUpload, usedBytes } from './file-uploads';
+import { folderAtPath, folderOfContext, fullNameFits, parseFolderPath } from './folders';
 import { CONTENT_TYPE_FORMAT, guessContentType } from './mime';
+import { directUploadKey, FileStore, fileStoreFor } from './storage';
 import type { UploadedFile } from './temp-uploads';
 import { POLICY_TTL_MS, signPolicy, verifyPolicy } from './upload-policy';
 
@@ -37,7 +38,6 @@ export interface UploadTicket {
 /** The multipart field names that carry the bytes (Canvas's local storage also takes the second). */
 export const FILE_PARAMS = ['file', 'attachment[uploaded_data]'];
 const ON_DUPLICATE: OnDuplicate[] = ['overwrite', 'rename'];
-const HAS_BYTES = ['uploaded', 'available'] as const;
 const CONTROL = /[\u0000-\u001f\u007f]/g;
 
 /** A client-given name as a display name: control characters out, trimmed; '' when nothing is left. */
@@ -64,13 +64,13 @@ function renamed(name: string, taken: Set<string>): string {
 
 /**
  * Files of courses, groups and users: Canvas's three-step upload (preflight, bytes, confirm), reads
- * and downloads. Bytes live on local disk under FILES_DIR; rows in `attachments`.
+ * and downloads. Bytes live in the configured store (FILES_DIR or an S3 bucket); rows in `attachments`.
  */
 export class FileService {
   constructor(private readonly ctx: RequestContext) {}
 
-  get storage(): FileStorage {
-    return new FileStorage(this.ctx.app.config.FILES_DIR);
+  get storage(): FileStore {
+    return fileStoreFor(this.ctx.app.config);
   }
 
   // ---- step 1: preflight --------------------------------------------------------------------
@@ -111,7 +111,7 @@ export class FileService {
     v.throwIfInvalid();
 
     const size = input.size!;
-    if ((await this.usedBytes(this.ctx.ds.manager, fc)) + size > fc.quotaBytes) throw new RequestError('file size exceeds quota');
+    if ((await usedBytes(this.ctx.ds.manager, fc)) + size > fc.quotaBytes) throw new RequestError('file size exceeds quota');
 
     const file = await transaction(this.ctx.ds, async (em) => {
       const folder = folderId != null ? await folderOfContext(em, fc, folderId) : await folderAtPath(em, fc, segments);
@@ -126,7 +126,16 @@ export class FileService {
       });
     });
 
-    const policy = signPolicy(this.ctx.app.tokenKey, { attachmentId: file.id, uuid: file.uuid, expiresAt: Date.now() + POLICY_TTL_MS, maxBytes: size });
+    const expiresAt = Date.now() + POLICY_TTL_MS;
+    // S3_UPLOAD=presigned: step 2 goes straight to the bucket, which redirects the client to step 3.
+    const direct = await this.storage.directUpload(directUploadKey(file.uuid), {
+      size,
+      contentType: file.contentType,
+      redirectUrl: `${this.ctx.baseUrl}/api/v1/files/${file.id}/create_success?uuid=${file.uuid}`,
+      expiresAt,
+    });
+    if (direct) return { file, uploadUrl: direct.url, uploadParams: direct.fields.map(([name, value]) => ({ name, value })), fileParam: 'file' };
+    const policy = signPolicy(this.ctx.app.tokenKey, { attachmentId: file.id, uuid: file.uuid, expiresAt, maxBytes: size });
     return {
       file,
       uploadUrl: `${this.ctx.baseUrl}/files_api`,
@@ -173,19 +182,6 @@ export class FileService {
     return saved;
   }
 
-  /** Bytes stored in the context (uploaded and available files), optionally leaving one file out. */
-  private async usedBytes(em: EntityManager, fc: FileContext, excludeId?: number): Promise<number> {
-    const qb = em
-      .getRepository(Attachment)
-      .createQueryBuilder('a')
-      .select('COALESCE(SUM(a.size), 0)', 'total')
-      .where('a.context_type = :type AND a.context_id = :id', { type: fc.type, id: fc.id })
-      .andWhere('a.workflow_state IN (:...states)', { states: [...HAS_BYTES] });
-    if (excludeId != null) qb.andWhere('a.id <> :exclude', { exclude: excludeId });
-    const row = await qb.getRawOne<{ total: string | number | null }>();
-    return Number(row?.total ?? 0);
-  }
-
   // ---- step 2: the bytes --------------------------------------------------------------------
 
   /**
@@ -199,9 +195,9 @@ export class FileService {
   }
 
   /**
-   * POST <upload_url>: the signed policy authenticates (no viewer). Moves the received temp file into
-   * the store, re-checking the declared size and the quota with the real size; on any refusal the
-   * bytes are not kept.
+   * POST <upload_url>: the signed policy authenticates (no viewer). Hands the received temp file to the
+   * store, re-checking the declared size and the quota with the real size; on any refusal the bytes
+   * are not kept (src/files/file-uploads.ts).
    */
   async completeUpload(encodedPolicy: unknown, signature: unknown, files: UploadedFile[]): Promise<Attachment> {
     const policy = verifyPolicy(this.ctx.app.tokenKey, encodedPolicy, signature);
@@ -225,26 +221,7 @@ export class FileService {
     }
     if (!att.contentType) att.contentType = guessContentType(att.displayName);
 
-    const storage = this.storage;
-    const key = storage.keyFor(att.uuid);
-    let adopted = false;
-    try {
-      return await transaction(this.ctx.ds, async (em) => {
-        await lockContextFolders(em, fc);
-        if ((await this.usedBytes(em, fc, att.id)) + upload.size > fc.quotaBytes) throw new RequestError('file size exceeds quota');
-        await storage.adopt(upload.path!, key);
-        upload.path = null;
-        adopted = true;
-        att.size = upload.size;
-        att.storageKey = key;
-        att.workflowState = 'uploaded';
-        att.uploadedAt = nowToSecond();
-        return em.getRepository(Attachment).save(att);
-      });
-    } catch (e) {
-      if (adopted) await storage.remove(key);
-      throw e;
-    }
+    return storeReceivedUpload(this.ctx, att, fc, { ...upload, path: upload.path });
   }
 
   // ---- step 3: confirm ----------------------------------------------------------------------
@@ -252,11 +229,14 @@ export class FileService {
   /** GET/POST /api/v1/files/:id/create_success?uuid=…: the uploader makes the file available. */
   async confirm(rawId: string, uuid: string | null | undefined): Promise<{ file: Attachment }> {
     const viewer = this.ctx.authz.requireViewer();
-    const att = await this.ctx.loaders.byId(Attachment).load(numericId(rawId));
-    if (!att || att.workflowState === 'deleted' || !uuid || att.uuid !== uuid || att.userId !== viewer.id) throw new NotFoundError();
-    const fc = await loadFileContext(this.ctx, att.contextType, att.contextId);
+    const found = await this.ctx.loaders.byId(Attachment).load(numericId(rawId));
+    if (!found || found.workflowState === 'deleted' || !uuid || found.uuid !== uuid || found.userId !== viewer.id) throw new NotFoundError();
+    const fc = await loadFileContext(this.ctx, found.contextType, found.contextId);
     if (!fc) throw new NotFoundError();
     await assertManageFiles(this.ctx, fc);
+    if (found.workflowState === 'available') return { file: found };
+    // With presigned uploads the bytes went to the bucket: this is where they are checked and kept.
+    const att = found.workflowState === 'pending_upload' ? await adoptDirectUpload(this.ctx, found, fc) : found;
     if (att.workflowState === 'available') return { file: att };
     if (att.workflowState !== 'uploaded') throw new RequestError('the file has not been uploaded');
 

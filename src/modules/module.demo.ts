@@ -1,6 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { EntityManager } from 'typeorm';
 import type { DemoExtension } from '../cli/demo';
 import { Assignment } from '../content/assignments/assignment.entity';
@@ -14,8 +12,8 @@ import { DiscussionTopic } from '../discussions/discussion-topic.entity';
 import { nextActivitySeq } from '../discussions/discussion.service';
 import { Attachment } from '../files/attachment.entity';
 import { courseFileContext } from '../files/file-context';
-import { FileStorage } from '../files/file-storage';
 import { rootFolder } from '../files/folders';
+import { FileStore, newStorageKey } from '../files/storage';
 import { ItemType, ModuleItem } from './module-item.entity';
 import { ContextModule } from './module.entity';
 import type { RequirementType } from './progression-evaluator';
@@ -128,7 +126,7 @@ export const modulesDemo: DemoExtension = {
         workflowState: 'active',
       }),
     );
-    const file = ctx.filesDir ? await courseFile(em, world.course, teacher?.id ?? null, ctx.filesDir) : null;
+    const file = ctx.files ? await courseFile(em, world.course, teacher?.id ?? null, ctx.files) : null;
 
     const modules = em.getRepository(ContextModule);
     const newModule = (name: string, position: number, fields: Partial<ContextModule> = {}) =>
@@ -235,16 +233,13 @@ function assignment(em: EntityManager, courseId: number, name: string, points: n
   );
 }
 
-/** An available course file in the course's root folder, its bytes written under FILES_DIR. */
-async function courseFile(em: EntityManager, course: Parameters<typeof courseFileContext>[0], userId: number | null, filesDir: string): Promise<Attachment> {
+/** An available course file in the course's root folder, its bytes written to the file store. */
+async function courseFile(em: EntityManager, course: Parameters<typeof courseFileContext>[0], userId: number | null, files: FileStore): Promise<Attachment> {
   const folder = await rootFolder(em, courseFileContext(course));
   const uuid = randomUUID();
-  const storage = new FileStorage(filesDir);
-  const key = storage.keyFor(uuid);
+  const key = newStorageKey(uuid);
   const bytes = Buffer.from(FILE_TEXT);
-  const full = path.join(storage.root, key);
-  await mkdir(path.dirname(full), { recursive: true });
-  await writeFile(full, bytes);
+  await files.put(key, bytes, { size: bytes.length, contentType: 'text/plain' });
   const now = nowToSecond();
   return em.getRepository(Attachment).save(
     em.getRepository(Attachment).create({

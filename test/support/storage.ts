@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+
+/**
+ * The file storage back ends the files suites run against: the local directory, and an S3-compatible
+ * bucket on a real local S3 server (s3rver, in a temp dir on a free port), started per suite.
+ */
+export type StorageKind = 'local' | 's3';
+export const STORAGE_KINDS: StorageKind[] = ['local', 's3'];
+
+export interface TestStorage {
+  kind: StorageKind;
+  /** Environment for startTestServer / loadConfig (FILES_DIR always: temp uploads live there). */
+  env: Record<string, string>;
+  /** Every stored object (keys without S3_PREFIX) and every file under FILES_DIR (temp files too), sorted. */
+  list(): Promise<string[]>;
+  /** Deletes an object from the bucket (s3 only): a file lost behind the service's back. */
+  deleteObject(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Regular files under a directory, relative to it (posix separators). */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    if (!fs.existsSync(d)) return;
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push(path.relative(dir, p).split(path.sep).join('/'));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+export interface S3Server {
+  endpoint: string;
+  bucket: string;
+  client: S3Client;
+  /** Keys in the bucket under the prefix, without it. */
+  keys(prefix: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+/** s3rver on 127.0.0.1 with one bucket, its data in a temp dir removed on close. */
+export async function startS3Server(): Promise<S3Server> {
+  // s3rver ships no types; it is a devDependency used only here.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const S3rver = require('s3rver');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-s3rver-'));
+  const bucket = `lms-test-${randomBytes(4).toString('hex')}`;
+  const server = new S3rver({ port: 0, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [{ name: bucket }] });
+  const { port } = (await server.run()) as { port: number };
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: CREDENTIALS });
+  return {
+    endpoint,
+    bucket,
+    client,
+    async keys(prefix: string) {
+      const out: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+        for (const o of page.Contents ?? []) out.push(o.Key!.slice(prefix.length));
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return out.sort();
+    },
+    async close() {
+      client.destroy();
+      await server.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The S3 settings of the service for a bucket of `s3`, with extra settings (S3_UPLOAD, S3_DOWNLOAD …). */
+export function s3Env(s3: S3Server, prefix: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    FILES_STORAGE: 's3',
+    S3_BUCKET: s3.bucket,
+    S3_PREFIX: prefix,
+    S3_ENDPOINT: s3.endpoint,
+    S3_REGION: 'us-east-1',
+    S3_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+    S3_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+    S3_FORCE_PATH_STYLE: 'true',
+    ...extra,
+  };
+}
+
+export async function startTestStorage(kind: StorageKind, extra: Record<string, string> = {}): Promise<TestStorage> {
+  const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-files-'));
+  const removeDir = () => fs.rmSync(filesDir, { recursive: true, force: true });
+  if (kind === 'local') {
+    return {
+      kind,
+      env: { FILES_DIR: filesDir, ...extra },
+      list: async () => filesUnder(filesDir),
+      deleteObject: async () => {
+        throw new Error('local storage has no bucket');
+      },
+      close: async () => removeDir(),
+    };
+  }
+  const s3 = await startS3Server();
+  const prefix = 'lms/';
+  return {
+    kind,
+    env: { FILES_DIR: filesDir, ...s3Env(s3, prefix, extra) },
+    // Bucket keys and local files together: with S3 nothing but transient temp files may be on disk.
+    list: async () => [...(await s3.keys(prefix)), ...filesUnder(filesDir).map((f) => `local:${f}`)].sort(),
+    deleteObject: async (key) => void (await s3.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: `${prefix}${key}` }))),
+    async close() {
+      await s3.close();
+      removeDir();
+    },
+  };
+}
