@@ -1,7 +1,7 @@
 import { GRADING_TYPES } from '../content/assignments/assignment.entity';
 import { courseId } from '../courses/course.params';
 import { groupId } from '../groups/group.params';
-import { bool, date, id, nullableText, num, obj, oneOf, params, text, z } from '../rest/input';
+import { bool, date, id, model, nullableText, num, oneOf, params, text } from '../rest/input';
 import { MESSAGE_MAX_BYTES, ORDERS, TITLE_MAX } from './discussion.service';
 import { DISCUSSION_TYPES } from './discussion-topic.entity';
 
@@ -18,22 +18,15 @@ const topic = { ...context, topic_id: id() };
 /** A message's limit is in bytes (the service counts them); no text of more characters can fit. */
 const message = nullableText({ max: MESSAGE_MAX_BYTES });
 
-/** `assignment[...]` of a graded topic. */
-const assignment = z.union(
-  [
-    obj({
-      set_assignment: bool().optional(),
-      points_possible: num({ min: 0, max: 999_999_999, nullable: true }).optional(),
-      grading_type: oneOf(GRADING_TYPES).optional(),
-      due_at: date().optional(),
-      unlock_at: date().optional(),
-      lock_at: date().optional(),
-    }),
-    z.null(),
-    z.literal(''),
-  ],
-  { error: 'must be a hash of assignment fields' },
-);
+/** `assignment[...]` of a graded topic: a model() hash, so a refusal names points_possible as the assignment service does. */
+const assignment = model({
+  set_assignment: bool().optional(),
+  points_possible: num({ min: 0, max: 999_999_999, nullable: true }).optional(),
+  grading_type: oneOf(GRADING_TYPES).optional(),
+  due_at: date().optional(),
+  unlock_at: date().optional(),
+  lock_at: date().optional(),
+});
 
 const topicFields = {
   title: nullableText({ max: TITLE_MAX }).optional(),
