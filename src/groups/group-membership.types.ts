@@ -58,7 +58,7 @@ export class MembershipRefInput {
 
 @InputType()
 export class UpdateMembershipInput extends MembershipRefInput {
-  @Field(() => String, { nullable: true, description: 'Only `accepted` is applied.' })
+  @Field(() => String, { nullable: true, description: 'Only `accepted` is allowed; any other value is refused (workflow_state).' })
   workflowState?: string | null;
   @Field(() => Boolean, { nullable: true })
   moderator?: boolean | null;
