@@ -101,6 +101,7 @@ const bulkList = z.union([
   text({ max: 1_048_576 }),
   z.null(),
 ]);
+/** A row's params follow from its method and path: the context, the id of /:id, the fields of create and update. */
 const accepts = (path: string, route: Omit<RestRoute, 'path'>): Record<string, z.ZodType<unknown>> => {
   const shape = contextOf(path);
   if (path.endsWith('/:id')) shape.id = id();
