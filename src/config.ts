@@ -121,19 +121,26 @@ const schema = z.object({
   /** Full-jitter exponential backoff: a random delay up to min(MAX, BASE * 2^attempt). */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(10_000),
   WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(1).default(3_600_000),
-  /** How long a message is retried before it is dead-lettered (24 hours). */
-  WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().min(0).default(86_400_000),
+  /** How long a message is retried before it is dead-lettered (24 hours; at most 72 hours, as Stripe's 3 days). */
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().min(0).max(259_200_000).default(86_400_000),
   /** How long a claim lasts; a dispatcher that died is relieved of its messages after it. */
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(100).default(60_000),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
   WEBHOOK_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(25),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /**
+   * Deliveries in flight to one destination (HTTPS origin) per dispatcher, at most; halved on each
+   * 429/503 and regained on successes (src/webhooks/destination-limiter.ts). Unset: WEBHOOK_CONCURRENCY.
+   */
+  WEBHOOK_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  /** After a subscription's secret is rotated, the previous one still signs (v1) for this long. */
+  WEBHOOK_SECRET_GRACE_MS: z.coerce.number().int().min(0).max(604_800_000).default(86_400_000),
   /** A subscription is deactivated after this many failed attempts in a row … */
   WEBHOOK_DEACTIVATE_FAILURES: z.coerce.number().int().min(1).default(50),
   /** … once its endpoint has been failing (no success) for at least this long. */
   WEBHOOK_DEACTIVATE_WINDOW_MS: z.coerce.number().int().min(0).default(86_400_000),
-  /** Delivered and cancelled messages are purged after this many days (dead ones are kept). */
-  WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).default(14),
+  /** Delivered and cancelled messages and their attempt logs are purged after this many days (dead ones are kept). */
+  WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   /** SQS transport: endpoint override (a local SQS-compatible server), region and static credentials. */
   SQS_ENDPOINT: z.string().url().optional(),
   SQS_REGION: z.string().min(1).default('us-east-1'),

@@ -105,6 +105,8 @@ function stableColumns(table: string, row: Record<string, unknown>): Record<stri
 async function rowsDigest(): Promise<string> {
   const hash = createHash('sha256');
   for (const meta of [...server.app.ds.entityMetadatas].sort((a, b) => a.tableName.localeCompare(b.tableName))) {
+    // The dispatcher's per-attempt log grows in the background while earlier (accepted) events are delivered.
+    if (meta.tableName === 'webhook_attempts') continue;
     const rows: Record<string, unknown>[] = await server.app.ds.query(`SELECT * FROM ${server.app.ds.driver.escape(meta.tableName)}`);
     hash.update(meta.tableName).update(JSON.stringify(rows.map((r) => stableColumns(meta.tableName, r))));
   }

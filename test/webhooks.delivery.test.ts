@@ -240,8 +240,8 @@ describe('failing endpoints', () => {
 
 describe('operators: deliveries query and redelivery', () => {
   const DELIVERIES = `query($id: String!, $status: [String!]) { webhookDeliveries(subscriptionId: $id, status: $status, first: 10) {
-    totalCount nodes { messageId subscriptionId eventName format status attempts lastError lastStatusCode nextAttemptAt retryUntil firstAttemptAt lastAttemptAt deliveredAt createdAt payload } } }`;
-  const REDELIVER = `mutation($i: RedeliverWebhookMessageInput!) { redeliverWebhookMessage(input: $i) { delivery { messageId status attempts } errors { message } } }`;
+    totalCount nodes { messageId subscriptionId eventName format status attemptCount lastError lastStatusCode nextAttemptAt retryUntil firstAttemptAt lastAttemptAt deliveredAt createdAt payload } } }`;
+  const REDELIVER = `mutation($i: RedeliverWebhookMessageInput!) { redeliverWebhookMessage(input: $i) { delivery { messageId status attemptCount } errors { message } } }`;
 
   let sub: WebhookSubscription;
   beforeAll(async () => {
@@ -264,7 +264,7 @@ describe('operators: deliveries query and redelivery', () => {
       eventName: 'grade_change',
       format: 'live-event',
       status: 'dead',
-      attempts: expect.any(Number),
+      attemptCount: expect.any(Number),
       lastError: 'HTTP 500',
       lastStatusCode: 500,
       nextAttemptAt: null,
@@ -300,7 +300,7 @@ describe('operators: deliveries query and redelivery', () => {
     expect((await other.api.graphql(DELIVERIES, { id: sub.id })).errors?.[0].extensions.code).toBe('NOT_FOUND');
     const [dead] = await messages(sub);
     const res = await admin.api.graphql(REDELIVER, { i: { messageId: dead.messageId } });
-    expect(res.data.redeliverWebhookMessage).toEqual({ delivery: { messageId: dead.messageId, status: 'pending', attempts: dead.attempts }, errors: null });
+    expect(res.data.redeliverWebhookMessage).toEqual({ delivery: { messageId: dead.messageId, status: 'pending', attemptCount: dead.attempts }, errors: null });
     await waitFor('redelivered', () => allDelivered(sub, 1));
     expect(ids('/ops').filter((id) => id === dead.messageId).length).toBeGreaterThanOrEqual(2);
     const again = await admin.api.graphql(REDELIVER, { i: { messageId: dead.messageId } });

@@ -78,12 +78,15 @@ describe('dispatch workers', () => {
 
   it('`rotate-webhook-key` signs new deliveries with a new key while the JWKS keeps the old one', async () => {
     await listening('/rotated');
-    const before = (await server.as(null).get('/.well-known/jwks.json')).body.keys as { kid: string }[];
+    // The JWKS holds the RS256 keys (X-Webhook-Signature), then the Ed25519 ones (webhook-signature v1a).
+    const kids = async (kty: string) =>
+      ((await server.as(null).get('/.well-known/jwks.json')).body.keys as { kid: string; kty: string }[]).filter((k) => k.kty === kty).map((k) => k.kid);
+    const [rsaBefore, edBefore] = [await kids('RSA'), await kids('OKP')];
     const out = { text: '', write: (t: string) => (out.text += t) };
     expect(await runCli(['rotate-webhook-key'], { out, err: out, env: { ...env, LOG_LEVEL: 'silent' } })).toBe(0);
-    const { kid } = JSON.parse(out.text.trim().split('\n').pop()!);
-    const after = (await server.as(null).get('/.well-known/jwks.json')).body.keys as { kid: string }[];
-    expect(after.map((k) => k.kid)).toEqual([kid, ...before.map((k) => k.kid)]);
+    const { kid, ed25519Kid } = JSON.parse(out.text.trim().split('\n').pop()!);
+    expect(await kids('RSA')).toEqual([kid, ...rsaBefore]);
+    expect(await kids('OKP')).toEqual([ed25519Kid, ...edBefore]);
     await submit();
     expect(await runCli(['dispatch', '--once'], { out, err: out, env: { ...env, LOG_LEVEL: 'silent' } })).toBe(0);
     const [r] = receiver.at('/rotated');

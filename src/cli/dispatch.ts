@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { Dispatcher } from '../webhooks/dispatcher';
 import { rotateSigningKey } from '../webhooks/signing-keys';
+import { rotateEd25519Key } from '../webhooks/standard-signatures';
 import { CliOutput, CliSession, println } from './common';
 
 /**
@@ -35,8 +36,12 @@ export async function dispatch(session: CliSession, opts: { once: boolean }, out
   await dispatcher.stop();
 }
 
-/** `rotate-webhook-key`: new deliveries are signed with a new key; the JWKS keeps the previous ones. */
+/**
+ * `rotate-webhook-key`: new deliveries are signed with new keys, RS256 (X-Webhook-Signature) and
+ * Ed25519 (webhook-signature v1a); the JWKS keeps the previous ones.
+ */
 export async function rotateWebhookKey(session: CliSession, out: CliOutput): Promise<void> {
   const kid = await rotateSigningKey(session.app.ds, session.app.tokenKey);
-  println(out, JSON.stringify({ kid }));
+  const ed25519Kid = await rotateEd25519Key(session.app.ds, session.app.tokenKey);
+  println(out, JSON.stringify({ kid, ed25519Kid }));
 }

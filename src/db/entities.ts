@@ -10,6 +10,7 @@ import { Setting } from './setting.entity';
 import { ToolProxy } from '../lti/tool-proxy.entity';
 import { LtiNonce } from '../lti/lti-nonce.entity';
 import { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
+import { WebhookAttempt } from '../webhooks/webhook-attempt.entity';
 import { OutboxMessage } from '../events/outbox.entity';
 import { DiscussionEntry } from '../discussions/discussion-entry.entity';
 import { DiscussionParticipant } from '../discussions/discussion-participant.entity';
@@ -66,4 +67,5 @@ export const entities = [
   LtiNonce,
   WebhookSubscription,
   OutboxMessage,
+  WebhookAttempt,
 ];

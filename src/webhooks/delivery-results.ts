@@ -3,8 +3,9 @@ import type { Config } from '../config';
 import { transaction } from '../db/transaction';
 import { OutboxMessage } from '../events/outbox.entity';
 import { metrics } from '../metrics/metrics';
-import { backoffMs } from './retry-timing';
+import { backoffMs, nextAttemptAt } from './retry-timing';
 import type { DeliveryOutcome } from './transports';
+import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
 export interface DispatcherLog {
@@ -28,8 +29,18 @@ export function rawDate(v: unknown): Date | null {
   return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s : `${s.replace(' ', 'T')}Z`);
 }
 
+/** When an attempt started and how long it took. */
+export interface AttemptTiming {
+  startedAt: Date;
+  durationMs: number;
+}
+
+/** The answer by which a receiver says it no longer wants the subscription's messages. */
+const GONE = 410;
+
 /**
- * Records what became of a claimed message. Every write is conditional on the claim's lease token,
+ * Records what became of a claimed message, with one webhook_attempts row per attempt written in the
+ * same transaction. Every write is conditional on the claim's lease token,
  * so a dispatcher whose lease ran out (and whose message another dispatcher took over) records
  * nothing.
  */
@@ -55,7 +66,22 @@ export class DeliveryResults {
     metrics.webhookDeliveries.inc({ result: status });
   }
 
-  async success(m: OutboxMessage, token: string, sub: WebhookSubscription, at: Date, outcome: DeliveryOutcome): Promise<void> {
+  /** The attempt's log row, inserted beside the result it belongs to. */
+  private logAttempt(em: EntityManager, m: OutboxMessage, t: AttemptTiming, outcome: DeliveryOutcome): Promise<unknown> {
+    return em.getRepository(WebhookAttempt).insert({
+      outboxMessageId: m.id,
+      attempt: m.attempts,
+      startedAt: t.startedAt,
+      durationMs: Math.max(0, Math.round(t.durationMs)),
+      statusCode: outcome.statusCode,
+      errorClass: outcome.ok ? null : outcome.errorClass,
+      error: outcome.ok ? null : outcome.error,
+      responseBody: outcome.responseBody ?? null,
+    });
+  }
+
+  async success(m: OutboxMessage, token: string, sub: WebhookSubscription, t: AttemptTiming, outcome: DeliveryOutcome): Promise<void> {
+    const at = t.startedAt;
     const now = new Date();
     await transaction(this.ds, async (em) => {
       const res = await em
@@ -74,6 +100,7 @@ export class DeliveryResults {
         .where("id = :id AND lease_token = :token AND status = 'delivering'", { id: m.id, token })
         .execute();
       if (!res.affected) return;
+      await this.logAttempt(em, m, t, outcome);
       if (sub.consecutiveFailures > 0) {
         await em.createQueryBuilder().update(WebhookSubscription).set({ consecutiveFailures: 0 }).where('id = :id', { id: sub.id }).execute();
       }
@@ -82,12 +109,18 @@ export class DeliveryResults {
     metrics.webhookDeliveries.inc({ result: 'delivered' });
   }
 
-  async failure(m: OutboxMessage, token: string, sub: WebhookSubscription, at: Date, outcome: DeliveryOutcome): Promise<void> {
+  /**
+   * A failed attempt: retried after its backoff (and no sooner than a 429/503's Retry-After) within the
+   * retry window, else dead-lettered. 410 Gone deactivates the subscription at once.
+   */
+  async failure(m: OutboxMessage, token: string, sub: WebhookSubscription, t: AttemptTiming, outcome: DeliveryOutcome): Promise<void> {
     const c = this.config;
+    const at = t.startedAt;
     const now = new Date();
     const attempt = m.attempts;
-    const exhausted = now.getTime() >= m.retryUntil.getTime();
-    const next = new Date(now.getTime() + backoffMs(attempt, c.WEBHOOK_RETRY_BASE_MS, c.WEBHOOK_RETRY_MAX_MS));
+    const gone = outcome.statusCode === GONE;
+    const exhausted = gone || now.getTime() >= m.retryUntil.getTime();
+    const next = nextAttemptAt(now, backoffMs(attempt, c.WEBHOOK_RETRY_BASE_MS, c.WEBHOOK_RETRY_MAX_MS), outcome.retryAfterMs ?? null, m.retryUntil);
     let deactivated = false;
     await transaction(this.ds, async (em) => {
       const res = await em
@@ -106,20 +139,45 @@ export class DeliveryResults {
         .where("id = :id AND lease_token = :token AND status = 'delivering'", { id: m.id, token })
         .execute();
       if (!res.affected) return;
+      await this.logAttempt(em, m, t, outcome);
       await em
         .createQueryBuilder()
         .update(WebhookSubscription)
         .set({ consecutiveFailures: () => 'consecutive_failures + 1' })
         .where('id = :id', { id: sub.id })
         .execute();
-      deactivated = await this.maybeDeactivate(em, sub.id, now, outcome.error);
+      if (gone) deactivated = await this.deactivate(em, sub.id, now, `the endpoint answered 410 Gone at ${at.toISOString()}`);
+      else deactivated = await this.maybeDeactivate(em, sub.id, now, outcome.error);
     });
     this.stats.failed++;
     if (exhausted || deactivated) this.stats.dead++;
     // A failed attempt, and (when retries are over or the subscription was deactivated) a dead message.
     metrics.webhookDeliveries.inc({ result: 'failed' });
     if (exhausted || deactivated) metrics.webhookDeliveries.inc({ result: 'dead' });
-    if (deactivated) this.log.warn({ subscriptionId: sub.id, lastError: outcome.error }, 'webhook subscription deactivated: its endpoint keeps failing');
+    if (deactivated) {
+      this.log.warn(
+        { subscriptionId: sub.id, lastError: outcome.error },
+        gone ? 'webhook subscription deactivated: its endpoint answered 410 Gone' : 'webhook subscription deactivated: its endpoint keeps failing',
+      );
+    }
+  }
+
+  /** Deactivates a subscription (unless it already is) and dead-letters its pending messages. */
+  private async deactivate(em: EntityManager, subscriptionId: string, now: Date, reason: string): Promise<boolean> {
+    const res = await em
+      .createQueryBuilder()
+      .update(WebhookSubscription)
+      .set({ deactivatedAt: now, deactivationReason: reason.slice(0, 255) })
+      .where('id = :id AND deactivated_at IS NULL', { id: subscriptionId })
+      .execute();
+    if (!res.affected) return false;
+    await em
+      .createQueryBuilder()
+      .update(OutboxMessage)
+      .set({ status: 'dead', lastError: `subscription deactivated: ${reason}`.slice(0, 1000), leaseToken: null, updatedAt: now })
+      .where("subscription_id = :id AND status = 'pending'", { id: subscriptionId })
+      .execute();
+    return true;
   }
 
   private async maybeDeactivate(em: EntityManager, subscriptionId: string, now: Date, lastError: string | null): Promise<boolean> {
@@ -145,13 +203,6 @@ export class DeliveryResults {
     const failingSince = rawDate((await firstFailure.getRawOne<{ at: unknown }>())?.at) ?? now;
     if (now.getTime() - failingSince.getTime() < c.WEBHOOK_DEACTIVATE_WINDOW_MS) return false;
     const reason = `${sub.consecutiveFailures} failed deliveries in a row since ${failingSince.toISOString()}; last error: ${lastError ?? 'unknown'}`;
-    await em.getRepository(WebhookSubscription).update({ id: subscriptionId }, { deactivatedAt: now, deactivationReason: reason.slice(0, 255) });
-    await em
-      .createQueryBuilder()
-      .update(OutboxMessage)
-      .set({ status: 'dead', lastError: `subscription deactivated: ${reason}`.slice(0, 1000), leaseToken: null, updatedAt: now })
-      .where("subscription_id = :id AND status = 'pending'", { id: subscriptionId })
-      .execute();
-    return true;
+    return this.deactivate(em, subscriptionId, now, reason);
   }
 }

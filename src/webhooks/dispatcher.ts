@@ -7,14 +7,21 @@ import { outboxSignal } from '../events/outbox-signal';
 import { withSendTime } from './caliper.format';
 import { DeliveryResults, DispatcherLog, DispatchStats } from './delivery-results';
 import { DestinationGuard } from './destination-guard';
+import { DeliverySignal, DestinationLimiter } from './destination-limiter';
 import { Claimed, claimDue, releaseClaimed } from './outbox-claim';
 import { purgeOutbox } from './outbox-retention';
+import { SLOW_DOWN_STATUSES } from './retry-timing';
 import { DeliverySigner } from './signing-keys';
-import { HttpsTransport, SqsTransport, Transport } from './transports';
+import { StandardWebhookSigner } from './standard-signatures';
+import { signingKeysOf } from './subscription-secrets';
+import { DeliveryOutcome, HttpsTransport, SqsTransport, Transport } from './transports';
 import { unwantedReason } from './subscription-match';
 
 export type { DispatcherLog } from './delivery-results';
 export { backoffMs } from './retry-timing';
+
+/** How soon a message held back because its destination had no free slot is due again. */
+const DESTINATION_FULL_RETRY_MS = 250;
 
 const silent: DispatcherLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -61,6 +68,9 @@ export class Dispatcher {
   /** Totals since start, for logs and benches. */
   readonly stats: DispatchStats = { delivered: 0, failed: 0, dead: 0 };
   private readonly results: DeliveryResults;
+  /** Per-destination concurrency (AIMD on 429/503) and Retry-After pauses (destination-limiter.ts). */
+  private readonly limiter: DestinationLimiter;
+  private readonly tokenKey: string;
 
   constructor(opts: DispatcherOptions) {
     this.ds = opts.ds;
@@ -70,10 +80,18 @@ export class Dispatcher {
     this.mysql = opts.ds.options.type === 'mysql' || opts.ds.options.type === 'mariadb';
     const c = opts.config;
     this.transports = {
-      https: new HttpsTransport(new DestinationGuard(c.WEBHOOK_ALLOW_PRIVATE_NETWORKS), new DeliverySigner(opts.ds, opts.tokenKey), c.WEBHOOK_TIMEOUT_MS, c.WEBHOOK_CA_FILE),
+      https: new HttpsTransport(
+        new DestinationGuard(c.WEBHOOK_ALLOW_PRIVATE_NETWORKS),
+        new DeliverySigner(opts.ds, opts.tokenKey),
+        new StandardWebhookSigner(opts.ds, opts.tokenKey),
+        c.WEBHOOK_TIMEOUT_MS,
+        c.WEBHOOK_CA_FILE,
+      ),
       sqs: new SqsTransport(c, c.WEBHOOK_TIMEOUT_MS),
     };
     this.results = new DeliveryResults(opts.ds, c, this.log, this.stats);
+    this.tokenKey = opts.tokenKey;
+    this.limiter = new DestinationLimiter(c.WEBHOOK_DESTINATION_CONCURRENCY ?? c.WEBHOOK_CONCURRENCY, c.WEBHOOK_RETRY_MAX_MS);
   }
 
   /** A claim outlives the longest possible attempt, so a live dispatcher never loses its rows. */
@@ -150,7 +168,7 @@ export class Dispatcher {
         try {
           const batch = await this.claim(Math.min(room, c.WEBHOOK_BATCH_SIZE));
           claimed = batch.length;
-          if (this.running) for (const b of batch) this.launch(b);
+          if (this.running) await this.admit(batch);
           else await this.release(batch);
         } catch (e) {
           this.log.error({ err: { message: (e as Error).message } }, 'webhook claim failed');
@@ -163,9 +181,30 @@ export class Dispatcher {
     }
   }
 
-  private launch(b: Claimed): void {
+  /**
+   * Launches each claimed message whose destination has room; hands the others back to the outbox,
+   * due when their destination's pause ends (or shortly, when it is only full), so they hold no
+   * delivery slot and messages to other destinations go ahead of them.
+   */
+  private async admit(batch: Claimed[]): Promise<void> {
+    const now = Date.now();
+    const later = new Map<number, Claimed[]>();
+    for (const b of batch) {
+      const key = b.subscription?.transportType === 'https' ? DestinationLimiter.keyOf(b.subscription.transportUrl) : null;
+      const slot = this.limiter.tryAcquire(key, now);
+      if (slot.ok) {
+        this.launch(b, key);
+        continue;
+      }
+      const due = slot.pausedUntil ?? now + DESTINATION_FULL_RETRY_MS;
+      later.set(due, [...(later.get(due) ?? []), b]);
+    }
+    for (const [due, held] of later) await this.release(held, new Date(due));
+  }
+
+  private launch(b: Claimed, destination: string | null = null): void {
     const abort = new AbortController();
-    const done = this.deliver(b, abort.signal)
+    const done = this.deliver(b, abort.signal, destination)
       .catch((e) => this.log.error({ err: { message: (e as Error).message }, messageId: b.message.messageId }, 'webhook delivery failed unexpectedly'))
       .finally(() => {
         this.inFlight.delete(b.message.id);
@@ -199,14 +238,31 @@ export class Dispatcher {
     return claimDue(this.ds, { mysql: this.mysql, workerId: this.workerId, leaseMs: this.leaseMs, limit, dueBy });
   }
 
-  /** Gives claimed rows back (claimed while stopping). */
-  private release(batch: Claimed[]): Promise<void> {
-    return releaseClaimed(this.ds, batch);
+  /** Gives claimed rows back (claimed while stopping, or held back for their destination). */
+  private release(batch: Claimed[], dueAt?: Date): Promise<void> {
+    return releaseClaimed(this.ds, batch, dueAt);
   }
 
   // ---- delivering ------------------------------------------------------------------------------
 
-  private async deliver({ message: m, token, subscription: sub, tool }: Claimed, signal: AbortSignal): Promise<void> {
+  /** `destination`: the limiter slot this delivery holds (given back when it ends). */
+  private async deliver(claimed: Claimed, signal: AbortSignal, destination: string | null = null): Promise<void> {
+    let answer: DeliverySignal = 'other';
+    let retryAfterMs: number | null = null;
+    try {
+      const outcome = await this.attempt(claimed, signal);
+      if (outcome?.ok) answer = 'ok';
+      else if (outcome?.statusCode != null && SLOW_DOWN_STATUSES.has(outcome.statusCode)) {
+        answer = 'slow-down';
+        retryAfterMs = outcome.retryAfterMs ?? null;
+      }
+    } finally {
+      this.limiter.release(destination, answer, retryAfterMs);
+    }
+  }
+
+  /** Sends one claimed message (unless it may no longer be sent) and records the result. */
+  private async attempt({ message: m, token, subscription: sub, tool }: Claimed, signal: AbortSignal): Promise<DeliveryOutcome | void> {
     if (!sub || sub.state !== 'Active') return this.finish(m, token, 'cancelled', 'subscription deleted');
     if (sub.deactivatedAt) return this.finish(m, token, 'dead', `subscription deactivated: ${sub.deactivationReason ?? ''}`.trim());
     // Queued before the tool lost the capability (or the subscription the event type): not sent.
@@ -217,6 +273,7 @@ export class Dispatcher {
     // Counted when claimed, so an attempt cut short by a dying dispatcher still counts.
     const attempt = m.attempts;
     const startedAt = new Date();
+    const started = performance.now();
     const body = m.format === 'caliper' ? JSON.stringify(withSendTime(JSON.parse(m.payload))) : m.payload;
     const outcome = await transport.send({
       messageId: m.messageId,
@@ -226,10 +283,13 @@ export class Dispatcher {
       url: sub.transportUrl,
       body,
       signal,
+      hmacKeys: sub.transportType === 'https' ? signingKeysOf(this.tokenKey, sub) : undefined,
     });
     if (this.abandoned) return;
-    if (outcome.ok) await this.results.success(m, token, sub, startedAt, outcome);
-    else await this.results.failure(m, token, sub, startedAt, outcome);
+    const timing = { startedAt, durationMs: performance.now() - started };
+    if (outcome.ok) await this.results.success(m, token, sub, timing, outcome);
+    else await this.results.failure(m, token, sub, timing, outcome);
+    return outcome;
   }
 
   /** Ends a message without an attempt (its subscription is gone, deactivated or no longer wants it). */
@@ -238,7 +298,8 @@ export class Dispatcher {
     await this.results.finish(m, token, status, reason);
   }
 
-  private async purge(): Promise<void> {
+  /** Purges delivered and cancelled messages past retention with their attempts (the loop runs it every 10 minutes). */
+  async purge(): Promise<void> {
     this.lastPurge = Date.now();
     await purgeOutbox(this.ds, this.config.WEBHOOK_RETENTION_DAYS, this.log);
   }

@@ -2,8 +2,12 @@ import { DataSource, In } from 'typeorm';
 import { transaction } from '../db/transaction';
 import { OutboxMessage } from '../events/outbox.entity';
 import type { DispatcherLog } from './delivery-results';
+import { WebhookAttempt } from './webhook-attempt.entity';
 
-/** Removes delivered and cancelled messages past retention (dead ones stay for operators). */
+/**
+ * Removes delivered and cancelled messages past retention, with their attempt logs, in batches
+ * (dead ones stay for operators, attempts included).
+ */
 export async function purgeOutbox(ds: DataSource, retentionDays: number, log: DispatcherLog): Promise<void> {
   const cutoff = new Date(Date.now() - retentionDays * 86_400_000);
   try {
@@ -18,7 +22,10 @@ export async function purgeOutbox(ds: DataSource, retentionDays: number, log: Di
           .getRawMany<{ id: number }>()
       ).map((r) => Number(r.id));
       if (!ids.length) return;
-      await transaction(ds, (em) => em.getRepository(OutboxMessage).delete({ id: In(ids) }));
+      await transaction(ds, async (em) => {
+        await em.getRepository(WebhookAttempt).delete({ outboxMessageId: In(ids) });
+        await em.getRepository(OutboxMessage).delete({ id: In(ids) });
+      });
     }
   } catch (e) {
     log.warn({ err: { message: (e as Error).message } }, 'webhook outbox purge failed');

@@ -33,6 +33,14 @@ export class WebhookSubscriptionResolver {
     return { webhookSubscription: await ctx.services.webhookSubscriptions.update(id, input) };
   }
 
+  @Mutation(() => WebhookSubscriptionPayload, {
+    description:
+      'For a tool: a new Standard Webhooks secret for one of its subscriptions (signingSecret, shown once); the previous one also signs for WEBHOOK_SECRET_GRACE_MS.',
+  })
+  async rotateWebhookSubscriptionSecret(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
+    return { webhookSubscription: await ctx.services.webhookSubscriptions.rotateSecret(id) };
+  }
+
   @Mutation(() => WebhookSubscriptionPayload, { description: 'For a tool: deletes one of its subscriptions (State Deleted).' })
   async deleteWebhookSubscription(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
     return { webhookSubscription: await ctx.services.webhookSubscriptions.delete(id) };

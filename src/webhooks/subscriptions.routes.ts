@@ -33,12 +33,22 @@ defineFragment(`fragment WebhookSubscriptionJson on WebhookSubscription {
   OwnerId: ownerId OwnerType: ownerType DeveloperKey: developerKey RootAccountId: rootAccountId RootAccountUUID: rootAccountUuid
   AssociatedIntegrationId: associatedIntegrationId State: state CreatedAt: createdAt UpdatedAt: updatedAt
   UpdatedBy: updatedBy UpdatedByType: updatedByType
+  DeactivatedAt: deactivatedAt DeactivationReason: deactivationReason Secret: signingSecret
 }`);
 
 type Json = Record<string, any>;
 const isTree = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const present = (s: Json): Json => numericIds(s, ['RootAccountId']);
+/**
+ * Our additions to Canvas's record appear only when they say something: `Secret` in the answer that
+ * created or rotated it, `DeactivatedAt`/`DeactivationReason` while deliveries are stopped.
+ */
+const OPTIONAL_KEYS = ['Secret', 'DeactivatedAt', 'DeactivationReason'];
+const present = (s: Json): Json => {
+  const out = numericIds(s, ['RootAccountId']) as Json;
+  for (const k of OPTIONAL_KEYS) if (out[k] == null) delete out[k];
+  return out;
+};
 
 /**
  * `subscription[…]` (form or JSON) → the GraphQL input; null when it is missing or empty, which the
@@ -105,6 +115,18 @@ export const subscriptionRoutes: RestRoute[] = [
     operation: `mutation($id: ID!, $input: WebhookSubscriptionInput) { updateWebhookSubscription(id: $id, input: $input) ${FIELDS} }`,
     variables: (input) => ({ id: str(input.params.id), input: subscriptionInput(input) }),
     root: 'updateWebhookSubscription',
+    payloadKey: 'webhookSubscription',
+    present,
+    auth: 'lti',
+  },
+  {
+    // Not Canvas's: a new Standard Webhooks secret (`Secret`, shown once); the old one signs too for a grace period.
+    method: 'POST',
+    path: '/api/lti/subscriptions/:id/secret/rotate',
+    accepts: byId,
+    operation: `mutation($id: ID!) { rotateWebhookSubscriptionSecret(id: $id) ${FIELDS} }`,
+    variables: ({ params }) => ({ id: str(params.id) }),
+    root: 'rotateWebhookSubscriptionSecret',
     payloadKey: 'webhookSubscription',
     present,
     auth: 'lti',

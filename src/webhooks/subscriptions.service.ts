@@ -11,6 +11,7 @@ import { capabilityAllows } from '../lti/capabilities';
 import { ToolProxy } from '../lti/tool-proxy.entity';
 import { toolReaches, ToolTarget } from '../lti/tool-reach';
 import { destinationGuard } from './destination-guard';
+import { generateSecret, rotatedSecretColumns, sealSecret } from './subscription-secrets';
 // Registers the reaction to narrowed capabilities wherever subscriptions exist.
 import './subscription-entitlement';
 import { WebhookSubscription } from './webhook-subscription.entity';
@@ -40,6 +41,11 @@ export interface SubscriptionRecord {
   updatedAt: Date;
   updatedBy: string;
   updatedByType: string;
+  /** Set when deliveries stopped: the endpoint answered 410 Gone or kept failing (cleared by a PUT). */
+  deactivatedAt: Date | null;
+  deactivationReason: string | null;
+  /** The Standard Webhooks secret, only in the response that created or rotated it. */
+  signingSecret?: string | null;
 }
 
 export interface SubscriptionPage {
@@ -157,10 +163,15 @@ export class WebhookSubscriptionService {
     const tool = this.tool();
     const { s, r } = await this.validate(tool, input);
     const now = nowToSecond();
+    // Shown once, in this response; stored encrypted.
+    const secret = generateSecret();
     const row = await transaction(this.ctx.ds, async (em) => {
       const repo = em.getRepository(WebhookSubscription);
       const created = repo.create({
         id: randomUUID(),
+        signingSecret: sealSecret(this.ctx.app.tokenKey, secret),
+        previousSigningSecret: null,
+        previousSecretUntil: null,
         toolProxyId: tool.id,
         ...this.fields(s, r),
         developerKey: tool.developerKey,
@@ -174,7 +185,22 @@ export class WebhookSubscriptionService {
       await repo.insert(created);
       return created;
     });
-    return this.record(row, tool);
+    return { ...(await this.record(row, tool)), signingSecret: secret };
+  }
+
+  /**
+   * A new Standard Webhooks secret for one of the tool's subscriptions, shown once in the answer.
+   * The previous one keeps signing (a second v1 signature) for WEBHOOK_SECRET_GRACE_MS, so the
+   * receiver can switch over without rejecting messages.
+   */
+  async rotateSecret(rawId: string): Promise<SubscriptionRecord> {
+    const tool = this.tool();
+    const row = await this.own(tool, rawId);
+    const secret = generateSecret();
+    const columns = rotatedSecretColumns(this.ctx.app.tokenKey, row, secret, this.ctx.app.config.WEBHOOK_SECRET_GRACE_MS);
+    Object.assign(row, columns, { updatedAt: nowToSecond() });
+    await transaction(this.ctx.ds, (em) => em.getRepository(WebhookSubscription).update({ id: row.id }, { ...columns, updatedAt: row.updatedAt }));
+    return { ...(await this.record(row, tool)), signingSecret: secret };
   }
 
   /** One live subscription of the calling tool; anything else (another tool's, deleted) is 404. */
@@ -272,6 +298,8 @@ export class WebhookSubscriptionService {
       updatedAt: row.updatedAt,
       updatedBy: guid,
       updatedByType: OWNER_TYPE,
+      deactivatedAt: row.deactivatedAt,
+      deactivationReason: row.deactivationReason,
     };
   }
 }

@@ -47,6 +47,19 @@ export class WebhookSubscriptionType {
   updatedBy: string;
   @Field()
   updatedByType: string;
+  @Field(() => DateTimeScalar, {
+    nullable: true,
+    description: 'When deliveries stopped: the endpoint answered 410 Gone, or kept failing past the deactivation limits. Cleared by updating the subscription.',
+  })
+  deactivatedAt: Date | null;
+  @Field(() => String, { nullable: true, description: 'Why the subscription was deactivated.' })
+  deactivationReason: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The Standard Webhooks secret (whsec_…) whose HMAC-SHA256 signs deliveries (webhook-signature v1). Only in the response that created or rotated it; null everywhere else.',
+  })
+  signingSecret?: string | null;
 }
 
 @ObjectType('WebhookSubscriptionPage', { description: 'Up to 100 subscriptions by Id; pass endKey as startKey for the next page.' })

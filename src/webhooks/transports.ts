@@ -5,7 +5,10 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import { MessageAttributeValue, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Config } from '../config';
 import { DestinationGuard, RefusedDestination, ResolvedAddress } from './destination-guard';
+import { parseRetryAfter, SLOW_DOWN_STATUSES } from './retry-timing';
 import { DeliverySigner, SIGNATURE_HEADER } from './signing-keys';
+import type { StandardWebhookSigner } from './standard-signatures';
+import { AttemptErrorClass, RESPONSE_BODY_BYTES } from './webhook-attempt.entity';
 
 /** One attempt to hand one message to its subscriber. */
 export interface DeliveryRequest {
@@ -17,12 +20,20 @@ export interface DeliveryRequest {
   url: string;
   body: string;
   signal: AbortSignal;
+  /** HMAC keys of the subscription's Standard Webhooks secrets (v1 signatures); none without a secret. */
+  hmacKeys?: Buffer[];
 }
 
 export interface DeliveryOutcome {
   ok: boolean;
   statusCode: number | null;
   error: string | null;
+  /** Why it failed, in a word (null on success). */
+  errorClass: AttemptErrorClass | null;
+  /** The first RESPONSE_BODY_BYTES of the receiver's answer (HTTPS only). */
+  responseBody?: string | null;
+  /** How long a 429 or 503 asked us to wait (its Retry-After), in milliseconds. */
+  retryAfterMs?: number | null;
 }
 
 export interface Transport {
@@ -30,7 +41,22 @@ export interface Transport {
   close(): void;
 }
 
-const fail = (error: string, statusCode: number | null = null): DeliveryOutcome => ({ ok: false, statusCode, error: error.slice(0, 1000) });
+const fail = (error: string, errorClass: AttemptErrorClass, statusCode: number | null = null, more: Partial<DeliveryOutcome> = {}): DeliveryOutcome => ({
+  ok: false,
+  statusCode,
+  error: error.slice(0, 1000),
+  errorClass,
+  ...more,
+});
+
+/** The class of a socket-level error, from its code. */
+export function networkErrorClass(code: string | undefined): AttemptErrorClass {
+  if (!code) return 'connection';
+  if (code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timeout';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns';
+  if (/^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_OSSL_)/.test(code)) return 'tls';
+  return 'connection';
+}
 
 /** A lookup that answers with addresses already resolved and checked (no second DNS query). */
 function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
@@ -42,7 +68,8 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
 
 /**
  * HTTPS: `POST` of the JSON document with Content-Type application/json, the subscription and message
- * named in headers, and a signature (X-Webhook-Signature, see signing-keys.ts). Only https URLs;
+ * named in headers, Canvas's signature (X-Webhook-Signature, see signing-keys.ts) and the Standard
+ * Webhooks headers (webhook-id, webhook-timestamp, webhook-signature; standard-signatures.ts). Only https URLs;
  * redirects are not followed (a 3xx is a failure); the whole exchange is bounded by the timeout;
  * success is any 2xx.
  */
@@ -52,6 +79,7 @@ export class HttpsTransport implements Transport {
   constructor(
     private readonly guard: DestinationGuard,
     private readonly signer: DeliverySigner,
+    private readonly standard: StandardWebhookSigner,
     private readonly timeoutMs: number,
     caFile?: string,
   ) {
@@ -67,24 +95,28 @@ export class HttpsTransport implements Transport {
     try {
       url = new URL(req.url);
     } catch {
-      return fail('invalid destination URL');
+      return fail('invalid destination URL', 'invalid_destination');
     }
-    if (url.protocol !== 'https:') return fail(`only https destinations are delivered to (got ${url.protocol})`);
-    if (url.username || url.password) return fail('destination URLs may not carry credentials');
+    if (url.protocol !== 'https:') return fail(`only https destinations are delivered to (got ${url.protocol})`, 'invalid_destination');
+    if (url.username || url.password) return fail('destination URLs may not carry credentials', 'invalid_destination');
     let addresses: ResolvedAddress[];
     try {
       addresses = await this.guard.resolve(url.hostname);
     } catch (e) {
-      return fail(e instanceof RefusedDestination ? e.message : `cannot resolve ${url.hostname}`);
+      return e instanceof RefusedDestination ? fail(e.message, 'refused_destination') : fail(`cannot resolve ${url.hostname}`, 'dns');
     }
-    const signature = await this.signer.sign({
-      subscriptionId: req.subscriptionId,
-      messageId: req.messageId,
-      eventName: req.eventName,
-      attempt: req.attempt,
-      destination: req.url,
-      body: req.body,
-    });
+    // Canvas's JWT (X-Webhook-Signature) and the Standard Webhooks headers, on every attempt.
+    const [signature, standard] = await Promise.all([
+      this.signer.sign({
+        subscriptionId: req.subscriptionId,
+        messageId: req.messageId,
+        eventName: req.eventName,
+        attempt: req.attempt,
+        destination: req.url,
+        body: req.body,
+      }),
+      this.standard.headers(req.messageId, req.body, req.hmacKeys ?? []),
+    ]);
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     // The timeout bounds the exchange with the receiver: connect, send, response.
     const deadline = AbortSignal.timeout(this.timeoutMs);
@@ -110,24 +142,38 @@ export class HttpsTransport implements Transport {
             'X-Event-Name': req.eventName,
             'X-Delivery-Attempt': String(req.attempt),
             [SIGNATURE_HEADER]: signature,
+            ...standard,
           },
         },
         (res) => {
           const status = res.statusCode ?? 0;
-          // The response body is read (so the connection can be reused) and ignored.
-          res.on('data', () => undefined);
-          res.on('error', () => resolve(fail('response interrupted', status)));
+          // The whole body is read (so the connection can be reused); its first 1 KB is kept for the
+          // attempt log.
+          const kept: Buffer[] = [];
+          let keptBytes = 0;
+          res.on('data', (chunk: Buffer) => {
+            if (keptBytes >= RESPONSE_BODY_BYTES) return;
+            const part = chunk.subarray(0, RESPONSE_BODY_BYTES - keptBytes);
+            kept.push(part);
+            keptBytes += part.length;
+          });
+          const responseBody = () => (keptBytes ? Buffer.concat(kept).toString('utf8') : null);
+          res.on('error', () => resolve(fail('response interrupted', 'connection', status, { responseBody: responseBody() })));
           res.on('end', () => {
-            if (status >= 200 && status < 300) resolve({ ok: true, statusCode: status, error: null });
-            else if (status >= 300 && status < 400) resolve(fail(`HTTP ${status}: redirects are not followed`, status));
-            else resolve(fail(`HTTP ${status}`, status));
+            const more = { responseBody: responseBody() };
+            if (status >= 200 && status < 300) resolve({ ok: true, statusCode: status, error: null, errorClass: null, ...more });
+            else if (status >= 300 && status < 400) resolve(fail(`HTTP ${status}: redirects are not followed`, 'redirect', status, more));
+            else {
+              const retryAfterMs = SLOW_DOWN_STATUSES.has(status) ? parseRetryAfter(res.headers['retry-after']) : null;
+              resolve(fail(`HTTP ${status}`, 'http_status', status, { ...more, retryAfterMs }));
+            }
           });
         },
       );
       r.on('error', (e: NodeJS.ErrnoException) => {
-        if (deadline.aborted) resolve(fail(`timed out after ${this.timeoutMs} ms`));
-        else if (req.signal.aborted) resolve(fail('delivery abandoned (dispatcher stopping)'));
-        else resolve(fail(e.code ? `${e.code}: ${e.message}` : e.message));
+        if (deadline.aborted) resolve(fail(`timed out after ${this.timeoutMs} ms`, 'timeout'));
+        else if (req.signal.aborted) resolve(fail('delivery abandoned (dispatcher stopping)', 'abandoned'));
+        else resolve(fail(e.code ? `${e.code}: ${e.message}` : e.message, networkErrorClass(e.code)));
       });
       r.end(req.body);
     });
@@ -184,9 +230,9 @@ export class SqsTransport implements Transport {
     try {
       url = new URL(req.url);
     } catch {
-      return fail('invalid queue URL');
+      return fail('invalid queue URL', 'invalid_destination');
     }
-    if (url.protocol !== 'https:' && !this.config.SQS_ENDPOINT) return fail('queue URLs must be https');
+    if (url.protocol !== 'https:' && !this.config.SQS_ENDPOINT) return fail('queue URLs must be https', 'invalid_destination');
     const region = queueRegion(req.url) ?? this.config.SQS_REGION;
     const attr = (v: string): MessageAttributeValue => ({ DataType: 'String', StringValue: v });
     const deadline = AbortSignal.timeout(this.timeoutMs);
@@ -199,12 +245,13 @@ export class SqsTransport implements Transport {
         }),
         { abortSignal: AbortSignal.any([req.signal, deadline]) },
       );
-      return { ok: true, statusCode: null, error: null };
+      return { ok: true, statusCode: null, error: null, errorClass: null };
     } catch (e) {
-      if (deadline.aborted) return fail(`timed out after ${this.timeoutMs} ms`);
-      if (req.signal.aborted) return fail('delivery abandoned (dispatcher stopping)');
-      const err = e as Error & { $metadata?: { httpStatusCode?: number } };
-      return fail(`${err.name}: ${err.message}`, err.$metadata?.httpStatusCode ?? null);
+      if (deadline.aborted) return fail(`timed out after ${this.timeoutMs} ms`, 'timeout');
+      if (req.signal.aborted) return fail('delivery abandoned (dispatcher stopping)', 'abandoned');
+      const err = e as Error & { $metadata?: { httpStatusCode?: number }; code?: string };
+      const statusCode = err.$metadata?.httpStatusCode ?? null;
+      return fail(`${err.name}: ${err.message}`, statusCode == null && err.code ? networkErrorClass(err.code) : 'transport', statusCode);
     }
   }
 

@@ -1,17 +1,19 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { filter, pipe } from '@graphql-yoga/subscription';
-import { Arg, Args, Ctx, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { UnauthenticatedError } from '../common/errors';
 import { WEBHOOK_MESSAGE_TOPIC } from '../events/outbox';
 import type { PublishedMessage } from '../events/outbox';
 import type { RequestContext } from '../graphql/context';
 import { mutationPayload } from '../graphql/payload';
 import { liveMessageWanted } from './subscription-match';
+import type { DeliveryView } from './webhook-delivery.service';
 import {
   RedeliverWebhookMessageInput,
   RedeliverWebhookMessagePayload,
   ResubmitToPlagiarismInput,
   ResubmitToPlagiarismPayload,
+  WebhookAttemptType,
   WebhookDeliveriesArgs,
   WebhookDeliveryConnection,
   WebhookDeliveryType,
@@ -25,6 +27,11 @@ export class WebhookDeliveryResolver {
   })
   webhookDeliveries(@Args() args: WebhookDeliveriesArgs, @Ctx() ctx: RequestContext) {
     return ctx.services.webhookDeliveries.list(args);
+  }
+
+  @FieldResolver(() => [WebhookAttemptType], { description: 'Every attempt so far, oldest first: time, duration, status, error class, the start of the answer.' })
+  attempts(@Root() delivery: DeliveryView, @Ctx() ctx: RequestContext) {
+    return ctx.services.webhookDeliveries.attempts(delivery);
   }
 
   @Mutation(() => RedeliverWebhookMessagePayload, { description: 'Sends a dead-lettered webhook message again (same message id, fresh retry window).' })

@@ -8,18 +8,21 @@ import { outboxSignal } from '../events/outbox-signal';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
 import { publishedJwks } from './signing-keys';
+import { publishedEd25519Jwks } from './standard-signatures';
+import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
 const STATUSES: OutboxStatus[] = ['pending', 'delivering', 'delivered', 'dead', 'cancelled'];
 
-/** What operators see of a message: the stored row with its document parsed. */
-export interface DeliveryView extends Omit<OutboxMessage, 'payload' | 'nextAttemptAt'> {
+/** What operators see of a message: the stored row with its document parsed (attempts: see attempts()). */
+export interface DeliveryView extends Omit<OutboxMessage, 'payload' | 'nextAttemptAt' | 'attempts'> {
+  attemptCount: number;
   nextAttemptAt: Date | null;
   payload: Record<string, unknown>;
 }
 
-function view(m: OutboxMessage): DeliveryView {
-  return { ...m, nextAttemptAt: m.status === 'pending' ? m.nextAttemptAt : null, payload: JSON.parse(m.payload) as Record<string, unknown> };
+function view({ attempts, ...m }: OutboxMessage): DeliveryView {
+  return { ...m, attemptCount: attempts, nextAttemptAt: m.status === 'pending' ? m.nextAttemptAt : null, payload: JSON.parse(m.payload) as Record<string, unknown> };
 }
 
 /** Operators' view of webhook deliveries: account admins over the subscription's context, and site admins. */
@@ -81,8 +84,21 @@ export class WebhookDeliveryService {
     return { delivery: view(saved) };
   }
 
-  /** The public keys webhook signatures verify against. */
-  jwks() {
-    return publishedJwks(this.ctx.ds, this.ctx.app.tokenKey);
+  /**
+   * A delivery's attempts, oldest first, batched across the deliveries of one response. Only reached
+   * through a delivery list() or redeliver() returned, which checked the caller may see it.
+   */
+  async attempts(delivery: DeliveryView): Promise<(WebhookAttempt & { succeeded: boolean })[]> {
+    const rows = await this.ctx.loaders.manyBy(WebhookAttempt, 'outboxMessageId', {}, { id: 'ASC' }).load(delivery.id);
+    return rows.map((a) => ({ ...a, succeeded: a.errorClass == null }));
+  }
+
+  /**
+   * The public keys webhook signatures verify against: the RS256 keys of X-Webhook-Signature, then
+   * the Ed25519 keys (OKP) of the Standard Webhooks v1a signatures, newest first within each.
+   */
+  async jwks() {
+    const [rsa, ed25519] = await Promise.all([publishedJwks(this.ctx.ds, this.ctx.app.tokenKey), publishedEd25519Jwks(this.ctx.ds, this.ctx.app.tokenKey)]);
+    return { keys: [...rsa.keys, ...ed25519] };
   }
 }

@@ -4,6 +4,29 @@ import { PayloadType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
 
+@ObjectType('WebhookAttempt', { description: 'One attempt to deliver a webhook message (kept as long as the message).' })
+export class WebhookAttemptType {
+  @Field(() => Int, { description: '1 for the first attempt.' })
+  attempt: number;
+  @Field(() => DateTimeScalar, { description: 'When the attempt started (milliseconds).' })
+  startedAt: Date;
+  @Field(() => Int, { description: 'How long it took, from signing to the end of the answer.' })
+  durationMs: number;
+  @Field({ description: 'Whether the receiver took the message (a 2xx answer; SQS: accepted).' })
+  succeeded: boolean;
+  @Field(() => Int, { nullable: true, description: 'HTTP status of the answer (null for SQS, network errors and refused destinations).' })
+  statusCode: number | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why it failed: http_status, redirect, timeout, connection, dns, tls, refused_destination, invalid_destination, abandoned or transport.',
+  })
+  errorClass: string | null;
+  @Field(() => String, { nullable: true })
+  error: string | null;
+  @Field(() => String, { nullable: true, description: "The first 1 KB of the receiver's answer." })
+  responseBody: string | null;
+}
+
 @ObjectType('WebhookDelivery', { description: 'One webhook message for one subscription and its delivery state (operators).' })
 export class WebhookDeliveryType {
   @Field({ description: 'Stays the same on every attempt; receivers deduplicate by it.' })
@@ -17,7 +40,7 @@ export class WebhookDeliveryType {
   @Field({ description: 'pending, delivering, delivered, dead (retries exhausted or subscription deactivated) or cancelled (subscription deleted).' })
   status: string;
   @Field(() => Int, { description: 'Attempts made so far.' })
-  attempts: number;
+  attemptCount: number;
   @Field(() => String, { nullable: true })
   lastError: string | null;
   @Field(() => Int, { nullable: true, description: 'HTTP status of the last attempt.' })

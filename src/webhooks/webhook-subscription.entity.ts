@@ -67,6 +67,21 @@ export class WebhookSubscription {
   @NullableString(255)
   deactivationReason: string | null;
 
+  /**
+   * The Standard Webhooks `whsec_…` secret (v1 HMAC signatures), AES-256-GCM encrypted under a key
+   * derived from the server secret (subscription-secrets.ts). Null for subscriptions made before
+   * secrets existed: they get v1a (Ed25519) signatures only, until the tool rotates one in.
+   */
+  @NullableString(512)
+  signingSecret: string | null;
+
+  /** The secret before the last rotation, also signed with until previousSecretUntil (encrypted). */
+  @NullableString(512)
+  previousSigningSecret: string | null;
+
+  @DateTimeColumn()
+  previousSecretUntil: Date | null;
+
   @Column({ type: 'datetime' })
   createdAt: Date;
 
