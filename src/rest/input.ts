@@ -191,6 +191,24 @@ function issueDetail(top: z.core.$ZodIssue): { type: string; message: string } {
   return { type: 'invalid', message: top.message };
 }
 
+type Issue = z.core.$ZodIssue;
+
+/**
+ * A union (e.g. "a list or one item") that fails reports only its own path; the branch that got
+ * furthest into the value names the real culprit (`overrides[][student_ids][]`), so report that one.
+ */
+function deepest(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || !issue.errors?.length) return [issue];
+  let best: Issue[] = [];
+  let depth = 0;
+  for (const branch of issue.errors) {
+    const flat = branch.flatMap(deepest);
+    const d = Math.max(0, ...flat.map((i) => i.path.length));
+    if (d > depth) [best, depth] = [flat, d];
+  }
+  return depth ? best.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as Issue) : [issue];
+}
+
 /** Validates params; the field errors (Canvas's 400 body shape) or null when they fit. */
 export function checkParams(schema: RouteParams, value: unknown): FieldError[] | null {
   const r = schema.safeParse(value);
@@ -198,7 +216,7 @@ export function checkParams(schema: RouteParams, value: unknown): FieldError[] |
   const seen = new Set<string>();
   const errors: FieldError[] = [];
   const models = MODEL_KEYS.get(schema);
-  for (const issue of r.error.issues) {
+  for (const issue of r.error.issues.flatMap(deepest)) {
     const inModel = issue.path.length > 1 && models?.has(String(issue.path[0]));
     const attribute = fieldName(inModel ? issue.path.slice(1) : issue.path);
     if (seen.has(attribute)) continue;
