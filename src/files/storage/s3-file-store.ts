@@ -15,6 +15,8 @@ interface SdkError {
   $metadata?: { httpStatusCode?: number };
 }
 
+const SILENT = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
 const statusOf = (e: unknown) => (e as SdkError)?.$metadata?.httpStatusCode;
 const isMissing = (e: unknown) => statusOf(e) === 404 || (e as SdkError)?.name === 'NotFound' || (e as SdkError)?.name === 'NoSuchKey';
 
@@ -25,7 +27,11 @@ const isMissing = (e: unknown) => statusOf(e) === 404 || (e as SdkError)?.name =
 function storageError(e: unknown): Error {
   const err = e as SdkError;
   const status = statusOf(e);
-  if ((status != null && status >= 500) || NETWORK_CODES.has(err?.code ?? '') || err?.name === 'TimeoutError') {
+  // The code, or only its mention in the message where the SDK re-wraps a socket error (it does for
+  // errors from another realm, as under test runners).
+  const message = String((e as Error)?.message ?? '');
+  const network = NETWORK_CODES.has(err?.code ?? '') || [...NETWORK_CODES].some((code) => message.includes(code));
+  if ((status != null && status >= 500) || network || err?.name === 'TimeoutError') {
     return new StorageUnavailableError(String(err?.name ?? 'Error'));
   }
   return new Error(`S3 request failed: ${String(err?.name ?? 'Error')}${status ? ` (${status})` : ''}`);
@@ -58,6 +64,8 @@ export class S3FileStore implements FileStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 3,
+      // The SDK would write retry notes to the console; failures reach our log as StorageUnavailableError.
+      logger: SILENT,
     };
     this.client = new S3Client({ ...base, endpoint: config.S3_ENDPOINT });
     const publicEndpoint = config.S3_PUBLIC_ENDPOINT ?? config.S3_ENDPOINT;
