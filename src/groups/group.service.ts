@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { Brackets, In, Not } from 'typeorm';
 import { Account } from '../accounts/account.entity';
 import { ForbiddenError, NotFoundError, RequestError, ValidationError, Validator } from '../common/errors';
@@ -433,6 +434,13 @@ export class GroupService {
     if (state === 'non_collaborative' && !tags) throw new ForbiddenError();
     const kinds = state === 'all' ? (tags ? [false, true] : [false]) : state === 'non_collaborative' ? [true] : [false];
     const w = pageWindow(args);
+    if (args.categoryId != null && !args.onlyOwnGroups) {
+      // One category's groups (GroupSet.groupsConnection, GET /group_categories/:id/groups): the live
+      // groups of every category asked in this request come in one batch, in the order below.
+      const inCategory = await this.categoryGroups().load(args.categoryId);
+      const rows = inCategory.filter((g) => g.contextType === context.type && g.contextId === context.id && kinds.includes(g.nonCollaborative));
+      return toConnection(rows.slice(w.offset, w.offset + w.limit), rows.length, w);
+    }
     const qb = this.ctx.ds
       .getRepository(Group)
       .createQueryBuilder('g')
@@ -444,6 +452,23 @@ export class GroupService {
     }
     const [rows, total] = await qb.orderBy('g.group_category_id', 'ASC').addOrderBy('g.name', 'ASC').addOrderBy('g.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
     return toConnection(rows, total, w);
+  }
+
+  /** Available groups by category, ordered as listForContext orders them (name, then id), batched per request. */
+  private categoryGroups() {
+    return this.ctx.loaders.get('groups:byCategory', () =>
+      new DataLoader<number, Group[]>(async (ids) => {
+        const rows = await this.ctx.ds
+          .getRepository(Group)
+          .createQueryBuilder('g')
+          .where('g.group_category_id IN (:...ids) AND g.workflow_state = :available', { ids: [...ids], available: 'available' })
+          .orderBy('g.group_category_id', 'ASC')
+          .addOrderBy('g.name', 'ASC')
+          .addOrderBy('g.id', 'ASC')
+          .getMany();
+        return ids.map((id) => rows.filter((g) => g.groupCategoryId === id));
+      }),
+    );
   }
 
   /** Groups of one category (GET /group_categories/:id/groups). */

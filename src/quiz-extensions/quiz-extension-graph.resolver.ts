@@ -19,6 +19,8 @@ export class CourseQuizExtensionsResolver {
     description: `Students' extensions on the course's quizzes (the first ${MAX_PAGE_SIZE} quizzes by id), by quiz then user; graders only.`,
   })
   async quizExtensions(@Root() c: Course, @Ctx() ctx: RequestContext): Promise<QuizExtension[] | null> {
+    // Quiz.extensions' own grader check, made once here so a course without quizzes answers alike.
+    if (!(await ctx.services.contentAccess.isGrader(c))) return null;
     const quizzes = await orRefused(() => ctx.services.quizzes.listForCourse(c, { first: MAX_PAGE_SIZE }));
     if (!quizzes) return null;
     const lists = await Promise.all(quizzes.nodes.map((q) => orRefused(() => ctx.services.quizExtensions.forQuiz(q))));
