@@ -91,7 +91,8 @@ export class Dispatcher {
     };
     this.results = new DeliveryResults(opts.ds, c, this.log, this.stats);
     this.tokenKey = opts.tokenKey;
-    this.limiter = new DestinationLimiter(c.WEBHOOK_DESTINATION_CONCURRENCY ?? c.WEBHOOK_CONCURRENCY, c.WEBHOOK_RETRY_MAX_MS);
+    // A Retry-After pauses a destination for at most a retry window: no message waits longer than that anyway.
+    this.limiter = new DestinationLimiter(c.WEBHOOK_DESTINATION_CONCURRENCY ?? c.WEBHOOK_CONCURRENCY, c.WEBHOOK_RETRY_WINDOW_MS);
   }
 
   /** A claim outlives the longest possible attempt, so a live dispatcher never loses its rows. */

@@ -16,8 +16,9 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   if (!v) return null;
   if (/^\d{1,10}$/.test(v)) return Number(v) * 1000;
   // Only an IMF-fixdate / RFC 850 / asctime date, not any text Date.parse happens to accept.
-  if (!/^[A-Za-z]{3},? .*\d{2}:\d{2}:\d{2}/.test(v)) return null;
-  const at = Date.parse(v);
+  if (!/^[A-Za-z]{3,9},? .*\d{2}:\d{2}:\d{2}/.test(v)) return null;
+  // HTTP dates are GMT; asctime's form says so nowhere, and Date.parse would read it as local time.
+  const at = Date.parse(/\b(GMT|UTC)$/.test(v) ? v : `${v} GMT`);
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 

@@ -38,7 +38,8 @@ export async function testCertificate(): Promise<{ key: string; cert: string; ca
   return { key: pems.private, cert: pems.cert, caFile };
 }
 
-export type Responder = (r: Received) => { status: number; delayMs?: number } | 'hang';
+/** The receiver's answer: a status after an optional delay, with extra headers (e.g. Retry-After) and a body ('{}' by default). */
+export type Responder = (r: Received) => { status: number; delayMs?: number; headers?: Record<string, string>; body?: string } | 'hang';
 
 /**
  * A local HTTPS server that records every webhook POST. `respond` decides the answer (200 by
@@ -71,7 +72,7 @@ export class HttpsReceiver {
         this.received.push(r);
         const answer = this.respond(r);
         if (answer === 'hang') return;
-        setTimeout(() => res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end('{}'), answer.delayMs ?? 0);
+        setTimeout(() => res.writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers }).end(answer.body ?? '{}'), answer.delayMs ?? 0);
       });
     });
     server.on('connection', (s) => {
