@@ -41,8 +41,9 @@ Commands:
   files migrate                 Copy the bytes of stored files from FILES_DIR into the
                                 S3 bucket (FILES_STORAGE=s3 and the S3_* settings), under
                                 the same keys; safe to run again. Prints the counts.
-  rotate-webhook-key            Sign webhook deliveries with a new key from now on (the
-                                JWKS keeps publishing the previous ones). Prints {"kid":…}.
+  rotate-webhook-key            Sign webhook deliveries with new keys from now on, RS256
+                                and Ed25519 (the JWKS keeps publishing the previous ones).
+                                Prints {"kid":…,"ed25519Kid":…}.
   webhook-receiver [--port 4443] [--host 127.0.0.1] [--service <url>] [--dir <path>]
                                 A local HTTPS receiver for trying webhooks (the demo's
                                 subscription points at it): prints each message and
