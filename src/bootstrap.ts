@@ -95,13 +95,39 @@ export interface StartedApp {
   installation: Installation;
 }
 
-/** Database, pending migrations, installation rows and the schema: everything but the HTTP server. */
-export async function prepareApp(config: Config, onDbError?: (msg: string) => void): Promise<StartedApp> {
+const tokenKeyOf = (config: Config, ds: DataSource) =>
+  config.LMS_SECRET_KEY ?? setting(ds, 'token_hmac_key', () => randomBytes(32).toString('hex'));
+
+/**
+ * The database with its pending migrations run, the token key and the installation rows: what a
+ * cluster's primary does once before forking its workers (src/process/primary.ts).
+ */
+export async function setUpDatabase(config: Config, onDbError?: (msg: string) => void): Promise<{ ds: DataSource; tokenKey: string; installation: Installation }> {
   const ds = await openDatabase(config.DATABASE_URL, onDbError);
-  await ds.runMigrations({ transaction: 'each' });
-  const tokenKey = config.LMS_SECRET_KEY ?? (await setting(ds, 'token_hmac_key', () => randomBytes(32).toString('hex')));
-  const installation = await ensureInstallation(ds, tokenKey, config.LMS_ADMIN_TOKEN);
+  try {
+    await ds.runMigrations({ transaction: 'each' });
+    const tokenKey = await tokenKeyOf(config, ds);
+    return { ds, tokenKey, installation: await ensureInstallation(ds, tokenKey, config.LMS_ADMIN_TOKEN) };
+  } catch (e) {
+    await ds.destroy().catch(() => undefined);
+    throw e;
+  }
+}
+
+function appServices(config: Config, ds: DataSource, tokenKey: string): AppServices {
   const pubsub = createAppPubSub(config.REDIS_URL);
   setProcessPubSub(pubsub);
-  return { app: { config, ds, tokenKey, schema: buildAppSchema(), pubsub }, installation };
+  return { config, ds, tokenKey, schema: buildAppSchema(), pubsub };
+}
+
+/** Database, pending migrations, installation rows and the schema: everything but the HTTP server. */
+export async function prepareApp(config: Config, onDbError?: (msg: string) => void): Promise<StartedApp> {
+  const { ds, tokenKey, installation } = await setUpDatabase(config, onDbError);
+  return { app: appServices(config, ds, tokenKey), installation };
+}
+
+/** A cluster worker's app: its primary has already migrated the database and set up the installation. */
+export async function joinApp(config: Config): Promise<AppServices> {
+  const ds = await openDatabase(config.DATABASE_URL);
+  return appServices(config, ds, await tokenKeyOf(config, ds));
 }

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_IFRAME_HOSTS, parseIframeHosts } from './common/iframe-hosts';
 import { isPublicUrlValue, isTrustProxyValue } from './common/origin';
@@ -12,6 +13,16 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Server processes sharing PORT on this machine (node:cluster, src/process/): a count, or `auto` for
+   * one per core. Above 1 the primary migrates the database once, then forks the workers; without
+   * REDIS_URL it relays subscription events and keeps the throttle's buckets for them.
+   */
+  WEB_CONCURRENCY: z
+    .string()
+    .default('1')
+    .refine((v) => v === 'auto' || (/^\d{1,3}$/.test(v) && Number(v) >= 1 && Number(v) <= 256), { message: 'must be a number of processes (1-256) or auto' })
+    .transform((v) => (v === 'auto' ? availableParallelism() : Number(v))),
   DATABASE_URL: z
     .string()
     .default('sqlite:./data/lms.sqlite')
@@ -173,6 +184,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (parsed.success && parsed.data.FILES_STORAGE === 's3' && !parsed.data.S3_BUCKET) {
     throw new ConfigError('Invalid configuration:\n  S3_BUCKET: required when FILES_STORAGE=s3');
+  }
+  if (parsed.success && parsed.data.WEB_CONCURRENCY > 1 && parsed.data.DATABASE_URL === 'sqlite::memory:') {
+    throw new ConfigError('Invalid configuration:\n  WEB_CONCURRENCY: above 1 needs a database file or MySQL (an in-memory SQLite database is private to one process)');
   }
   if (parsed.success && parsed.data.RATE_LIMIT_MAX < parsed.data.RATE_LIMIT_HWM) {
     throw new ConfigError('Invalid configuration:\n  RATE_LIMIT_MAX: must be at least RATE_LIMIT_HWM');

@@ -1,17 +1,35 @@
 import 'reflect-metadata';
-import { prepareApp } from './bootstrap';
-import { ConfigError, loadConfig } from './config';
+import cluster from 'node:cluster';
+import { joinApp, prepareApp, type Installation } from './bootstrap';
+import { Config, ConfigError, loadConfig } from './config';
+import { dbKind } from './db/data-source';
+import { announceInstallation } from './process/installation-notes';
+import { runPrimary } from './process/primary';
+import { joinPrimaryRelay } from './process/worker-relay';
 import { buildServer } from './server';
 import { Dispatcher } from './webhooks/dispatcher';
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const { app, installation } = await prepareApp(config);
+/**
+ * One server process: on its own (WEB_CONCURRENCY=1, the default), or one of a cluster's workers,
+ * whose primary (src/process/primary.ts) has already migrated the database, runs the webhook
+ * dispatcher and, without REDIS_URL, relays pubsub events and throttle buckets between workers.
+ */
+async function serve(config: Config, role: 'single' | 'worker'): Promise<void> {
+  let app;
+  let installation: Installation | undefined;
+  if (role === 'worker') {
+    joinPrimaryRelay();
+    app = await joinApp(config);
+  } else {
+    ({ app, installation } = await prepareApp(config));
+  }
   const server = await buildServer(app);
   const log = server.fastify.log;
-  // Webhook deliveries from this process, unless dedicated `cli dispatch` workers do them.
+  // Webhook deliveries from this process, unless dedicated `cli dispatch` workers (or a cluster's primary) do them.
   const dispatcher =
-    config.WEBHOOK_DISPATCHER === 'on' ? new Dispatcher({ ds: app.ds, config, tokenKey: app.tokenKey, log: log.child({ component: 'webhooks' }) }) : null;
+    role === 'single' && config.WEBHOOK_DISPATCHER === 'on'
+      ? new Dispatcher({ ds: app.ds, config, tokenKey: app.tokenKey, log: log.child({ component: 'webhooks' }) })
+      : null;
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -33,27 +51,20 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // A worker whose primary has gone (killed, crashed) drains and exits rather than serve on alone.
+  if (role === 'worker') process.on('disconnect', () => void shutdown('primary gone'));
 
   const address = await server.fastify.listen({ port: config.PORT, host: config.HOST });
   dispatcher?.start();
-  log.info({ address, database: config.DATABASE_URL.startsWith('mysql') ? 'mysql' : 'sqlite' }, 'listening');
-  // LMS_ADMIN_TOKEN is issued once per value (src/bootstrap.ts): a revoked one is not brought back.
-  if (installation.adminTokenState === 'revoked') log.warn('LMS_ADMIN_TOKEN was revoked (deleted, regenerated or expired) and stays so; set a new value to issue a new admin token');
-  if (installation.adminTokenState === 'foreign') log.warn("LMS_ADMIN_TOKEN is another user's token and was left as it is; set a new value to issue an admin token");
-  if (installation.generatedAdminToken) {
-    // Shown once, on the console rather than in the structured log, and never stored in plaintext.
-    process.stdout.write(
-      [
-        '',
-        '================================================================',
-        ' Site admin access token (shown only this once; keep it safe):',
-        ` ${installation.generatedAdminToken}`,
-        ` Try: curl -H "Authorization: Bearer <token>" ${address}/api/v1/users/self`,
-        '================================================================',
-        '',
-      ].join('\n'),
-    );
-  }
+  log.info({ address, database: dbKind(config.DATABASE_URL) }, 'listening');
+  if (installation) announceInstallation(log, installation, address);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (cluster.isWorker) return serve(config, 'worker');
+  if (config.WEB_CONCURRENCY > 1) return runPrimary(config);
+  return serve(config, 'single');
 }
 
 main().catch((e) => {

@@ -44,11 +44,24 @@ export function dataSourceOptions(url: string, onDbError?: (msg: string) => void
     type: 'better-sqlite3',
     database,
     // WAL lets readers proceed while a writer commits; busy_timeout rides out short write locks.
-    prepareDatabase: (db: { pragma(s: string): unknown }) => {
+    prepareDatabase: (db: { pragma(s: string): unknown; prepare(sql: string): unknown }) => {
       db.pragma('journal_mode = WAL');
       db.pragma('busy_timeout = 5000');
+      if (database !== ':memory:') writeTransactionsUpFront(db);
     },
   };
+}
+
+/**
+ * Another process may write the same file (WEB_CONCURRENCY workers, `cli dispatch`). A transaction
+ * that read first and then writes cannot take the write lock once another process has committed
+ * since its read began (SQLITE_BUSY_SNAPSHOT, which busy_timeout does not wait out), so TypeORM's
+ * `BEGIN TRANSACTION` becomes `BEGIN IMMEDIATE`: the write lock is taken (waiting up to busy_timeout)
+ * before the first read. Within one process transactions are already queued (src/db/transaction.ts).
+ */
+function writeTransactionsUpFront(db: { prepare(sql: string): unknown }): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = (sql: string) => prepare(sql === 'BEGIN TRANSACTION' ? 'BEGIN IMMEDIATE TRANSACTION' : sql);
 }
 
 /**

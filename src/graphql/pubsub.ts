@@ -2,6 +2,7 @@ import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { Redis } from 'ioredis';
 import type { PubSub } from 'type-graphql';
+import { primaryRelay, type WorkerRelay } from '../process/worker-relay';
 
 /**
  * Fan-out for GraphQL subscriptions. In-process by default; with REDIS_URL every instance publishes
@@ -20,8 +21,8 @@ export interface AppPubSub extends PubSub {
   /** `publish(topic, id, payload)` for routed topics, `publish(topic, payload)` for broadcast ones. */
   publish(topic: string, ...args: unknown[]): void;
   subscribe(topic: string, id?: unknown): AsyncIterable<unknown>;
-  /** Which backend carries the messages. */
-  readonly kind: 'memory' | 'redis';
+  /** Which backend carries the messages (`cluster`: a WEB_CONCURRENCY primary relays them between its workers). */
+  readonly kind: 'memory' | 'redis' | 'cluster';
   /** Round trip to Redis (for /health/ready); resolves at once in memory. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -57,7 +58,24 @@ function tolerant(client: Redis): Redis {
   } as unknown as Redis;
 }
 
+/**
+ * A cluster worker without Redis (WEB_CONCURRENCY > 1, no REDIS_URL): events go through the primary,
+ * which relays each to every worker, so the Redis event target serves with the relay as its "clients".
+ */
+function relayedPubSub(relay: WorkerRelay): AppPubSub {
+  const publishClient = { publish: (channel: string, message: string) => relay.publish(channel, message) };
+  const subscribeClient = {
+    subscribe: () => undefined,
+    unsubscribe: () => undefined,
+    on: (event: string, fn: (channel: string, message: string) => void) => event === 'message' && relay.onPubsubMessage(fn),
+  };
+  const inner = createPubSub({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient } as never) }) as unknown as Inner;
+  return wrap(inner, 'cluster', async () => undefined);
+}
+
 export function createAppPubSub(redisUrl?: string): AppPubSub {
+  const relay = redisUrl ? undefined : primaryRelay();
+  if (relay) return relayedPubSub(relay);
   if (!redisUrl) return wrap(createPubSub() as unknown as Inner, 'memory', async () => undefined);
   // One connection publishes, one listens (a subscribed Redis connection can do nothing else).
   // Lazy: a CLI session or an instance nobody subscribes to opens no connection.

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { WorkerRelay } from '../process/worker-relay';
 
 /**
  * Where the leaky buckets live. `add` leaks a bucket down to "now" at `outflow` units per second, then
@@ -107,4 +108,17 @@ export class RedisBucketStore implements BucketStore {
   async close(): Promise<void> {
     this.redis.disconnect();
   }
+}
+
+/** A cluster worker's view of the buckets its primary keeps (WEB_CONCURRENCY > 1 without REDIS_URL). */
+export class RelayedBucketStore implements BucketStore {
+  constructor(private readonly relay: WorkerRelay) {}
+
+  add(key: string, amount: number): Promise<number> {
+    return this.relay.addToBucket(key, amount);
+  }
+
+  async ready(): Promise<void> {}
+
+  async close(): Promise<void> {}
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config';
-import { MemoryBucketStore, RedisBucketStore, type BucketStore } from './throttle-store';
+import { primaryRelay } from '../process/worker-relay';
+import { MemoryBucketStore, RedisBucketStore, RelayedBucketStore, type BucketStore } from './throttle-store';
 
 /**
  * Canvas's request throttle (app/middleware/request_throttle.rb): a leaky bucket per client. A request
@@ -42,11 +43,13 @@ export class Throttle {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  /** The configured throttle, or null with RATE_LIMIT=off. Buckets live in Redis when REDIS_URL is set. */
+  /** The configured throttle, or null with RATE_LIMIT=off. Buckets live in Redis when REDIS_URL is set, else in the (cluster primary's) memory. */
   static fromConfig(config: Config, log: FastifyBaseLogger): Throttle | null {
     if (config.RATE_LIMIT === 'off') return null;
     const limits = { outflow: config.RATE_LIMIT_OUTFLOW, maximum: config.RATE_LIMIT_MAX };
-    const store = config.REDIS_URL ? new RedisBucketStore(config.REDIS_URL, limits) : new MemoryBucketStore(limits);
+    const relay = primaryRelay();
+    // A cluster worker without Redis charges the buckets its primary keeps, so workers share one budget.
+    const store = config.REDIS_URL ? new RedisBucketStore(config.REDIS_URL, limits) : relay ? new RelayedBucketStore(relay) : new MemoryBucketStore(limits);
     return new Throttle(store, config.RATE_LIMIT_HWM, config.RATE_LIMIT_UP_FRONT, log);
   }
 
