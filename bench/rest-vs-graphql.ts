@@ -1,253 +1,265 @@
 /**
- * REST compatibility router (graphql-jit) vs Apollo /graphql vs a raw node:http baseline, for the
- * same roster page. Prints figures only; it never asserts timings.
+ * The read-path bench (issue 11): REST, GraphQL over HTTP and a hand-written node:http baseline on the
+ * same rows, per endpoint, in one run. Prints figures and each as a share of the baseline; it fails
+ * (exit 1) only when REST or GraphQL answer different rows from the baseline, never on timings.
  *
- *   npm run bench                        # build, then node dist/bench/rest-vs-graphql.js
- *   BENCH_SECONDS=10 BENCH_CONCURRENCY=32 node dist/bench/rest-vs-graphql.js
+ *   npm run bench                                   # build, then node --expose-gc dist/bench/rest-vs-graphql.js
+ *   BENCH_SECONDS=10 BENCH_ROUNDS=3 npm run bench
+ *   DATABASE_URL=mysql://root@127.0.0.1:3306/x npm run bench      # a throwaway database on that server
  *
- * Knobs: BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (1), BENCH_CONCURRENCY (16), BENCH_STUDENTS (40),
- * BENCH_SECTIONS (5), BENCH_PER_PAGE (40), BENCH_ROUNDS (1: with more, the three targets are measured
- * in turn that many times and the samples pooled, which evens out noise on a shared machine), DATABASE_URL (mysql://… to bench MariaDB/MySQL on a
- * throwaway database; in-memory SQLite otherwise).
+ * Processes: this one seeds the world through the public REST API (an in-process server), then the
+ * server under test runs in a child (server-process.ts), the baseline in another (baseline-server.ts)
+ * and the load generator in a third (load-worker.ts): no client work on the measured event loops.
+ *
+ * Knobs: BENCH_SECONDS (3 per target), BENCH_WARMUP_SECONDS (1), BENCH_CONCURRENCY (16), BENCH_ROUNDS (1:
+ * more interleaves the targets that many times and pools the samples), BENCH_ONLY (endpoint keys, e.g.
+ * items,modules), BENCH_SOAK_SECONDS (0: with 60, a 60-second mixed REST load afterwards with the
+ * server's heap after GC every 10 s — the memory growth check), BENCH_PROFILE (endpoint:door, e.g.
+ * modules:rest — a CPU profile of the server while that target is measured, summarised here and
+ * written to BENCH_PROFILE_DIR), BENCH_COMPARE (another build's dist/ directory, e.g. of the commit
+ * before a change: its server runs side by side on the same rows as "REST before" / "GraphQL before"),
+ * world size: BENCH_MODULES (50) x BENCH_ITEMS (20), BENCH_STUDENTS (40), BENCH_GROUPS (100),
+ * BENCH_ASSIGNMENTS (30), BENCH_NOTES (30); per_page as in issue 11.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Child, forkBaseline, forkServer, LoadGenerator } from './children';
+import type { LoadReport, LoadTarget } from './load-worker';
+import { summarizeProfile } from './profile-summary';
+import { Endpoint, readEndpoints } from './read-endpoints';
+import { seedReadWorld } from './read-world';
 import { envInt, fmt, printTable, runBench, World } from './support';
 
-const SECONDS = envInt('BENCH_SECONDS', 5);
-const WARMUP_SECONDS = envInt('BENCH_WARMUP_SECONDS', 1);
-const CONCURRENCY = Math.floor(envInt('BENCH_CONCURRENCY', 16));
-const STUDENTS = Math.floor(envInt('BENCH_STUDENTS', 40));
-const SECTIONS = Math.floor(envInt('BENCH_SECTIONS', 5));
-const PER_PAGE = Math.floor(envInt('BENCH_PER_PAGE', 40));
-const ROUNDS = Math.floor(envInt('BENCH_ROUNDS', 1));
+const optInt = (name: string, dflt: number) => (process.env[name] === '0' ? 0 : Math.floor(envInt(name, dflt)));
+const SECONDS = envInt('BENCH_SECONDS', 3);
+const WARMUP_SECONDS = optInt('BENCH_WARMUP_SECONDS', 1);
+const CONCURRENCY = optInt('BENCH_CONCURRENCY', 16);
+const ROUNDS = optInt('BENCH_ROUNDS', 1);
+const SOAK_SECONDS = optInt('BENCH_SOAK_SECONDS', 0);
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+const PROFILE = process.env.BENCH_PROFILE ?? '';
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR || os.tmpdir();
+const COMPARE = process.env.BENCH_COMPARE ?? '';
+const SIZE = {
+  students: optInt('BENCH_STUDENTS', 40),
+  modules: optInt('BENCH_MODULES', 50),
+  items: optInt('BENCH_ITEMS', 20),
+  groups: optInt('BENCH_GROUPS', 100),
+  assignments: optInt('BENCH_ASSIGNMENTS', 30),
+  notes: optInt('BENCH_NOTES', 30),
+};
+const TARGETS = { rest: 0.5, graphql: 0.35 };
 
-/** The same fields the REST route's EnrollmentJson fragment selects, as a GraphQL client would ask. */
-const GRAPHQL_QUERY = `query Roster($id: ID!, $first: Int) {
-  course(id: $id) {
-    enrollmentsConnection(first: $first) {
-      nodes {
-        _id courseId courseSectionId rootAccountId userId type role state associatedUserId
-        limitPrivilegesToCourseSection createdAt updatedAt startAt endAt lastActivityAt
-        user { _id name sortableName shortName loginId }
-      }
-      totalCount
-      pageInfo { hasNextPage endCursor }
-    }
-  }
-}`;
-
+type Door = 'baseline' | 'rest' | 'graphql' | 'rest-before' | 'graphql-before';
 interface Target {
-  name: string;
-  port: number;
-  method: 'GET' | 'POST';
-  path: string;
-  headers: http.OutgoingHttpHeaders;
-  body?: Buffer;
+  door: Door;
+  label: string;
+  load: LoadTarget;
 }
-
-interface Samples {
+interface Pooled {
   latencies: number[];
+  requests: number;
   errors: number;
   bytes: number;
   seconds: number;
 }
 
-interface LoadResult {
-  requests: number;
-  errors: number;
-  seconds: number;
-  rps: number;
-  meanMs: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  bytesPerResponse: number;
-}
+const MB = (n: number) => `${fmt(n / 1048576, 1)} MB`;
 
-function once(agent: http.Agent, t: Target): Promise<{ status: number; bytes: number }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: t.port, method: t.method, path: t.path, headers: t.headers, agent }, (res) => {
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(t.body);
+function targetsFor(e: Endpoint, ports: { baseline: number; after: number; before?: number }): Target[] {
+  const auth = { Authorization: `Bearer ${e.token}` };
+  const gql = (port: number): LoadTarget => ({
+    port,
+    method: 'POST',
+    path: '/graphql',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify(e.graphql),
   });
-}
-
-/** `concurrency` closed-loop workers on keep-alive connections, each issuing requests back to back for `seconds`. */
-async function load(t: Target, seconds: number, concurrency: number): Promise<Samples> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
-  const latencies: number[] = [];
-  let errors = 0;
-  let bytes = 0;
-  let firstError: string | undefined;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      const t0 = performance.now();
-      try {
-        const r = await once(agent, t);
-        latencies.push(performance.now() - t0);
-        bytes += r.bytes;
-        if (r.status !== 200) {
-          errors++;
-          firstError ??= `HTTP ${r.status}`;
-        }
-      } catch (e) {
-        errors++;
-        firstError ??= (e as Error).message;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = (performance.now() - start) / 1000;
-  agent.destroy();
-  if (firstError) console.log(`  note: ${t.name}: ${errors} failed request(s), first: ${firstError}`);
-  return { latencies, errors, bytes, seconds: elapsed };
-}
-
-function summarize({ latencies, errors, bytes, seconds: elapsed }: Samples): LoadResult {
-  const sorted = Float64Array.from(latencies).sort();
-  const n = sorted.length;
-  const pct = (p: number) => (n ? sorted[Math.min(n - 1, Math.max(0, Math.ceil(p * n) - 1))] : NaN);
-  return {
-    requests: n,
-    errors,
-    seconds: elapsed,
-    rps: n / elapsed,
-    meanMs: n ? latencies.reduce((a, b) => a + b, 0) / n : NaN,
-    p50Ms: pct(0.5),
-    p99Ms: pct(0.99),
-    maxMs: n ? sorted[n - 1] : NaN,
-    bytesPerResponse: n ? Math.round(bytes / n) : 0,
-  };
-}
-
-/** A trivial node:http server answering every request with the same precomputed body. */
-async function rawServer(body: Buffer): Promise<{ port: number; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    // Drain any request body so keep-alive connections stay usable.
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
-      res.end(body);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((e) => (e ? reject(e) : resolve()));
-      }),
-  };
-}
-
-void runBench(async (server) => {
-  const world = new World(server);
-  const seedStart = performance.now();
-  const { course, teacher } = await world.classroom({ students: STUDENTS, sections: SECTIONS });
-  const seedMs = performance.now() - seedStart;
-  const token = teacher.token!;
-
-  const restPath = `/api/v1/courses/${course.id}/enrollments?per_page=${PER_PAGE}`;
-  const gqlBody = Buffer.from(JSON.stringify({ query: GRAPHQL_QUERY, variables: { id: String(course.id), first: PER_PAGE } }));
-
-  // Sanity checks before timing anything: both doors answer 200 with the same number of rows.
-  const restCheck = await teacher.api!.get(restPath);
-  if (restCheck.status !== 200 || !Array.isArray(restCheck.body)) throw new Error(`REST check failed: ${restCheck.status} ${restCheck.text.slice(0, 300)}`);
-  const gqlCheck = await teacher.api!.graphql(GRAPHQL_QUERY, { id: String(course.id), first: PER_PAGE });
-  const gqlNodes = gqlCheck.body?.data?.course?.enrollmentsConnection?.nodes;
-  if (gqlCheck.status !== 200 || gqlCheck.body?.errors?.length || !Array.isArray(gqlNodes)) {
-    throw new Error(`GraphQL check failed: ${gqlCheck.status} ${gqlCheck.text.slice(0, 300)}`);
-  }
-  if (gqlNodes.length !== restCheck.body.length) {
-    console.log(`  note: REST returned ${restCheck.body.length} rows but GraphQL ${gqlNodes.length}`);
-  }
-
-  // The baseline serves a body byte-for-byte identical to the REST response.
-  const rawBody = Buffer.from(restCheck.text, 'utf8');
-  const raw = await rawServer(rawBody);
-
-  const auth = { Authorization: `Bearer ${token}` };
-  const targets: { label: string; target: Target }[] = [
-    { label: 'raw node:http', target: { name: 'raw', port: raw.port, method: 'GET', path: restPath, headers: {} } },
-    { label: 'REST (graphql-jit)', target: { name: 'rest', port: server.port, method: 'GET', path: restPath, headers: auth } },
-    {
-      label: 'GraphQL (Apollo)',
-      target: {
-        name: 'graphql',
-        port: server.port,
-        method: 'POST',
-        path: '/graphql',
-        headers: { ...auth, 'Content-Type': 'application/json', 'Content-Length': gqlBody.length },
-        body: gqlBody,
-      },
-    },
+  const out: Target[] = [
+    { door: 'baseline', label: 'baseline (node:http)', load: { port: ports.baseline, method: 'GET', path: e.path, headers: auth } },
+    { door: 'rest', label: 'REST', load: { port: ports.after, method: 'GET', path: e.path, headers: auth } },
+    { door: 'graphql', label: 'GraphQL (HTTP)', load: gql(ports.after) },
   ];
+  if (ports.before) {
+    out.push({ door: 'rest-before', label: 'REST before', load: { port: ports.before, method: 'GET', path: e.path, headers: auth } });
+    out.push({ door: 'graphql-before', label: 'GraphQL before', load: gql(ports.before) });
+  }
+  return out;
+}
 
-  console.log('REST vs GraphQL vs raw node:http — GET a course roster page');
-  console.log(
-    `  database: ${server.db.label}; node ${process.version}; seeded 1 course, 1 teacher, ${STUDENTS} students, ${SECTIONS} sections in ${fmt(seedMs / 1000, 1)} s`,
-  );
-  console.log(`  viewer: the teacher; rows per response: ${restCheck.body.length} (per_page=${PER_PAGE})`);
-  console.log(
-    `  load: ${CONCURRENCY} keep-alive connections, closed loop, ${SECONDS} s per target${ROUNDS > 1 ? ` x ${ROUNDS} interleaved rounds` : ''} after ${WARMUP_SECONDS} s warm-up`,
-  );
-  console.log('  (client and servers share one process and event loop; compare ratios, not absolute figures)');
-  console.log('');
-
-  const pooled = new Map<string, Samples>();
+async function fetchTarget(t: LoadTarget): Promise<{ status: number; json: any; text: string }> {
+  const res = await fetch(`http://127.0.0.1:${t.port}${t.path}`, { method: t.method, headers: t.headers as Record<string, string>, body: t.body });
+  const text = await res.text();
+  let json: any;
   try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text };
+}
+
+/** Every door answers 200 with the baseline's rows in the baseline's order; returns the row count. */
+async function checkRows(e: Endpoint, targets: Target[]): Promise<{ rows: number; problems: string[] }> {
+  const problems: string[] = [];
+  let reference: string[] | null = null;
+  for (const t of targets) {
+    const r = await fetchTarget(t.load);
+    if (r.status !== 200 || (t.door.startsWith('graphql') && r.json?.errors?.length)) {
+      problems.push(`${t.label}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
+      continue;
+    }
+    const rows = t.door.startsWith('graphql') ? e.graphqlRows(r.json?.data) : e.restRows(r.json);
+    if (reference == null) reference = rows;
+    else if (rows.join(',') !== reference.join(',')) {
+      problems.push(`${t.label}: ${rows.length} rows differ from the baseline's ${reference.length} (first: ${rows.slice(0, 3)} vs ${reference.slice(0, 3)})`);
+    }
+  }
+  return { rows: reference?.length ?? 0, problems };
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] : NaN;
+}
+
+void runBench(async (seedServer) => {
+  const world = new World(seedServer);
+  const seedStart = performance.now();
+  const w = await seedReadWorld(world, SIZE);
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+
+  const env = { DATABASE_URL: seedServer.db.url, LMS_ADMIN_TOKEN: seedServer.adminToken, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT: 'off' };
+  const after = forkServer('server');
+  const before = COMPARE ? forkServer('server (before)', COMPARE) : null;
+  const baseline = forkBaseline();
+  const loader = new LoadGenerator();
+  const problems: string[] = [];
+  try {
+    const ports = {
+      after: (await after.request<{ port: number }>('start', { env })).port,
+      before: before ? (await before.request<{ port: number }>('start', { env })).port : undefined,
+      baseline: (await baseline.request<{ port: number }>('start', { dbUrl: seedServer.db.url, tokenKey: seedServer.tokenKey })).port,
+    };
+    const endpoints = readEndpoints(w, { items: 100, modules: 50, groups: 100, planner: 50 }).filter((e) => !ONLY.length || ONLY.includes(e.key));
+
+    console.log('Read path: REST and GraphQL over HTTP vs a hand-written node:http baseline on the same rows (issue 11)');
+    console.log(`  database: ${seedServer.db.label}; node ${process.version}; ${os.cpus().length} CPUs`);
+    console.log(
+      `  world: ${SIZE.modules} modules x ${SIZE.items} items, ${SIZE.students} students, ${SIZE.groups} groups, ${SIZE.assignments} assignments + ${SIZE.notes} notes; seeded in ${fmt(seedSeconds, 1)} s`,
+    );
+    console.log(
+      `  load: separate process, ${CONCURRENCY} keep-alive connections, closed loop, ${SECONDS} s per target${ROUNDS > 1 ? ` x ${ROUNDS} interleaved rounds` : ''} after ${WARMUP_SECONDS} s warm-up`,
+    );
+    if (COMPARE) console.log(`  compare: "before" rows run the build in ${COMPARE} against the same database`);
+    console.log('');
+
+    const plan = [];
+    for (const e of endpoints) {
+      const targets = targetsFor(e, ports);
+      const check = await checkRows(e, targets);
+      problems.push(...check.problems.map((p) => `${e.key}: ${p}`));
+      console.log(`  checked ${e.label}: ${check.rows} rows${check.problems.length ? ` — ${check.problems.join('; ')}` : ', same rows in the same order through every door'}`);
+      plan.push({ e, targets, rows: check.rows });
+    }
+    console.log('');
+
+    for (const p of plan) for (const t of p.targets) if (WARMUP_SECONDS) await loader.run({ target: t.load, seconds: WARMUP_SECONDS, concurrency: CONCURRENCY });
+    const memStart = await after.request('memory');
+
+    const pooled = new Map<string, Pooled>();
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const { label, target } of targets) {
-        if (round === 1) await load(target, WARMUP_SECONDS, CONCURRENCY);
-        const r = await load(target, SECONDS, CONCURRENCY);
-        const acc = pooled.get(target.name);
-        if (acc) {
+      for (const { e, targets } of plan) {
+        for (const t of targets) {
+          const profiling = round === 1 && PROFILE === `${e.key}:${t.door}`;
+          const server = t.door.endsWith('before') ? before! : after;
+          if (profiling) await server.request('profileStart');
+          const r: LoadReport = await loader.run({ target: t.load, seconds: SECONDS, concurrency: CONCURRENCY });
+          if (profiling) {
+            const file = path.join(PROFILE_DIR, `bench-${e.key}-${t.door}-${Date.now()}.cpuprofile`);
+            await server.request('profileStop', { file });
+            console.log(`  CPU profile of the server under ${e.label} / ${t.label}: ${file}`);
+            console.log(summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8'))));
+          }
+          if (r.firstError) console.log(`  note: ${e.key} ${t.label}: ${r.errors} failed request(s), first: ${r.firstError}`);
+          const key = `${e.key}/${t.door}`;
+          const acc = pooled.get(key) ?? { latencies: [], requests: 0, errors: 0, bytes: 0, seconds: 0 };
           for (const l of r.latencies) acc.latencies.push(l);
+          acc.requests += r.requests;
           acc.errors += r.errors;
           acc.bytes += r.bytes;
           acc.seconds += r.seconds;
-        } else pooled.set(target.name, r);
-        const roundLabel = ROUNDS > 1 ? ` (round ${round}/${ROUNDS})` : '';
-        console.log(`  measured ${label}${roundLabel}: ${r.latencies.length} requests in ${fmt(r.seconds, 2)} s = ${fmt(r.latencies.length / r.seconds, 0)} req/s`);
+          pooled.set(key, acc);
+          console.log(`  measured ${e.key} ${t.label}${ROUNDS > 1 ? ` (round ${round})` : ''}: ${fmt(r.requests / r.seconds, 0)} req/s`);
+        }
       }
     }
-  } finally {
-    await raw.close();
-  }
-  const results = new Map([...pooled].map(([k, v]) => [k, summarize(v)]));
-  console.log('');
+    const memEnd = await after.request('memory');
+    console.log('');
 
-  const base = results.get('raw')!;
-  const rows = targets.map(({ label, target }) => {
-    const r = results.get(target.name)!;
-    return [
-      label,
-      fmt(r.rps, 0),
-      `${fmt(r.meanMs, 2)} ms`,
-      `${fmt(r.p50Ms, 2)} ms`,
-      `${fmt(r.p99Ms, 2)} ms`,
-      r.bytesPerResponse,
-      r.errors,
-      `${fmt(r.rps / base.rps, 3)}x`,
-      `${fmt(r.meanMs / base.meanMs, 1)}x`,
-    ];
-  });
-  printTable(['target', 'req/s', 'mean', 'p50', 'p99', 'bytes/resp', 'errors', 'req/s vs raw', 'mean lat. vs raw'], rows);
-  const rest = results.get('rest')!;
-  const gql = results.get('graphql')!;
-  console.log('');
-  console.log(`REST/raw throughput:    ${fmt(rest.rps / base.rps, 3)}  (mean latency ${fmt(rest.meanMs / base.meanMs, 1)}x raw)`);
-  console.log(`GraphQL/raw throughput: ${fmt(gql.rps / base.rps, 3)}  (mean latency ${fmt(gql.meanMs / base.meanMs, 1)}x raw)`);
-  console.log(`REST/GraphQL throughput: ${fmt(rest.rps / gql.rps, 2)}`);
+    const rows: (string | number)[][] = [];
+    const verdicts: string[] = [];
+    for (const { e, targets, rows: n } of plan) {
+      const stat = (t: Target) => {
+        const p = pooled.get(`${e.key}/${t.door}`)!;
+        p.latencies.sort((a, b) => a - b);
+        return { rps: p.requests / p.seconds, p50: pct(p.latencies, 0.5), p99: pct(p.latencies, 0.99), bytes: p.requests ? Math.round(p.bytes / p.requests) : 0, errors: p.errors };
+      };
+      const base = stat(targets[0]);
+      for (const t of targets) {
+        const s = stat(t);
+        const share = s.rps / base.rps;
+        rows.push([t === targets[0] ? `${e.label} [${n} rows]` : '', t.label, fmt(s.rps, 0), `${fmt(s.p50, 1)} ms`, `${fmt(s.p99, 1)} ms`, `${fmt(100 * share, 1)}%`, s.bytes, s.errors]);
+        const goal = t.door === 'rest' ? TARGETS.rest : t.door === 'graphql' ? TARGETS.graphql : null;
+        if (goal != null) verdicts.push(`  ${share >= goal ? 'met  ' : 'below'} ${e.key} ${t.label}: ${fmt(100 * share, 1)}% of the baseline (target ${100 * goal}%)`);
+      }
+    }
+    printTable(['endpoint', 'door', 'req/s', 'p50', 'p99', 'share of baseline', 'bytes/resp', 'errors'], rows);
+    console.log('');
+    console.log('Targets (shares of the baseline in this run):');
+    for (const v of verdicts) console.log(v);
+    console.log('');
+    console.log(
+      `Server memory (after GC): heap ${MB(memStart.heapUsed)} -> ${MB(memEnd.heapUsed)}, RSS ${MB(memStart.rss)} -> ${MB(memEnd.rss)} over the measured run`,
+    );
+
+    if (SOAK_SECONDS) await soak(after, loader, plan.map((p) => p.targets.find((t) => t.door === 'rest')!));
+  } finally {
+    loader.close();
+    await Promise.all([after.close(), before?.close(), baseline.close()]);
+  }
+  if (problems.length) {
+    console.log('');
+    console.log('ROW MISMATCH (the doors do not answer the same rows):');
+    for (const p of problems) console.log(`  ${p}`);
+    process.exitCode = 1;
+  }
 });
+
+/** A mixed REST load for BENCH_SOAK_SECONDS, with the server's heap after GC every 10 s. */
+async function soak(server: Child, loader: LoadGenerator, targets: Target[]): Promise<void> {
+  console.log('');
+  console.log(`Memory soak: ${SOAK_SECONDS} s of REST load over ${targets.length} endpoints in turn (heap and RSS after GC every 10 s)`);
+  const samples: { t: number; heap: number; rss: number }[] = [];
+  const start = performance.now();
+  const first = await server.request('memory');
+  samples.push({ t: 0, heap: first.heapUsed, rss: first.rss });
+  let i = 0;
+  while ((performance.now() - start) / 1000 < SOAK_SECONDS) {
+    const slice = Math.min(10, SOAK_SECONDS - (performance.now() - start) / 1000);
+    if (slice < 1) break;
+    // Each 10 s slice spreads over the endpoints, so all of them run between samples.
+    for (const t of targets) await loader.run({ target: t.load, seconds: slice / targets.length, concurrency: CONCURRENCY });
+    i++;
+    const m = await server.request('memory');
+    samples.push({ t: (performance.now() - start) / 1000, heap: m.heapUsed, rss: m.rss });
+  }
+  printTable(
+    ['t', 'heap', 'rss'],
+    samples.map((s) => [`${fmt(s.t, 0)} s`, MB(s.heap), MB(s.rss)]),
+  );
+  const half = samples.slice(Math.floor(samples.length / 2));
+  const growth = samples[samples.length - 1].heap - Math.min(...half.map((s) => s.heap));
+  console.log(`  heap growth over the second half: ${MB(Math.max(0, growth))} (${i} slices); ${growth < 4 * 1048576 ? 'no growth' : 'GROWING'}`);
+}

@@ -6,7 +6,10 @@
  * pulling test/support in would also emit the test helpers into the production build output.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { DataSource } from 'typeorm';
 import type { AppServices } from '../src/app-services';
 import { prepareApp } from '../src/bootstrap';
@@ -27,7 +30,8 @@ export function envInt(name: string, dflt: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Database: in-memory SQLite by default, or a uniquely named database on DATABASE_URL's MySQL/MariaDB
+// Database: a throwaway SQLite file by default (a file, so the hand-written baseline of `npm run bench`
+// can open the same rows from its own process), or a uniquely named database on DATABASE_URL's MySQL/MariaDB
 
 export interface BenchDatabase {
   url: string;
@@ -40,7 +44,13 @@ export interface BenchDatabase {
 export function benchDatabase(): BenchDatabase {
   const base = process.env.DATABASE_URL;
   if (!base || !base.startsWith('mysql://')) {
-    return { url: 'sqlite::memory:', kind: 'sqlite', label: 'sqlite (in-memory)', drop: async () => undefined };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-bench-'));
+    return {
+      url: `sqlite:${path.join(dir, 'bench.db')}`,
+      kind: 'sqlite',
+      label: 'sqlite (WAL file in a temporary directory, removed at the end)',
+      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = `lms_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
   const u = new URL(base);
@@ -72,6 +82,8 @@ export interface BenchServer {
   app: AppServices;
   db: BenchDatabase;
   adminToken: string;
+  /** The server's token hashing key (the hand-written baseline looks tokens up as the server does). */
+  tokenKey: string;
   admin: Client;
   /** The CountingLogger of the data source: `total` counts every SQL statement since start. */
   logger: CountingLogger;
@@ -114,6 +126,7 @@ export async function startBenchServer(): Promise<BenchServer> {
     app,
     db,
     adminToken,
+    tokenKey: app.tokenKey,
     admin: new Client(url, adminToken),
     logger: ds.logger as CountingLogger,
     as: (token) => new Client(url, token),
