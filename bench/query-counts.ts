@@ -24,6 +24,12 @@ if (MAX > 100) throw new Error('BENCH_LENGTHS: Canvas caps per_page at 100');
 const ROSTER_QUERY = `query($id: ID!, $first: Int) { course(id: $id) { enrollmentsConnection(first: $first) {
   nodes { _id userId type role state courseSectionId user { _id name sortableName shortName loginId } } totalCount } } }`;
 
+const MODULES_GRAPH_QUERY = `query($id: ID!) { course(id: $id) { modulesConnection(first: 100) { nodes { _id name prerequisites { id }
+  moduleItems { _id title type module { _id } next { _id } previous { _id } content { __typename ... on Assignment { _id name } ... on Page { _id title } ... on Quiz { _id title } } } } } } }`;
+
+const GROUPS_GRAPH_QUERY = `query($id: ID!) { course(id: $id) { groupSetsConnection(first: 5) { nodes { _id groupsConnection(first: 100) { nodes { _id name
+  membersConnection(first: 5) { totalCount nodes { _id user { _id name } } } } } } } } }`;
+
 interface Case {
   endpoint: string;
   viewer: string;
@@ -106,6 +112,45 @@ void runBench(async (server) => {
     await mapLimit(smallCourses.slice(0, n), 8, (c) => world.enroll(c.id, s.id, 'StudentEnrollment'));
     byLength.set(n, s);
   }
+  // The navigable graph (issue 12): per list length n, a course of n modules with ITEMS_PER_MODULE
+  // items each (assignment, page, quiz, sub-header), and a course with one group set of n groups.
+  const ITEMS_PER_MODULE = 5;
+  const t0 = teacher.api as Client;
+  const must = async (res: Promise<ClientResponse>, what: string) => {
+    const r = await res;
+    if (r.status >= 300) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 200)}`);
+    return r.body;
+  };
+  const graphCourses = new Map<number, { modules: number; groups: number }>();
+  for (const n of LENGTHS) {
+    const modulesCourse = await world.course(`Modules ${n}`);
+    const groupsCourse = await world.course(`Groups ${n}`);
+    for (const c of [modulesCourse, groupsCourse]) {
+      await world.enroll(c.id, teacher.id, 'TeacherEnrollment');
+      await world.enroll(c.id, rosterStudent.id, 'StudentEnrollment');
+    }
+    const base = `/api/v1/courses/${modulesCourse.id}`;
+    const assignment = await must(t0.post(`${base}/assignments`, { assignment: { name: 'Essay', points_possible: 10, submission_types: ['online_text_entry'], published: true } }), 'assignment');
+    const page = await must(t0.post(`${base}/pages`, { wiki_page: { title: 'Reading', body: '<p>Read</p>', published: true } }), 'page');
+    const quiz = await must(t0.post(`${base}/quizzes`, { quiz: { title: 'Quiz', quiz_type: 'assignment', points_possible: 5, published: true } }), 'quiz');
+    const kinds = [
+      { type: 'Assignment', content_id: assignment.id },
+      { type: 'Page', page_url: page.url },
+      { type: 'Quiz', content_id: quiz.id },
+      { type: 'SubHeader', title: 'Heading' },
+    ];
+    await mapLimit(Array.from({ length: n }, (_, i) => i), 4, async (i) => {
+      const mod = await must(t0.post(`${base}/modules`, { module: { name: `Module ${i + 1}`, position: i + 1 } }), 'module');
+      for (let p = 0; p < ITEMS_PER_MODULE; p++) await must(t0.post(`${base}/modules/${mod.id}/items`, { module_item: kinds[p % kinds.length] }), 'item');
+      await must(t0.request('PUT', `${base}/modules/${mod.id}`, { module: { published: true } }), 'publish');
+    });
+    const cat = await must(t0.post(`/api/v1/courses/${groupsCourse.id}/group_categories`, { name: 'Projects' }), 'group set');
+    await mapLimit(Array.from({ length: n }, (_, i) => i), 4, async (i) => {
+      const g = await must(t0.post(`/api/v1/group_categories/${cat.id}/groups`, { name: `Group ${i + 1}` }), 'group');
+      await must(t0.post(`/api/v1/groups/${g.id}/memberships`, { user_id: rosterStudent.id }), 'member');
+    });
+    graphCourses.set(n, { modules: modulesCourse.id, groups: groupsCourse.id });
+  }
   const seedMs = performance.now() - seedStart;
 
   const admin = server.admin;
@@ -124,6 +169,18 @@ void runBench(async (server) => {
       rows: arr,
     },
     { endpoint: 'GET /api/v1/accounts/self/users', viewer: 'site admin', request: (n) => admin.get(`/api/v1/accounts/self/users?per_page=${n}`), rows: arr },
+    ...(['teacher', 'student'] as const).map((who) => ({
+      endpoint: `POST /graphql course -> modulesConnection -> moduleItems (${ITEMS_PER_MODULE} each) -> content, next, module`,
+      viewer: who,
+      request: (n: number) => (who === 'teacher' ? t : st).graphql(MODULES_GRAPH_QUERY, { id: String(graphCourses.get(n)!.modules) }),
+      rows: (res: ClientResponse) => res.body?.data?.course?.modulesConnection?.nodes?.length,
+    })),
+    {
+      endpoint: 'POST /graphql course -> groupSetsConnection -> groupsConnection -> membersConnection',
+      viewer: 'teacher',
+      request: (n) => t.graphql(GROUPS_GRAPH_QUERY, { id: String(graphCourses.get(n)!.groups) }),
+      rows: (res) => res.body?.data?.course?.groupSetsConnection?.nodes?.[0]?.groupsConnection?.nodes?.length,
+    },
     {
       endpoint: 'POST /graphql enrollmentsConnection',
       viewer: 'teacher',
@@ -155,6 +212,7 @@ void runBench(async (server) => {
   console.log(
     `  world: 1 course with 1 teacher + ${students.length + 1} students over ${sections.length + 1} sections; ${smallCourses.length} more courses; one student enrolled in each of ${LENGTHS.join(', ')} of them`,
   );
+  console.log(`  graph cases: per n, a course of n modules with ${ITEMS_PER_MODULE} items each, and a course with one group set of n groups`);
   console.log('  each figure: CountingLogger.total delta around one request, after one warm-up request of the same kind');
   console.log('');
 
