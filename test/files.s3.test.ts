@@ -281,6 +281,14 @@ describe('bucket failures', () => {
     expect(upC.status).toBe(503);
     expect((await row(attachmentIdFromPolicy(preC.body))).workflow_state).toBe('pending_upload');
     expect(fs.readdirSync(path.join(filesDirs.c, 'tmp'))).toEqual([]);
+    // A presigned upload confirmed through C (the bytes are in the bucket, C cannot reach it): REST and
+    // GraphQL answer 503 too, and the file stays pending for a later confirmation.
+    const late = await presignedUpload(new Api(a.url, me.token), '/api/v1/users/self', 'late.txt', 4, Buffer.from('late'));
+    const confirmC = await via(c, me).get(late.sent.location!.replace(a.url, ''));
+    expect(confirmC.status).toBe(503);
+    expect(confirmC.headers.get('retry-after')).toBe('5');
+    expect(confirmC.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|S3RVER/);
+    expect((await row(late.id)).workflow_state).toBe('pending_upload');
 
     // Deleted from the bucket behind the service's back: a plain 404 through B.
     await s3.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: `${PREFIX}${key}` }));

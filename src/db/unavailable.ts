@@ -76,8 +76,10 @@ export function isDbUnavailable(error: unknown): boolean {
     for (const e of queue) {
       if (!e || typeof e !== 'object' || seen.has(e)) continue;
       seen.add(e);
-      const o = e as { code?: unknown; message?: unknown; driverError?: unknown; originalError?: unknown; cause?: unknown; thrownValue?: unknown; errors?: unknown };
+      const o = e as { code?: unknown; message?: unknown; driverError?: unknown; originalError?: unknown; cause?: unknown; thrownValue?: unknown; errors?: unknown; dependencyUnavailable?: unknown };
       if (typeof o.code === 'string' && CODES.has(o.code)) return true;
+      // Another backing service that marks its outages the same way (e.g. the file store).
+      if (o.dependencyUnavailable === true) return true;
       if (typeof o.message === 'string' && MESSAGES.some((re) => re.test(o.message as string))) return true;
       // thrownValue: graphql-js wraps a thrown value that is not an Error of its realm (NonErrorThrown).
       next.push(o.driverError, o.originalError, o.cause, o.thrownValue);

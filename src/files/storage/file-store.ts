@@ -63,6 +63,8 @@ export interface DirectUpload {
  * without the SDK's message (which may carry request details).
  */
 export class StorageUnavailableError extends Error {
+  /** Read by isDbUnavailable: wherever this surfaces (a REST row, GraphQL, ws) it answers 503. */
+  readonly dependencyUnavailable = true;
   constructor(readonly causeName: string) {
     super('file storage is unavailable');
     this.name = 'StorageUnavailableError';
