@@ -138,6 +138,20 @@ describe('finding 6: bad input that was accepted silently', () => {
   });
 });
 
+describe('null where a number belongs', () => {
+  it('a JSON null storage_quota_mb leaves the quota as it was (it used to become 0)', async () => {
+    const course = (await server.admin.get(`/api/v1/courses/${w.course.id}`)).body.storage_quota_mb;
+    const res = await server.admin.put(`/api/v1/courses/${w.course.id}`, { course: { storage_quota_mb: null } }, { json: true });
+    expect(res.status).toBe(200);
+    expect(res.body.storage_quota_mb).toBe(course);
+    const group = (await server.admin.get(`/api/v1/groups/${fx.group}`)).body.storage_quota_mb;
+    const put = await server.admin.put(`/api/v1/groups/${fx.group}`, { storage_quota_mb: null }, { json: true });
+    expect(put.status).toBe(200);
+    expect(put.body.storage_quota_mb).toBe(group);
+    expect(group).toBeGreaterThan(0);
+  });
+});
+
 /** One or more refused requests per route: [what, call, field named (null: 404 for a malformed path id)]. */
 type Case = [string, () => Promise<ApiResponse>, string | null];
 

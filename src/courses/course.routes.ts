@@ -94,7 +94,8 @@ function courseFields(params: Record<string, unknown>) {
     endAt: nullableStr(c.end_at ?? c.conclude_at),
     sisCourseId: nullableStr(c.sis_course_id),
     integrationId: nullableStr(c.integration_id),
-    storageQuotaMb: c.storage_quota_mb === undefined || c.storage_quota_mb === '' ? undefined : Number(c.storage_quota_mb),
+    // '' or null leave the quota as it is; Number(null) would be a quota of 0.
+    storageQuotaMb: c.storage_quota_mb == null || c.storage_quota_mb === '' ? undefined : Number(c.storage_quota_mb),
     timeZone: str(c.time_zone),
     license: str(c.license),
     isPublic: toBool(c.is_public),
