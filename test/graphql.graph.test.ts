@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Api } from './support/api';
 import { addMembers, createCategory, createGroup, makeAccountAdmin } from './support/groups';
 import { ModulesKit, ok, startModulesServer } from './support/modules';
@@ -267,5 +269,15 @@ describe('User, Account, Course and Assignment lists', () => {
     expect(s.course).toEqual({ blackoutDates: null, quizExtensions: null });
     expect(s.assignment.moduleItems).toHaveLength(1);
     expect(s.assignment.submissionsConnection.nodes.map((n: any) => Number(n.userId))).toEqual([kit.room.student.id]);
+  });
+});
+
+describe('README', () => {
+  it('its navigable query runs within the default cost limit and answers the course it names', async () => {
+    const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+    const query = /### A navigable graph[\s\S]*?```graphql\n([\s\S]*?)```/.exec(readme)![1];
+    const d = await data(kit.room.student.api, query, { courseId: String(kit.cid) });
+    expect(d.course.name).toBe(kit.room.course.name);
+    expect(d.viewer.enrollments.length).toBeGreaterThan(0);
   });
 });
