@@ -46,6 +46,12 @@ const schema = z.object({
     .optional(),
   LMS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LMS_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * How long a process may reuse a usable access token's lookup (with its owner) for HTTP requests,
+   * in ms; 0 turns the cache off. Writes through the service (revoke, regenerate, user changes) empty
+   * it at once on every instance (src/auth/token-cache.ts); raw SQL writes are seen within this time.
+   */
+  TOKEN_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** Bearer token Prometheus scrapers send to GET /metrics (src/metrics/); unset: /metrics answers 404. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
 import { hashToken } from './token-crypto';
+import type { TokenCache } from './token-cache';
 
 export type AuthResult =
   | { kind: 'anonymous' }
@@ -20,17 +21,30 @@ export function bearerToken(header: string | undefined, accessTokenParam?: unkno
 
 const LAST_USED_RESOLUTION_MS = 10 * 60 * 1000;
 
-export async function authenticate(ds: DataSource, tokenKey: string, token: string | null): Promise<AuthResult> {
+/**
+ * The token's standing and owner. With a cache (HTTP requests; src/auth/token-cache.ts), a usable
+ * token seen within TOKEN_CACHE_MS skips the lookup; its expiry is still checked on every request.
+ */
+export async function authenticate(ds: DataSource, tokenKey: string, token: string | null, cache?: TokenCache | null): Promise<AuthResult> {
   if (!token) return { kind: 'anonymous' };
   if (token.length > 512) return { kind: 'invalid' };
-  // Token and owner in one statement: this runs on every authenticated request.
-  const row = (await ds
-    .getRepository(AccessToken)
-    .createQueryBuilder('t')
-    .innerJoinAndMapOne('t.owner', User, 'u', 'u.id = t.user_id')
-    .where('t.crypted_token = :crypted', { crypted: hashToken(token, tokenKey) })
-    .getOne()) as (AccessToken & { owner?: User }) | null;
-  const checked = usable(row);
+  const crypted = hashToken(token, tokenKey);
+  const hit = cache?.get(crypted);
+  let checked: AuthResult;
+  if (hit) {
+    checked = usable(Object.assign(hit.token, { owner: hit.user }));
+  } else {
+    const stamp = cache?.stamp ?? 0;
+    // Token and owner in one statement: this runs on every authenticated request the cache misses.
+    const row = (await ds
+      .getRepository(AccessToken)
+      .createQueryBuilder('t')
+      .innerJoinAndMapOne('t.owner', User, 'u', 'u.id = t.user_id')
+      .where('t.crypted_token = :crypted', { crypted })
+      .getOne()) as (AccessToken & { owner?: User }) | null;
+    checked = usable(row);
+    if (checked.kind === 'ok') cache?.set(crypted, checked, stamp);
+  }
   if (checked.kind !== 'ok') return checked;
   const { token: found } = checked;
   // Like Canvas, last_used_at is coarse so a busy token does not write on every request.

@@ -5,6 +5,7 @@ import { createContext, RequestContext } from '../graphql/context';
 import type { RestError } from '../rest/errors';
 import { WWW_AUTHENTICATE, UNAUTHENTICATED_BODY } from '../rest/errors';
 import { authenticate } from './authenticate';
+import { tokenCacheOf } from './token-cache';
 import { formatDateTime } from '../common/dates';
 import { looksLikeJwt, verifyToolAccessToken } from '../lti/lti-tokens';
 
@@ -30,7 +31,7 @@ export async function requestContext(
     const tool = await verifyToolAccessToken(app.ds, app.tokenKey, opts.token, new URL(opts.baseUrl).host);
     if (tool) return createContext({ app, viewer: null, tool, baseUrl: opts.baseUrl, log: opts.log });
   }
-  const auth = await authenticate(app.ds, app.tokenKey, opts.token);
+  const auth = await authenticate(app.ds, app.tokenKey, opts.token, tokenCacheOf(app));
   if (auth.kind === 'invalid') {
     return { status: 401, body: { ...UNAUTHENTICATED_BODY, errors: [{ message: 'Invalid access token.' }] }, headers: WWW_AUTHENTICATE };
   }

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { User } from '../src/users/user.entity';
+import { startTestServer, TestServer } from './support/server';
+import { World, WorldUser } from './support/world';
+
+/**
+ * The per-process token cache (src/auth/token-cache.ts) never outlives a write made through the
+ * service: a revoked or regenerated token and a changed user are seen by the very next request, on
+ * this instance and, through Redis, on another one. The cache is given a minute here, so only the
+ * invalidation can explain a prompt refusal.
+ */
+const LONG = { TOKEN_CACHE_MS: '60000' };
+
+async function issue(u: WorldUser) {
+  const res = await u.api.post('/api/v1/users/self/tokens', { token: { purpose: 'cached' } });
+  expect(res.status).toBe(200);
+  return res.body as { id: number; visible_token: string };
+}
+
+describe('one instance', () => {
+  let server: TestServer;
+  let world: World;
+  beforeAll(async () => {
+    server = await startTestServer(LONG);
+    world = new World(server);
+  });
+  afterAll(() => server.close());
+
+  it('refuses a revoked token on the next request', async () => {
+    const u = await world.user('Cache Revoked');
+    const t = await issue(u);
+    const api = server.as(t.visible_token);
+    expect((await api.get('/api/v1/users/self')).status).toBe(200);
+    expect((await api.get('/api/v1/users/self')).status).toBe(200);
+    expect((await u.api.delete(`/api/v1/users/self/tokens/${t.id}`)).status).toBe(200);
+    expect((await api.get('/api/v1/users/self')).status).toBe(401);
+    // GraphQL over HTTP authenticates the same way.
+    expect((await api.graphql('{ viewer { _id } }')).status).toBe(401);
+  });
+
+  it('refuses the old secret of a regenerated token on the next request and takes the new one', async () => {
+    const u = await world.user('Cache Regenerated');
+    const t = await issue(u);
+    const old = server.as(t.visible_token);
+    expect((await old.get('/api/v1/users/self')).status).toBe(200);
+    const res = await u.api.put(`/api/v1/users/self/tokens/${t.id}`, { token: { regenerate: 'true' } });
+    expect(res.status).toBe(200);
+    expect((await old.get('/api/v1/users/self')).status).toBe(401);
+    expect((await server.as(res.body.visible_token).get('/api/v1/users/self')).body.id).toBe(u.id);
+  });
+
+  // No API changes or deletes users yet; a service would write through the entity, as here.
+  it('shows a change to the user on the next request, and refuses a deleted user', async () => {
+    const u = await world.user('Cache Before');
+    expect((await u.api.get('/api/v1/users/self')).body.name).toBe('Cache Before');
+    await server.app.ds.getRepository(User).update({ id: u.id }, { name: 'Cache After' });
+    expect((await u.api.get('/api/v1/users/self')).body.name).toBe('Cache After');
+    await server.app.ds.getRepository(User).update({ id: u.id }, { workflowState: 'deleted' });
+    expect((await u.api.get('/api/v1/users/self')).status).toBe(401);
+  });
+
+  it('does not let one request change what another sees', async () => {
+    const u = await world.user('Cache Shared');
+    const [a, b] = await Promise.all([u.api.get('/api/v1/users/self'), u.api.get('/api/v1/users/self')]);
+    expect(a.body).toEqual(b.body);
+  });
+});
+
+describe('two instances sharing a database, through Redis', () => {
+  const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  let dir: string | undefined;
+  let a: TestServer;
+  let b: TestServer;
+  let world: World;
+
+  beforeAll(async () => {
+    if (!(await reachable(REDIS_URL))) throw new Error(`these tests need Redis at ${REDIS_URL} (set TEST_REDIS_URL)`);
+    // In-memory SQLite cannot be shared between two data sources; a file can.
+    const mysql = process.env.DATABASE_URL?.startsWith('mysql://');
+    dir = mysql ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'lms-token-cache-'));
+    const env = { ...LONG, REDIS_URL, LMS_SECRET_KEY: randomBytes(32).toString('hex') };
+    a = await startTestServer(dir ? { ...env, DATABASE_URL: `sqlite:${path.join(dir, 'shared.db')}` } : env);
+    b = await startTestServer({ ...env, DATABASE_URL: a.app.config.DATABASE_URL });
+    world = new World(a);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses on one instance a token revoked on the other, on the next request', async () => {
+    const u = await world.user('Cache Two Instances');
+    const t = await issue(u);
+    expect((await b.as(t.visible_token).get('/api/v1/users/self')).body.id).toBe(u.id);
+    expect((await a.as(t.visible_token).delete(`/api/v1/users/self/tokens/${t.id}`)).status).toBe(200);
+    expect((await b.as(t.visible_token).get('/api/v1/users/self')).status).toBe(401);
+  });
+
+  it('shows on one instance a user changed on the other', async () => {
+    const u = await world.user('Cache Renamed Before');
+    expect((await b.as(u.token).get('/api/v1/users/self')).body.name).toBe('Cache Renamed Before');
+    await a.app.ds.getRepository(User).update({ id: u.id }, { name: 'Cache Renamed After' });
+    expect((await b.as(u.token).get('/api/v1/users/self')).body.name).toBe('Cache Renamed After');
+  });
+});
+
+function reachable(url: string): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const s = net.connect(Number(u.port || 6379), u.hostname);
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+}
