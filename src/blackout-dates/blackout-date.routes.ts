@@ -102,14 +102,14 @@ const bulkList = z.union([
   z.null(),
 ]);
 /** A row's params follow from its method and path: the context, the id of /:id, the fields of create and update. */
-const accepts = (path: string, route: Omit<RestRoute, 'path'>): Record<string, z.ZodType<unknown>> => {
+const accepts = (path: string, route: Omit<RestRoute, 'path' | 'accepts'>): Record<string, z.ZodType<unknown>> => {
   const shape = contextOf(path);
   if (path.endsWith('/:id')) shape.id = id();
   if (route.method === 'POST' || (route.method === 'PUT' && path.endsWith('/:id'))) Object.assign(shape, fields, { blackout_date: obj(fields).optional() });
   return shape;
 };
 
-const both = (base: Omit<RestRoute, 'path'>, suffix = ''): RestRoute[] =>
+const both = (base: Omit<RestRoute, 'path' | 'accepts'>, suffix = ''): RestRoute[] =>
   [COURSE, ACCOUNT].map((p) => ({ ...base, path: `${p}${suffix}`, accepts: params(accepts(`${p}${suffix}`, base)) }));
 
 const messages = (fields: FieldError[]) => fields.map((f) => f.message);

@@ -106,8 +106,12 @@ function categoryFields(p: Json): Json {
 }
 
 /** The same rows under two Canvas paths (e.g. /memberships/:id and /users/:user_id); `accepts` may depend on the path. */
-function both(base: Omit<RestRoute, 'path'>, paths: string[], accepts?: (path: string) => RestRoute['accepts']): RestRoute[] {
-  return paths.map((path) => ({ ...base, path, ...(accepts ? { accepts: accepts(path) } : {}) }));
+function both(base: Omit<RestRoute, 'path' | 'accepts'> & { accepts?: RestRoute['accepts'] }, paths: string[], accepts?: (path: string) => RestRoute['accepts']): RestRoute[] {
+  return paths.map((path) => {
+    const declared = accepts?.(path) ?? base.accepts;
+    if (!declared) throw new Error(`REST route ${base.method} ${path} declares no params`);
+    return { ...base, path, accepts: declared };
+  });
 }
 
 const membershipRef = (p: Json) => (p.membership_id !== undefined ? { membershipId: str(p.membership_id) } : { userId: str(p.user_id) });

@@ -28,7 +28,7 @@ export interface RestRoute {
    * The params the route reads (query, body and path keys), declared with src/rest/input.ts. The router
    * answers 400 naming the field before variables are built when the request does not fit.
    */
-  accepts?: RouteParams;
+  accepts: RouteParams;
   variables?: (input: RestInput) => Record<string, unknown>;
   /** Dotted path from the operation's data to the result, e.g. `account.usersConnection`. */
   root: string;
