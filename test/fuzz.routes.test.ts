@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import fc from 'fast-check';
 import { demo } from '../src/cli';
 import type { CliSession } from '../src/cli/common';
@@ -227,6 +228,10 @@ describe('the OpenAPI document', () => {
     expect(missing.map((r) => `${r.method} ${r.path}`)).toEqual([]);
     const undeclared = restRoutes.filter((r) => !r.accepts);
     expect(undeclared.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    // It is a valid OpenAPI 3.1 document, checked by an independent validator.
+    const checked = await new Validator().validate(res.body);
+    expect(checked.errors ?? []).toEqual([]);
+    expect(checked.valid).toBe(true);
     // Path params are documented as required path parameters.
     const groupGet = res.body.paths['/api/v1/groups/{group_id}']?.get;
     expect(groupGet.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'group_id', in: 'path', required: true })]));
