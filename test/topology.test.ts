@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import type { Client } from 'graphql-ws';
+import { OutboxMessage } from '../src/events/outbox.entity';
+import { testDatabase, TestDatabase } from './support/db';
+import { CliWorker, collect, Instance, sharedDatabase, SharedDatabase, startDispatchWorker, startInstance, untilEveryFeedHears } from './support/instances';
+import { fastDeliveryEnv, HttpsReceiver, sleep, subscription, testCertificate, toolProxy, waitFor } from './support/webhooks';
+import { World } from './support/world';
+import { wsClient } from './support/ws';
+
+/**
+ * The scale-out topology of the README, as real processes: two server instances (A and B, their own
+ * ports) on one MariaDB database and Redis, and one `cli dispatch` worker delivering webhooks while
+ * the instances' own dispatchers are off. SQLite is one machine's database (WEB_CONCURRENCY covers
+ * that: test/cluster.process.test.ts), so this file needs DATABASE_URL=mysql://…; CI runs the suite
+ * on MariaDB, where it always runs.
+ */
+const MYSQL = process.env.DATABASE_URL?.startsWith('mysql://') ?? false;
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PLANNER_CHANGED = `subscription { plannerChanged { change plannableType plannableId } }`;
+const ADMIN_TOKEN = `topology-admin-${randomBytes(12).toString('hex')}`;
+// Fresh per run: throttle buckets in Redis are named with it, so no run inherits another's.
+const SECRET = randomBytes(32).toString('hex');
+
+function reachable(url: string): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const s = net.connect({ host: u.hostname, port: Number(u.port || 6379) });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+if (!MYSQL) {
+  it.skip('topology: skipped because DATABASE_URL is not mysql://… (instances of one deployment share MySQL/MariaDB; CI runs this on MariaDB)', () => undefined);
+}
+
+(MYSQL ? describe : describe.skip)('two instances on one MariaDB database and Redis, with a dispatch worker', () => {
+  let db: TestDatabase;
+  let a: Instance;
+  let b: Instance;
+  let worker: CliWorker;
+  let shared: SharedDatabase;
+  let receiver: HttpsReceiver;
+  let caFile: string;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    if (!(await reachable(REDIS_URL))) throw new Error(`the topology test needs Redis at ${REDIS_URL} (set TEST_REDIS_URL)`);
+    db = testDatabase();
+    const tls = await testCertificate();
+    caFile = tls.caFile;
+    receiver = await new HttpsReceiver(tls).up();
+    const env = {
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      LMS_SECRET_KEY: SECRET,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_DISPATCHER: 'off',
+      // Small limits for the shared-bucket test: an expensive route costs 60, a bucket refuses at 100.
+      RATE_LIMIT: 'on',
+      RATE_LIMIT_HWM: '100',
+      RATE_LIMIT_MAX: '200',
+      RATE_LIMIT_OUTFLOW: '0.01',
+      RATE_LIMIT_UP_FRONT: '0',
+      RATE_LIMIT_EXPENSIVE_COST: '60',
+    };
+    // A migrates the new database; B starts on it once it has.
+    a = await startInstance(env, ADMIN_TOKEN);
+    b = await startInstance(env, ADMIN_TOKEN);
+    worker = startDispatchWorker({ ...env, ...fastDeliveryEnv(caFile) });
+    shared = await sharedDatabase(db.url, SECRET);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.dispose()));
+    worker?.child.kill('SIGTERM');
+    await Promise.all([a?.stop('SIGKILL'), b?.stop('SIGKILL'), worker?.exited]);
+    await shared?.close();
+    await receiver?.down();
+    await db?.drop();
+    if (caFile) fs.rmSync(caFile, { force: true });
+  });
+
+  it('reads through B what was written through A', async () => {
+    const user = await new World(shared.serverFor(a)).user('Written On A');
+    const course = await a.admin.post('/api/v1/accounts/self/courses', { course: { name: 'Made on A' }, offer: 'true' });
+    expect(course.status).toBe(200);
+    expect((await b.admin.get(`/api/v1/courses/${course.body.id}`)).body).toMatchObject({ id: course.body.id, name: 'Made on A' });
+    // A token issued through A authenticates on B.
+    expect((await b.as(user.token).get('/api/v1/users/self')).body).toMatchObject({ id: user.id, name: 'Written On A' });
+  });
+
+  it('tells a planner subscriber on B of a change made through A', async () => {
+    const { client } = wsClient(b.url, ADMIN_TOKEN);
+    clients.push(client);
+    const feed = collect(client, PLANNER_CHANGED);
+    const note = (title: string) => a.admin.post('/api/v1/planner_notes', { title, todo_date: tomorrow() });
+    // Every note is written through A: the subscriber on B hears of any only through Redis.
+    await untilEveryFeedHears([feed], () => note('Warm-up'));
+    const created = await note('Made on A');
+    expect(created.status).toBe(201);
+    await waitFor('the event on B', () => feed.events.some((e) => e.plannerChanged.plannableId === String(created.body.id)));
+    expect(feed.events.find((e) => e.plannerChanged.plannableId === String(created.body.id)).plannerChanged).toMatchObject({ change: 'created', plannableType: 'planner_note' });
+    expect(feed.errors).toEqual([]);
+    feed.close();
+  });
+
+  it('has a webhook caused through A delivered once, by the dispatch worker', async () => {
+    const server = shared.serverFor(a);
+    const { course, teacher, student } = await new World(server).classroom();
+    const assignment = await teacher.api.post(`/api/v1/courses/${course.id}/assignments`, {
+      assignment: { name: 'Essay', published: true, points_possible: 10, submission_types: ['online_text_entry'] },
+    });
+    const sub = await subscription(server, {
+      tool: await toolProxy(server),
+      context: { type: 'assignment', id: assignment.body.id },
+      eventTypes: ['submission_created'],
+      url: receiver.url('/topology'),
+    });
+    const submitted = await student.api.post(`/api/v1/courses/${course.id}/assignments/${assignment.body.id}/submissions`, {
+      submission: { submission_type: 'online_text_entry', body: 'essay' },
+    });
+    expect(submitted.status).toBe(201);
+    const messages = () => shared.ds.getRepository(OutboxMessage).findBy({ subscriptionId: sub.id });
+    await waitFor('the delivery', async () => (await messages()).some((m) => m.status === 'delivered'));
+    const [message] = await messages();
+    // Claimed by the worker (host:pid:suffix), the only dispatcher running.
+    expect(message.claimedBy).toContain(`:${worker.child.pid}:`);
+    // Nothing else sends it again (a second sender would be another attempt at the receiver).
+    await sleep(500);
+    expect(receiver.all('/topology')).toHaveLength(1);
+    expect(receiver.all('/topology')[0].headers['x-message-id']).toBe(message.messageId);
+  });
+
+  it('shares throttle buckets: a bucket filled through A refuses on B', async () => {
+    const user = await new World(shared.serverFor(a)).user('Reporter');
+    const report = (instance: Instance) => instance.as(user.token).post('/api/v1/error_reports', { error: { subject: 'Throttled' } });
+    expect((await report(a)).status).toBeLessThan(300);
+    expect((await report(a)).status).toBe(403);
+    const onB = await report(b);
+    expect(onB.status).toBe(403);
+    expect(onB.text).toBe('403 Forbidden (Rate Limit Exceeded)\n');
+  });
+
+  it('loses no acknowledged write when A is killed mid-load: each is readable through B', async () => {
+    const acknowledged: { id: number; title: string }[] = [];
+    let stop = false;
+    let seq = 0;
+    const writer = async () => {
+      while (!stop) {
+        const title = `Load ${++seq}`;
+        try {
+          const res = await a.admin.post('/api/v1/planner_notes', { title, todo_date: tomorrow() });
+          if (res.status === 201) acknowledged.push({ id: res.body.id, title });
+        } catch {
+          return; // A is gone: this write was never acknowledged.
+        }
+      }
+    };
+    const writers = Array.from({ length: 6 }, writer);
+    await waitFor('some acknowledged writes', () => acknowledged.length >= 20);
+    a.child.kill('SIGKILL');
+    await a.exited;
+    stop = true;
+    await Promise.all(writers);
+    for (const w of acknowledged) {
+      const res = await b.admin.get(`/api/v1/planner_notes/${w.id}`);
+      expect({ status: res.status, title: res.body?.title }).toEqual({ status: 200, title: w.title });
+    }
+  });
+});
