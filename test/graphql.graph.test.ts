@@ -36,11 +36,18 @@ async function data(api: Api, query: string, variables: Record<string, unknown> 
   return res.data;
 }
 
-/** SQL statements one request costs (requests run one at a time). */
+/**
+ * SQL statements one request costs (requests run one at a time): the fewer of two runs, since token
+ * bookkeeping (the token cache expiring, last_used_at) now and then adds a statement to a request.
+ */
 async function cost(fn: () => Promise<unknown>): Promise<number> {
-  const before = server.queryCount();
-  await fn();
-  return server.queryCount() - before;
+  const counts: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    const before = server.queryCount();
+    await fn();
+    counts.push(server.queryCount() - before);
+  }
+  return Math.min(...counts);
 }
 
 const ids = (list: { id: number | string }[]) => list.map((x) => Number(x.id));
