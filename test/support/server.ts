@@ -39,6 +39,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     PORT: '0',
     WEBHOOK_POLL_MS: '3600000',
     RATE_LIMIT: 'off',
+    // Statement-count tests compare requests by different tokens, so authentication must cost the same
+    // every time; the token cache has its own tests (test/token-cache.rest.test.ts), which turn it on.
+    TOKEN_CACHE_MS: '0',
     ...env,
   });
   const { app } = await prepareApp(config);
