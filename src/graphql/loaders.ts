@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { DataSource, EntityTarget, In, ObjectLiteral } from 'typeorm';
+import { leanFind } from '../db/lean-read';
 
 /**
  * Per-request DataLoader registry. Any field that loads related rows goes through one of these so a
@@ -25,7 +26,9 @@ export class Loaders {
     const name = typeof entity === 'function' ? entity.name : String(entity);
     return this.get(`byId:${name}`, () =>
       new DataLoader<number, T | null>(async (ids) => {
-        const rows = await this.ds.getRepository(entity).findBy({ id: In([...ids]) } as never);
+        // Lean: a plain SELECT mapped to the same entities (src/db/lean-read.ts); the repository otherwise.
+        const where = { id: In([...ids]) };
+        const rows = (await leanFind(this.ds, entity, where)) ?? (await this.ds.getRepository(entity).findBy(where as never));
         const map = new Map(rows.map((r) => [r.id, r]));
         return ids.map((id) => map.get(id) ?? null);
       }),
@@ -42,10 +45,10 @@ export class Loaders {
     const name = typeof entity === 'function' ? entity.name : String(entity);
     return this.get(`manyBy:${name}:${column}:${JSON.stringify(where)}`, () =>
       new DataLoader<number, T[]>(async (keys) => {
-        const rows = await this.ds.getRepository(entity).find({
-          where: { ...where, [column]: In([...keys]) } as never,
-          order: order as never,
-        });
+        const all = { ...where, [column]: In([...keys]) };
+        const rows =
+          (await leanFind(this.ds, entity, all, order as Record<string, 'ASC' | 'DESC'>)) ??
+          (await this.ds.getRepository(entity).find({ where: all as never, order: order as never }));
         const groups = new Map<number, T[]>(keys.map((k) => [k, []]));
         for (const r of rows) groups.get(r[column] as number)?.push(r);
         return keys.map((k) => groups.get(k) ?? []);
