@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { GraphQLSchema } from 'graphql';
-import { buildSchemaSync, NonEmptyArray } from 'type-graphql';
+import { buildSchemaSync, getMetadataStorage, NonEmptyArray } from 'type-graphql';
 import { AccountResolver } from '../accounts/account.resolver';
 import { AccessTokenResolver } from '../auth/access-token.resolver';
 import { CourseResolver } from '../courses/course.resolver';
@@ -75,7 +75,20 @@ export const resolvers: NonEmptyArray<Function> = [
 
 let cached: GraphQLSchema | undefined;
 
+/**
+ * Plain @Field properties resolve by GraphQL's default property read (issue 11): type-graphql would
+ * otherwise wrap each in a middleware-running function, per field and per row, and graphql-jit can
+ * read a property inline where there is no resolver. Fields with a @FieldResolver keep theirs (it wins
+ * over `simple`); fields with middlewares, roles or a schema name of their own keep the wrapper.
+ */
+function plainFieldsResolveDirectly(): void {
+  for (const f of getMetadataStorage().fields) {
+    if (f.simple === undefined && !f.middlewares?.length && !f.roles?.length && f.schemaName === f.name) f.simple = true;
+  }
+}
+
 export function buildAppSchema(): GraphQLSchema {
+  if (!cached) plainFieldsResolveDirectly();
   cached ??= buildSchemaSync({
     resolvers,
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
