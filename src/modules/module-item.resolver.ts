@@ -76,36 +76,6 @@ export class ModuleItemResolver extends NodeResolver(NodeType.ModuleItem, Module
     return mutationPayload(() => ctx.services.moduleItems.followRedirect(courseIdArg(courseId), itemIdArg(id)));
   }
 
-  @FieldResolver(() => ID)
-  moduleId(@Root() v: ModuleItemView): number {
-    return v.item.moduleId;
-  }
-
-  @FieldResolver(() => Int)
-  position(@Root() v: ModuleItemView): number {
-    return v.item.position;
-  }
-
-  @FieldResolver(() => String)
-  title(@Root() v: ModuleItemView): string {
-    return v.item.title;
-  }
-
-  @FieldResolver(() => Int)
-  indent(@Root() v: ModuleItemView): number {
-    return v.item.indent;
-  }
-
-  @FieldResolver(() => String)
-  type(@Root() v: ModuleItemView): string {
-    return v.item.contentType;
-  }
-
-  @FieldResolver(() => ID, { nullable: true })
-  contentId(@Root() v: ModuleItemView): number | null {
-    return ['File', 'Discussion', 'Assignment', 'Quiz', 'ExternalTool'].includes(v.item.contentType) ? v.item.contentId : null;
-  }
-
   @FieldResolver(() => String, { nullable: true })
   htmlUrl(@Root() v: ModuleItemView, @Ctx() ctx: RequestContext): string | null {
     const { courseId, id, contentType } = v.item;
@@ -120,34 +90,6 @@ export class ModuleItemResolver extends NodeResolver(NodeType.ModuleItem, Module
     return contentAdapter(v.item.contentType)?.apiUrl(ctx.baseUrl, v.item.courseId, v.content) ?? null;
   }
 
-  @FieldResolver(() => String, { nullable: true })
-  pageUrl(@Root() v: ModuleItemView): string | null {
-    return v.item.contentType === 'Page' ? v.content?.pageUrl ?? null : null;
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  externalUrl(@Root() v: ModuleItemView): string | null {
-    return v.item.contentType === 'ExternalUrl' || v.item.contentType === 'ExternalTool' ? v.item.url : null;
-  }
-
-  @FieldResolver(() => Boolean, { nullable: true })
-  newTab(@Root() v: ModuleItemView): boolean | null {
-    return v.item.contentType === 'ExternalTool' ? v.item.newTab : null;
-  }
-
-  @FieldResolver(() => CompletionRequirementType, { nullable: true })
-  completionRequirement(@Root() v: ModuleItemView): CompletionRequirementType | null {
-    const { item } = v;
-    if (!item.requirementType) return null;
-    const p = v.module.progression;
-    return {
-      type: item.requirementType,
-      minScore: item.requirementMinScore,
-      minPercentage: item.requirementMinPercentage,
-      completed: v.module.student == null ? null : Boolean(p?.met.some((m) => m.id === item.id && m.type === item.requirementType)),
-    };
-  }
-
   @FieldResolver(() => ContentDetailsType)
   contentDetails(@Root() v: ModuleItemView): ContentDetailsType {
     return this.details(v);
@@ -156,11 +98,6 @@ export class ModuleItemResolver extends NodeResolver(NodeType.ModuleItem, Module
   @FieldResolver(() => ModuleItemContent, { nullable: true, description: 'The linked object; null for SubHeader and ExternalUrl items.' })
   content(@Root() v: ModuleItemView, @Ctx() ctx: RequestContext): Promise<object | null> {
     return itemContent(ctx, v);
-  }
-
-  @FieldResolver(() => Boolean, { nullable: true })
-  published(@Root() v: ModuleItemView): boolean | null {
-    return v.module.showPublished ? v.item.published : null;
   }
 
   /** Dates from the content; lock state for the student whose view this is. */

@@ -25,7 +25,53 @@ export class ModuleView {
   get id(): number {
     return this.module.id;
   }
+
+  // The GraphQL fields that are plain reads of the view are getters, resolved by GraphQL's default
+  // property read (no resolver call per field and row; issue 11).
+  get workflowState(): string {
+    return this.module.workflowState === 'deleted' ? 'deleted' : 'active';
+  }
+  get position(): number {
+    return this.module.position;
+  }
+  get name(): string {
+    return this.module.name;
+  }
+  get unlockAt(): Date | null {
+    return this.module.unlockAt;
+  }
+  get requireSequentialProgress(): boolean {
+    return this.module.requireSequentialProgress;
+  }
+  get requirementType(): string {
+    return this.module.requirementType;
+  }
+  get prerequisiteModuleIds(): number[] {
+    return this.module.prerequisiteIds;
+  }
+  get publishFinalGrade(): boolean {
+    return this.module.publishFinalGrade;
+  }
+  get state(): string | null {
+    return this.student == null ? null : (this.progression?.state ?? 'locked');
+  }
+  get completedAt(): Date | null {
+    return this.student == null ? null : (this.progression?.completedAt ?? null);
+  }
+  get published(): boolean | null {
+    return this.showPublished ? this.module.published : null;
+  }
+
+  private metKeys?: Set<string>;
+  /** Whether the shown student met the requirement `type` of item `id` (the stored JSON parsed once per view, not per item). */
+  met(id: number, type: string): boolean {
+    this.metKeys ??= new Set((this.progression?.met ?? []).map((m) => `${m.id}:${m.type}`));
+    return this.metKeys.has(`${id}:${type}`);
+  }
 }
+
+/** Item types whose content_id Canvas shows. */
+const CONTENT_ID_TYPES = new Set(['File', 'Discussion', 'Assignment', 'Quiz', 'ExternalTool']);
 
 export class ModuleItemView {
   constructor(
@@ -36,5 +82,47 @@ export class ModuleItemView {
 
   get id(): number {
     return this.item.id;
+  }
+
+  // Plain reads of the view, resolved by GraphQL's default property read (see ModuleView).
+  get moduleId(): number {
+    return this.item.moduleId;
+  }
+  get position(): number {
+    return this.item.position;
+  }
+  get title(): string {
+    return this.item.title;
+  }
+  get indent(): number {
+    return this.item.indent;
+  }
+  get type(): string {
+    return this.item.contentType;
+  }
+  get contentId(): number | null {
+    return CONTENT_ID_TYPES.has(this.item.contentType) ? this.item.contentId : null;
+  }
+  get pageUrl(): string | null {
+    return this.item.contentType === 'Page' ? (this.content?.pageUrl ?? null) : null;
+  }
+  get externalUrl(): string | null {
+    return this.item.contentType === 'ExternalUrl' || this.item.contentType === 'ExternalTool' ? this.item.url : null;
+  }
+  get newTab(): boolean | null {
+    return this.item.contentType === 'ExternalTool' ? this.item.newTab : null;
+  }
+  get published(): boolean | null {
+    return this.module.showPublished ? this.item.published : null;
+  }
+  get completionRequirement(): { type: string; minScore: number | null; minPercentage: number | null; completed: boolean | null } | null {
+    const { item } = this;
+    if (!item.requirementType) return null;
+    return {
+      type: item.requirementType,
+      minScore: item.requirementMinScore,
+      minPercentage: item.requirementMinPercentage,
+      completed: this.module.student == null ? null : this.module.met(item.id, item.requirementType),
+    };
   }
 }

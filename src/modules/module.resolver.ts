@@ -71,46 +71,6 @@ export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {
     return mutationPayload(() => ctx.services.modules.relock(courseIdArg(courseId), moduleIdArg(id)));
   }
 
-  @FieldResolver(() => String)
-  workflowState(@Root() v: ModuleView): string {
-    return v.module.workflowState === 'deleted' ? 'deleted' : 'active';
-  }
-
-  @FieldResolver(() => Int)
-  position(@Root() v: ModuleView): number {
-    return v.module.position;
-  }
-
-  @FieldResolver(() => String)
-  name(@Root() v: ModuleView): string {
-    return v.module.name;
-  }
-
-  @FieldResolver(() => Date, { nullable: true })
-  unlockAt(@Root() v: ModuleView): Date | null {
-    return v.module.unlockAt;
-  }
-
-  @FieldResolver(() => Boolean)
-  requireSequentialProgress(@Root() v: ModuleView): boolean {
-    return v.module.requireSequentialProgress;
-  }
-
-  @FieldResolver(() => String)
-  requirementType(@Root() v: ModuleView): string {
-    return v.module.requirementType;
-  }
-
-  @FieldResolver(() => [ID])
-  prerequisiteModuleIds(@Root() v: ModuleView): number[] {
-    return v.module.prerequisiteIds;
-  }
-
-  @FieldResolver(() => Boolean, { nullable: true })
-  publishFinalGrade(@Root() v: ModuleView): boolean {
-    return v.module.publishFinalGrade;
-  }
-
   @FieldResolver(() => Int)
   async itemsCount(@Root() v: ModuleView, @Ctx() ctx: RequestContext): Promise<number> {
     return (await ctx.services.moduleItems.visibleItems(v)).length;
@@ -127,21 +87,6 @@ export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {
     if (items.length > MAX_EMBEDDED_ITEMS) return null;
     if (v.itemSearch) items = items.filter((i) => i.item.title.toLowerCase().includes(v.itemSearch!));
     return items;
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  state(@Root() v: ModuleView): string | null {
-    return v.student == null ? null : v.progression?.state ?? 'locked';
-  }
-
-  @FieldResolver(() => Date, { nullable: true })
-  completedAt(@Root() v: ModuleView): Date | null {
-    return v.student == null ? null : v.progression?.completedAt ?? null;
-  }
-
-  @FieldResolver(() => Boolean, { nullable: true })
-  published(@Root() v: ModuleView): boolean | null {
-    return v.showPublished ? v.module.published : null;
   }
 
   @FieldResolver(() => ModuleProgressionConnection, { description: 'Students’ progress in the module: all students for graders, one’s own or one’s observees’ otherwise.' })
