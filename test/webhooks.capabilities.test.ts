@@ -1,15 +1,13 @@
-import fs from 'node:fs';
 import { OutboxMessage } from '../src/events/outbox.entity';
 import { WEBHOOK_MESSAGE_TOPIC } from '../src/events/outbox';
 import { ToolProxy } from '../src/lti/tool-proxy.entity';
 import { Dispatcher } from '../src/webhooks/dispatcher';
 import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';
 import { Api } from './support/api';
-import { contentRoom, ContentRoom, NOT_FOUND } from './support/content';
+import { ContentRoom, NOT_FOUND } from './support/content';
 import { cap, createProxy, Proxy, toolApi } from './support/lti';
-import { startTestServer, TestServer } from './support/server';
-import { fastDeliveryEnv, HttpsReceiver, subscription, testCertificate, toolProxy, waitFor } from './support/webhooks';
-import { World } from './support/world';
+import type { TestServer } from './support/server';
+import { HttpsReceiver, subscription, toolProxy, waitFor, webhookRoom, WebhookRoom } from './support/webhooks';
 import { wsClient } from './support/ws';
 
 /**
@@ -18,50 +16,23 @@ import { wsClient } from './support/ws';
  * is deleted), new events are matched against the capabilities, and messages already queued for a
  * type it lost are not sent — over HTTPS or graphql-ws. Subscription URLs must be public addresses.
  */
+let w: WebhookRoom;
 let server: TestServer;
 let room: ContentRoom;
 let receiver: HttpsReceiver;
-let caFile: string;
 let assignmentId: number;
 
 beforeAll(async () => {
-  const tls = await testCertificate();
-  caFile = tls.caFile;
-  receiver = await new HttpsReceiver(tls).up();
-  server = await startTestServer(fastDeliveryEnv(caFile));
-  room = await contentRoom(new World(server));
-  const a = await room.teacher.api.post(`/api/v1/courses/${room.course.id}/assignments`, {
-    assignment: { name: 'Essay', published: true, points_possible: 10, submission_types: ['online_text_entry'] },
-  });
-  assignmentId = a.body.id;
-  await submit();
+  w = await webhookRoom();
+  ({ server, room, assignmentId, receivers: [receiver] } = w);
 });
-afterAll(async () => {
-  await server.close();
-  await receiver.down();
-  fs.rmSync(caFile, { force: true });
-});
+afterAll(() => w.close());
 
 const PATH = '/api/lti/subscriptions';
 const rc = (event: string) => cap('root_account', event);
 
-let grade = 0;
-/** A grade change: grade_change (and submission_updated) for the course's subscriptions. */
-async function gradeChange(): Promise<void> {
-  grade++;
-  const res = await room.teacher.api.put(`/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions/${room.student.id}`, {
-    submission: { posted_grade: String(grade % 10) },
-  });
-  expect(res.status).toBe(200);
-}
-
-/** A new attempt: submission_created. */
-async function submit(): Promise<void> {
-  const res = await room.student.api.post(`/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions`, {
-    submission: { submission_type: 'online_text_entry', body: `attempt ${Date.now()}` },
-  });
-  expect(res.status).toBe(201);
-}
+const gradeChange = () => w.gradeChange();
+const submit = () => w.submit();
 
 /** A tool registered through the admin API, and its client (JWT access token). */
 async function tool(capabilities: string[]): Promise<{ proxy: Proxy; api: Api }> {

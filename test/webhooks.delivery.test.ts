@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import { Account } from '../src/accounts/account.entity';
 import { AccountService } from '../src/accounts/account.service';
 import { transaction } from '../src/db/transaction';
 import { OutboxMessage } from '../src/events/outbox.entity';
 import { Dispatcher } from '../src/webhooks/dispatcher';
 import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';
-import { contentRoom, ContentRoom, count } from './support/content';
-import { startTestServer, TestServer } from './support/server';
-import { fastDeliveryEnv, HttpsReceiver, sleep, subscription, testCertificate, toolProxy, waitFor } from './support/webhooks';
-import { World } from './support/world';
+import { ContentRoom, count } from './support/content';
+import type { TestServer } from './support/server';
+import { HttpsReceiver, sleep, subscription, toolProxy, waitFor, webhookRoom, WebhookRoom } from './support/webhooks';
+import type { World } from './support/world';
 
 /**
  * Delivery guarantees against a real local HTTPS receiver: retries while it is down, nothing lost
@@ -17,42 +16,21 @@ import { World } from './support/world';
  * double-send, private destinations refused without the allow-list, deactivation of an endpoint that
  * keeps failing, dead-lettering, and the operators' GraphQL query and redelivery mutation.
  */
+let w: WebhookRoom;
 let server: TestServer;
 let world: World;
 let room: ContentRoom;
 let receiver: HttpsReceiver;
-let caFile: string;
-let assignmentId: number;
 
 beforeAll(async () => {
-  const tls = await testCertificate();
-  caFile = tls.caFile;
-  receiver = await new HttpsReceiver(tls).up();
   // Short timeout and lease so a dead dispatcher's claim expires within the test.
-  server = await startTestServer(fastDeliveryEnv(caFile, { WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_LEASE_MS: '1000' }));
-  world = new World(server);
-  room = await contentRoom(world);
-  const a = await room.teacher.api.post(`/api/v1/courses/${room.course.id}/assignments`, {
-    assignment: { name: 'Essay', published: true, points_possible: 10, submission_types: ['online_text_entry'] },
-  });
-  assignmentId = a.body.id;
-  await room.student.api.post(`/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions`, { submission: { submission_type: 'online_text_entry', body: 'essay' } });
+  w = await webhookRoom({ env: { WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_LEASE_MS: '1000' } });
+  ({ server, world, room, receivers: [receiver] } = w);
 });
-afterAll(async () => {
-  await server.close();
-  await receiver.down();
-  fs.rmSync(caFile, { force: true });
-});
+afterAll(() => w.close());
 
-let graded = 0;
 /** One grade change = one grade_change message per subscription listening for it. */
-async function gradeChange(): Promise<void> {
-  graded++;
-  const res = await room.teacher.api.put(`/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions/${room.student.id}`, {
-    submission: { posted_grade: String(graded % 10) },
-  });
-  expect(res.status).toBe(200);
-}
+const gradeChange = () => w.gradeChange();
 
 async function gradeSubscription(path: string): Promise<WebhookSubscription> {
   const tool = await toolProxy(server);

@@ -1,13 +1,11 @@
-import fs from 'node:fs';
 import { OutboxMessage } from '../src/events/outbox.entity';
 import { Dispatcher } from '../src/webhooks/dispatcher';
 import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';
 import { Api } from './support/api';
-import { contentRoom, ContentRoom } from './support/content';
+import type { ContentRoom } from './support/content';
 import { createProxy, toolApi } from './support/lti';
-import { startTestServer, TestServer } from './support/server';
-import { fastDeliveryEnv, HttpsReceiver, Received, subscription, testCertificate, toolProxy, waitFor } from './support/webhooks';
-import { World } from './support/world';
+import type { TestServer } from './support/server';
+import { HttpsReceiver, Received, subscription, toolProxy, waitFor, webhookRoom, WebhookRoom } from './support/webhooks';
 
 /**
  * What receivers say back (Standard Webhooks' receiver signals): 410 Gone deactivates the
@@ -16,54 +14,26 @@ import { World } from './support/world';
  * them and recovers on successes — and other destinations are not held up meanwhile. Two receivers
  * on different ports are two destinations (origins).
  */
+let w: WebhookRoom;
 let server: TestServer;
 let room: ContentRoom;
 let a: HttpsReceiver;
 let b: HttpsReceiver;
-let caFile: string;
-let assignmentId: number;
 let tool: Api;
 
 beforeAll(async () => {
-  const tls = await testCertificate();
-  caFile = tls.caFile;
-  a = await new HttpsReceiver(tls).up();
-  b = await new HttpsReceiver(tls).up();
-  server = await startTestServer(fastDeliveryEnv(caFile));
-  room = await contentRoom(new World(server));
-  const res = await room.teacher.api.post(`/api/v1/courses/${room.course.id}/assignments`, {
-    assignment: { name: 'Essay', published: true, points_possible: 10, submission_types: ['online_text_entry'] },
-  });
-  assignmentId = res.body.id;
-  await submit();
+  w = await webhookRoom({ receivers: 2 });
+  ({ server, room, receivers: [a, b] } = w);
   tool = await toolApi(server, await createProxy(server, { name: 'Signals tool' }));
 });
-afterAll(async () => {
-  await server.close();
-  await a.down();
-  await b.down();
-  fs.rmSync(caFile, { force: true });
-});
+afterAll(() => w.close());
 afterEach(() => {
   a.respond = () => ({ status: 200 });
   b.respond = () => ({ status: 200 });
 });
 
-let grade = 0;
-async function gradeChange(): Promise<void> {
-  grade++;
-  const res = await room.teacher.api.put(`/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions/${room.student.id}`, {
-    submission: { posted_grade: String(grade % 10) },
-  });
-  expect(res.status).toBe(200);
-}
-
-async function submit(): Promise<void> {
-  const res = await room.student.api.post(`/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions`, {
-    submission: { submission_type: 'online_text_entry', body: `attempt ${grade}` },
-  });
-  expect(res.status).toBe(201);
-}
+const gradeChange = () => w.gradeChange();
+const submit = () => w.submit();
 
 async function listen(receiver: HttpsReceiver, path: string, eventTypes = ['grade_change']): Promise<WebhookSubscription> {
   return subscription(server, { tool: await toolProxy(server), context: { type: 'course', id: room.course.id }, eventTypes, url: receiver.url(path) });

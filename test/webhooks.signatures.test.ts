@@ -1,13 +1,11 @@
 import { createPublicKey, JsonWebKey, verify } from 'node:crypto';
-import fs from 'node:fs';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';
 import { Api } from './support/api';
-import { contentRoom, ContentRoom, NOT_FOUND } from './support/content';
+import { ContentRoom, NOT_FOUND } from './support/content';
 import { createProxy, Proxy, toolApi } from './support/lti';
-import { startTestServer, TestServer } from './support/server';
-import { fastDeliveryEnv, HttpsReceiver, Received, subscription, testCertificate, toolProxy, waitFor } from './support/webhooks';
-import { World } from './support/world';
+import type { TestServer } from './support/server';
+import { HttpsReceiver, Received, subscription, toolProxy, waitFor, webhookRoom, WebhookRoom } from './support/webhooks';
 
 /**
  * Standard Webhooks signatures on every HTTPS delivery, checked with an independent verifier: the
@@ -16,48 +14,25 @@ import { World } from './support/world';
  * key the service publishes in its JWKS. Secrets are shown once (REST and GraphQL), stored
  * encrypted, and rotate with a grace period during which both are sent.
  */
+let w: WebhookRoom;
 let server: TestServer;
 let room: ContentRoom;
 let receiver: HttpsReceiver;
-let caFile: string;
-let assignmentId: number;
 let proxy: Proxy;
 let tool: Api;
 
 beforeAll(async () => {
-  const tls = await testCertificate();
-  caFile = tls.caFile;
-  receiver = await new HttpsReceiver(tls).up();
-  server = await startTestServer(fastDeliveryEnv(caFile));
-  room = await contentRoom(new World(server));
-  const a = await room.teacher.api.post(`/api/v1/courses/${room.course.id}/assignments`, {
-    assignment: { name: 'Essay', published: true, points_possible: 10, submission_types: ['online_text_entry'] },
-  });
-  assignmentId = a.body.id;
-  const s = await room.student.api.post(`/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions`, {
-    submission: { submission_type: 'online_text_entry', body: 'essay' },
-  });
-  expect(s.status).toBe(201);
+  w = await webhookRoom();
+  ({ server, room, receivers: [receiver] } = w);
   proxy = await createProxy(server, { name: 'Signed tool' });
   tool = await toolApi(server, proxy);
 });
-afterAll(async () => {
-  await server.close();
-  await receiver.down();
-  fs.rmSync(caFile, { force: true });
-});
+afterAll(() => w.close());
 
 const PATH = '/api/lti/subscriptions';
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
-let grade = 0;
-async function gradeChange(): Promise<void> {
-  grade++;
-  const res = await room.teacher.api.put(`/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions/${room.student.id}`, {
-    submission: { posted_grade: String(grade % 10) },
-  });
-  expect(res.status).toBe(200);
-}
+const gradeChange = () => w.gradeChange();
 
 const subscriptionBody = (path: string) => ({
   subscription: { ContextType: 'course', ContextId: String(room.course.id), EventTypes: ['grade_change'], Format: 'live-event', TransportType: 'https', TransportMetadata: { Url: receiver.url(path) } },

@@ -8,7 +8,7 @@ import type { ToolProxy } from '../src/lti/tool-proxy.entity';
 import { contentRoom, ContentRoom } from './support/content';
 import { testDatabase } from './support/db';
 import { startTestServer, TestServer } from './support/server';
-import { fastDeliveryEnv, HttpsReceiver, subscription, testCertificate, toolProxy, waitFor } from './support/webhooks';
+import { HttpsReceiver, subscription, toolProxy, waitFor, webhookRoom, WebhookRoom } from './support/webhooks';
 import { World } from './support/world';
 import { wsClient } from './support/ws';
 
@@ -16,38 +16,20 @@ import { wsClient } from './support/ws';
  * A tool opens graphql-ws with its LTI JWT access token and receives its subscriptions' messages
  * live, as the HTTPS deliveries carry them; with REDIS_URL the messages reach it on another instance.
  */
+let w: WebhookRoom;
 let server: TestServer;
 let room: ContentRoom;
 let receiver: HttpsReceiver;
-let caFile: string;
-let assignmentId: number;
 
 beforeAll(async () => {
-  const tls = await testCertificate();
-  caFile = tls.caFile;
-  receiver = await new HttpsReceiver(tls).up();
-  server = await startTestServer(fastDeliveryEnv(caFile));
-  room = await contentRoom(new World(server));
-  const a = await room.teacher.api.post(`/api/v1/courses/${room.course.id}/assignments`, {
-    assignment: { name: 'Essay', published: true, points_possible: 10, submission_types: ['online_text_entry'] },
-  });
-  assignmentId = a.body.id;
-  await room.student.api.post(`/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions`, { submission: { submission_type: 'online_text_entry', body: 'essay' } });
+  w = await webhookRoom();
+  ({ server, room, receivers: [receiver] } = w);
 });
-afterAll(async () => {
-  await server.close();
-  await receiver.down();
-  fs.rmSync(caFile, { force: true });
-});
+afterAll(() => w.close());
 
 const MESSAGES = `subscription($id: String) { webhookMessages(subscriptionId: $id) { messageId subscriptionId eventName format document } }`;
 
-let grade = 0;
-const gradeChange = async (s: TestServer = server, who = room.teacher) => {
-  grade++;
-  const res = await s.as(who.token).put(`/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions/${room.student.id}`, { submission: { posted_grade: String(grade % 10) } });
-  expect(res.status).toBe(200);
-};
+const gradeChange = () => w.gradeChange();
 
 interface Listener {
   got: any[];

@@ -11,7 +11,9 @@ import { Account } from '../../src/accounts/account.entity';
 import { encryptSecret } from '../../src/lti/lti-keys';
 import { ToolProxy } from '../../src/lti/tool-proxy.entity';
 import { WebhookSubscription } from '../../src/webhooks/webhook-subscription.entity';
-import type { TestServer } from './server';
+import { contentRoom, ContentRoom } from './content';
+import { startTestServer, TestServer } from './server';
+import { World } from './world';
 
 // ---- a real HTTPS receiver ---------------------------------------------------------------------
 
@@ -261,4 +263,61 @@ export function fastDeliveryEnv(caFile: string, extra: Record<string, string> = 
     WEBHOOK_TIMEOUT_MS: '2000',
     ...extra,
   };
+}
+
+// ---- the delivery tests' common start: receivers, a server delivering to them, a graded course -----
+
+export interface WebhookRoom {
+  server: TestServer;
+  world: World;
+  room: ContentRoom;
+  /** Local HTTPS receivers, listening, whose certificate the server trusts. */
+  receivers: HttpsReceiver[];
+  /** A published assignment in the course, already submitted to once by the student. */
+  assignmentId: number;
+  /** The teacher changes the student's grade: grade_change (and submission_updated) for the course. */
+  gradeChange(): Promise<void>;
+  /** A new attempt by the student: submission_created. */
+  submit(): Promise<void>;
+  /** Stops the server, then the receivers, and removes the certificate file. */
+  close(): Promise<void>;
+}
+
+/**
+ * A test certificate, `receivers` HTTPS receivers using it, a server delivering to them quickly
+ * (fastDeliveryEnv plus `env`), and a course whose student has submitted to one assignment, so a
+ * grade change has a submission to grade. Call in beforeAll; close() in afterAll.
+ */
+export async function webhookRoom(opts: { receivers?: number; env?: Record<string, string> } = {}): Promise<WebhookRoom> {
+  const tls = await testCertificate();
+  const receivers: HttpsReceiver[] = [];
+  for (let i = 0; i < (opts.receivers ?? 1); i++) receivers.push(await new HttpsReceiver(tls).up());
+  const server = await startTestServer(fastDeliveryEnv(tls.caFile, opts.env));
+  const world = new World(server);
+  const room = await contentRoom(world);
+  const created = await room.teacher.api.post(`/api/v1/courses/${room.course.id}/assignments`, {
+    assignment: { name: 'Essay', published: true, points_possible: 10, submission_types: ['online_text_entry'] },
+  });
+  const assignmentId: number = created.body.id;
+  const submissions = `/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions`;
+  // Counters make each grade and attempt differ from the one before, so each is a change.
+  let grade = 0;
+  let attempt = 0;
+  const gradeChange = async () => {
+    grade++;
+    const res = await room.teacher.api.put(`${submissions}/${room.student.id}`, { submission: { posted_grade: String(grade % 10) } });
+    expect(res.status).toBe(200);
+  };
+  const submit = async () => {
+    attempt++;
+    const res = await room.student.api.post(submissions, { submission: { submission_type: 'online_text_entry', body: `attempt ${attempt}` } });
+    expect(res.status).toBe(201);
+  };
+  await submit();
+  const close = async () => {
+    await server.close();
+    for (const r of receivers) await r.down();
+    fs.rmSync(tls.caFile, { force: true });
+  };
+  return { server, world, room, receivers, assignmentId, gradeChange, submit, close };
 }
