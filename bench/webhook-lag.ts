@@ -1,41 +1,53 @@
 /**
- * Webhook delivery: events per second from commit to receipt at a local HTTPS receiver, and the lag
- * (receipt time − the event's metadata.event_time, taken inside the committing transaction).
+ * Webhook delivery throughput and lag, to a local HTTPS receiver, on SQLite and MariaDB in one run:
  *
- *   npm run build && node dist/bench/webhook-lag.js
+ *   npm run bench:webhooks
+ *   BENCH_COMPARE=/path/to/other/checkout/dist npm run bench:webhooks   # "before" rows from another build
  *
- * The receiver runs in its own process (so it does not share the server's event loop) with a
- * certificate generated for the run. Grade changes are posted through the REST API by several
- * concurrent graders; each commits one grade_change event, delivered to one root-account
- * subscription (BENCH_SUBSCRIPTIONS > 1: one message per subscription per event).
+ * For each engine (and each build, with BENCH_COMPARE), a server process (webhook-server.ts) with
+ * BENCH_SUBSCRIPTIONS (25) root-account subscriptions to grade_change, all to one receiver:
  *
- * Knobs: BENCH_EVENTS (400), BENCH_CONCURRENCY (8 requests in flight), BENCH_SUBSCRIPTIONS (1),
- * BENCH_FORMAT (live-event | caliper), WEBHOOK_CONCURRENCY / WEBHOOK_BATCH_SIZE (dispatcher),
- * DATABASE_URL (mysql://… for MariaDB/MySQL on a throwaway database; in-memory SQLite otherwise).
+ * - burst: BENCH_EVENTS (400) grade changes are committed through the REST API with the dispatcher
+ *   off (a backlog of 400 x 25 = 10,000 messages), then the server's dispatcher is started: messages
+ *   per second from its start to the last receipt.
+ * - steady: grade changes committed at BENCH_STEADY_RATE messages per second (500: 20 events/s x 25)
+ *   for BENCH_STEADY_SECONDS (10) with the dispatcher running: lag from the event's time (taken in the
+ *   committing transaction) to its receipt, p50/p99/max.
+ * - workers (MariaDB only): the same burst drained by 1 and then by 4 `cli dispatch` processes
+ *   (the server's dispatcher off), timed from the first receipt to the last so process start-up is
+ *   not counted.
+ *
+ * The receiver runs in its own process with a certificate generated for the run. The machine's load
+ * (1-minute load average, cores) is printed with every row: other work on the machine slows all of it.
+ *
+ * Knobs: BENCH_ENGINES (sqlite,mysql), BENCH_MYSQL_URL (default DATABASE_URL when it is mysql://, else
+ * mysql://root@127.0.0.1:3306/; a database is created per run and dropped), BENCH_EVENTS,
+ * BENCH_SUBSCRIPTIONS, BENCH_STEADY_RATE, BENCH_STEADY_SECONDS, BENCH_WORKERS (4), BENCH_FORMAT
+ * (live-event | caliper), BENCH_COMPARE, BENCH_PROFILE_DIR (CPU profile of the server's dispatcher
+ * during each burst, summarized), WEBHOOK_CONCURRENCY / WEBHOOK_BATCH_SIZE (passed to both builds).
  */
-import { ChildProcess, spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { ChildProcess, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { DataSource } from 'typeorm';
 import { generate } from 'selfsigned';
-import { Account } from '../src/accounts/account.entity';
-import { prepareApp } from '../src/bootstrap';
-import { loadConfig } from '../src/config';
-import { encryptSecret } from '../src/lti/lti-keys';
-import { ToolProxy } from '../src/lti/tool-proxy.entity';
-import { buildServer } from '../src/server';
-import { Dispatcher } from '../src/webhooks/dispatcher';
-import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';
-import { BenchServer, benchDatabase, Client, envInt, fmt, mapLimit, printTable, World } from './support';
+import { Child } from './children';
+import { summarizeProfile } from './profile-summary';
+import { BenchServer, Client, envInt, fmt, mapLimit, printTable, World } from './support';
 
 const EVENTS = envInt('BENCH_EVENTS', 400);
-const CONCURRENCY = envInt('BENCH_CONCURRENCY', 8);
-const SUBSCRIPTIONS = envInt('BENCH_SUBSCRIPTIONS', 1);
+const SUBSCRIPTIONS = envInt('BENCH_SUBSCRIPTIONS', 25);
+const STEADY_RATE = envInt('BENCH_STEADY_RATE', 500);
+const STEADY_SECONDS = envInt('BENCH_STEADY_SECONDS', 10);
+const WORKERS = envInt('BENCH_WORKERS', 4);
 const FORMAT = process.env.BENCH_FORMAT === 'caliper' ? 'caliper' : 'live-event';
+const COMPARE = process.env.BENCH_COMPARE ?? '';
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? '';
+const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,mysql').split(',').map((e) => e.trim());
 const STUDENTS = 20;
+const GRADERS = 8;
 
 /** The receiver: records receipt time, message id and event time of every POST, answers 200. */
 const RECEIVER = `
@@ -83,6 +95,183 @@ async function startReceiver(keyFile: string, certFile: string): Promise<{ child
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const load = () => `${os.loadavg()[0].toFixed(1)} / ${os.cpus().length} cores`;
+
+interface Engine {
+  kind: 'sqlite' | 'mysql';
+  url: string;
+  label: string;
+  drop(): Promise<void>;
+}
+
+function mysqlBase(): string {
+  if (process.env.BENCH_MYSQL_URL) return process.env.BENCH_MYSQL_URL;
+  if (process.env.DATABASE_URL?.startsWith('mysql://')) return process.env.DATABASE_URL;
+  return 'mysql://root@127.0.0.1:3306/';
+}
+
+async function database(kind: 'sqlite' | 'mysql'): Promise<Engine> {
+  if (kind === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhook-bench-db-'));
+    return { kind, url: `sqlite:${path.join(dir, 'bench.db')}`, label: 'SQLite (WAL file)', drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const base = mysqlBase();
+  const name = `lms_whbench_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new URL(base);
+  admin.pathname = '/';
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  const run = async (sql: string) => {
+    const ds = new DataSource({ type: 'mysql', url: admin.toString() });
+    await ds.initialize();
+    try {
+      await ds.query(sql);
+    } finally {
+      await ds.destroy();
+    }
+  };
+  await run(`CREATE DATABASE \`${name}\``);
+  return { kind, url: u.toString(), label: `MariaDB/MySQL ${u.hostname}:${u.port || 3306}`, drop: () => run(`DROP DATABASE IF EXISTS \`${name}\``) };
+}
+
+type Row = (string | number)[];
+
+interface Receiver {
+  port: number;
+  receipts: Receipt[];
+}
+
+/** One build on one engine: burst and steady with the server's dispatcher, then (MariaDB) 1 and N cli workers. */
+async function runCase(engine: Engine, build: { label: string; dist: string }, receiver: Receiver, certFile: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  const adminToken = `bench-admin-${randomBytes(12).toString('hex')}`;
+  const env: Record<string, string> = {
+    DATABASE_URL: engine.url,
+    LMS_ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'silent',
+    PORT: '0',
+    RATE_LIMIT: 'off',
+    WEBHOOK_DISPATCHER: 'off',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8',
+    WEBHOOK_CA_FILE: certFile,
+    ...(process.env.WEBHOOK_CONCURRENCY ? { WEBHOOK_CONCURRENCY: process.env.WEBHOOK_CONCURRENCY } : {}),
+    ...(process.env.WEBHOOK_BATCH_SIZE ? { WEBHOOK_BATCH_SIZE: process.env.WEBHOOK_BATCH_SIZE } : {}),
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+  };
+  const server = new Child(`server (${build.label})`, fork(path.join(__dirname, 'webhook-server.js'), [build.dist], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const workers: ChildProcess[] = [];
+  try {
+    const started = await server.request<{ port: number; concurrency: number; batch: number }>('start', { env });
+    const url = `http://127.0.0.1:${started.port}`;
+    const settings = `concurrency ${started.concurrency}, batch ${started.batch}`;
+    const world = new World({ admin: new Client(url, adminToken), as: (token: string | null) => new Client(url, token) } as unknown as BenchServer);
+    const course = await world.course('Webhook bench');
+    const teacher = await world.user('Bench Teacher', { token: true });
+    await world.enroll(course.id, teacher.id, 'TeacherEnrollment');
+    const students = await world.users('Bench Student', STUDENTS);
+    await mapLimit(students, 4, (s) => world.enroll(course.id, s.id, 'StudentEnrollment'));
+    const t = new Client(url, teacher.token!);
+    const a = await t.post(`/api/v1/courses/${course.id}/assignments`, { assignment: { name: 'Essay', published: true, points_possible: 100, submission_types: ['online_text_entry'] } });
+    if (a.status !== 201) throw new Error(`assignment: ${a.status} ${a.text}`);
+    await server.request('seed', { subscriptions: SUBSCRIPTIONS, url: `https://127.0.0.1:${receiver.port}/hook`, format: FORMAT });
+
+    // Each call changes one student's grade to a value it does not have, so each commits one event.
+    let seq = 0;
+    const grade = async () => {
+      const i = seq++;
+      const res = await t.request('PUT', `/api/v1/courses/${course.id}/assignments/${a.body.id}/submissions/${students[i % STUDENTS].id}`, {
+        submission: { posted_grade: String(10 + (Math.floor(i / STUDENTS) % 80)) },
+      });
+      if (res.status !== 200) throw new Error(`grade change: ${res.status} ${res.text}`);
+    };
+    const waitReceipts = async (n: number, timeoutMs = 600_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (receiver.receipts.length < n && Date.now() < deadline) await sleep(20);
+      return receiver.receipts.slice();
+    };
+    const dups = (rs: Receipt[]) => rs.length - new Set(rs.map((r) => r.id)).size;
+
+    // Warm-up (signing keys, TLS, first queries), not measured.
+    await server.request('dispatch', { on: true });
+    await grade();
+    await waitReceipts(SUBSCRIPTIONS, 30_000);
+    await server.request('dispatch', { on: false });
+
+    const expected = EVENTS * SUBSCRIPTIONS;
+    const queueBurst = async () => {
+      await mapLimit(Array.from({ length: EVENTS }), GRADERS, grade);
+      receiver.receipts.length = 0;
+    };
+
+    // Burst: drained by the server's dispatcher, timed from its start.
+    await queueBurst();
+    const loadBefore = load();
+    const profile = PROFILE_DIR ? path.join(PROFILE_DIR, `webhooks-${engine.kind}-${build.label}-${Date.now()}.cpuprofile`) : '';
+    if (profile) await server.request('profileStart');
+    const t0 = Date.now();
+    await server.request('dispatch', { on: true });
+    let got = await waitReceipts(expected);
+    const burstS = (Math.max(...got.map((r) => r.t)) - t0) / 1000;
+    if (profile) {
+      await server.request('profileStop', { file: profile });
+      console.log(`\nCPU profile of the ${build.label} server during the ${engine.kind} burst (${profile}):\n${summarizeProfile(JSON.parse(fs.readFileSync(profile, 'utf8')), 12)}`);
+    }
+    rows.push([engine.kind, build.label, 'burst, server dispatcher', settings, `${got.length}/${expected}`, fmt(got.length / burstS), '', '', '', dups(got), `${loadBefore} → ${load()}`]);
+
+    // Steady: paced commits with the dispatcher running; lag per message.
+    receiver.receipts.length = 0;
+    const eventsPerSecond = STEADY_RATE / SUBSCRIPTIONS;
+    const steadyEvents = Math.round(eventsPerSecond * STEADY_SECONDS);
+    const steadyLoad = load();
+    const s0 = Date.now();
+    let committed = 0;
+    await Promise.all(
+      Array.from({ length: steadyEvents }, async (_, i) => {
+        const at = s0 + (i * 1000) / eventsPerSecond;
+        await sleep(Math.max(0, at - Date.now()));
+        await grade();
+        committed++;
+      }),
+    );
+    const commitS = (Date.now() - s0) / 1000;
+    got = await waitReceipts(steadyEvents * SUBSCRIPTIONS);
+    await server.request('dispatch', { on: false });
+    const lags = got.map((r) => r.t - Date.parse(r.eventTime)).sort((x, y) => x - y);
+    rows.push([
+      engine.kind,
+      build.label,
+      `steady ${STEADY_RATE}/s for ${STEADY_SECONDS} s`,
+      settings,
+      `${got.length}/${steadyEvents * SUBSCRIPTIONS}`,
+      `${fmt((committed * SUBSCRIPTIONS) / commitS)} offered`,
+      `${fmt(percentile(lags, 50))} ms`,
+      `${fmt(percentile(lags, 99))} ms`,
+      `${fmt(lags[lags.length - 1])} ms`,
+      dups(got),
+      `${steadyLoad} → ${load()}`,
+    ]);
+
+    // Scale-out: the same burst drained by `cli dispatch` processes.
+    if (engine.kind === 'mysql') {
+      const cli = path.join(build.dist, 'src', 'cli', 'index.js');
+      for (const n of [1, WORKERS]) {
+        await queueBurst();
+        const loadAt = load();
+        for (let w = 0; w < n; w++) workers.push(spawn(process.execPath, [cli, 'dispatch'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' }));
+        got = await waitReceipts(expected);
+        const first = Math.min(...got.map((r) => r.t));
+        const last = Math.max(...got.map((r) => r.t));
+        rows.push([engine.kind, build.label, `burst, ${n} cli dispatch worker${n > 1 ? 's' : ''}`, settings, `${got.length}/${expected}`, fmt((got.length - 1) / ((last - first) / 1000)), '', '', '', dups(got), `${loadAt} → ${load()}`]);
+        await Promise.all(workers.splice(0).map((w) => new Promise((r) => (w.exitCode != null ? r(null) : (w.once('exit', r), w.kill('SIGTERM'))))));
+      }
+    }
+  } finally {
+    for (const w of workers) w.kill('SIGKILL');
+    await server.close();
+  }
+  return rows;
+}
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhook-bench-'));
@@ -95,134 +284,35 @@ async function main(): Promise<void> {
   fs.writeFileSync(keyFile, pems.private);
   fs.writeFileSync(certFile, pems.cert);
   const receiver = await startReceiver(keyFile, certFile);
-
-  const db = benchDatabase();
-  const adminToken = `bench-admin-${randomBytes(12).toString('hex')}`;
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    LMS_ADMIN_TOKEN: adminToken,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'silent',
-    PORT: '0',
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8',
-    WEBHOOK_CA_FILE: certFile,
-    WEBHOOK_CONCURRENCY: process.env.WEBHOOK_CONCURRENCY ?? '',
-    WEBHOOK_BATCH_SIZE: process.env.WEBHOOK_BATCH_SIZE ?? '',
-  });
-  const { app } = await prepareApp(config);
-  const server = await buildServer(app);
-  await server.fastify.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(server.fastify.server.address() as AddressInfo).port}`;
-  const dispatcher = new Dispatcher({ ds: app.ds, config, tokenKey: app.tokenKey }).start();
+  const builds = [...(COMPARE ? [{ label: 'before', dist: path.resolve(COMPARE) }] : []), { label: COMPARE ? 'after' : 'this build', dist: path.resolve(__dirname, '..') }];
+  const rows: Row[] = [];
+  console.log(
+    `Webhook delivery (${FORMAT}; ${EVENTS} events x ${SUBSCRIPTIONS} subscriptions per burst; ${GRADERS} graders committing; receiver, server and workers in their own processes)`,
+  );
+  console.log(`Machine: ${os.cpus().length} cores, load average at start ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (other work on the machine slows every row)`);
   try {
-    // A course with a teacher and students, each with a submission to grade.
-    const world = new World({ admin: new Client(url, adminToken), as: (token: string | null) => new Client(url, token) } as unknown as BenchServer);
-    const course = await world.course('Webhook bench');
-    const teacher = await world.user('Bench Teacher', { token: true });
-    await world.enroll(course.id, teacher.id, 'TeacherEnrollment');
-    const students = await world.users('Bench Student', STUDENTS);
-    await mapLimit(students, 4, (s) => world.enroll(course.id, s.id, 'StudentEnrollment'));
-    const t = new Client(url, teacher.token!);
-    const a = await t.post(`/api/v1/courses/${course.id}/assignments`, { assignment: { name: 'Essay', published: true, points_possible: 100, submission_types: ['online_text_entry'] } });
-    if (a.status !== 201) throw new Error(`assignment: ${a.status} ${a.text}`);
-
-    const root = await app.ds.getRepository(Account).findOneByOrFail({ id: 1 });
-    const tool = await app.ds.getRepository(ToolProxy).save(
-      app.ds.getRepository(ToolProxy).create({
-        guid: randomUUID(),
-        name: 'Bench tool',
-        sharedSecretEncrypted: encryptSecret(app.tokenKey, randomBytes(32).toString('hex')),
-        capabilities: JSON.stringify(['vnd.instructure.webhooks.root_account.all']),
-        contextType: 'Account',
-        contextId: root.id,
-        accountId: root.id,
-        rootAccountId: root.id,
-        createdById: null,
-        workflowState: 'active',
-      }),
-    );
-    const now = new Date();
-    now.setMilliseconds(0);
-    for (let i = 0; i < SUBSCRIPTIONS; i++) {
-      await app.ds.getRepository(WebhookSubscription).insert({
-        id: randomUUID(),
-        toolProxyId: tool.id,
-        contextType: 'root_account',
-        contextId: root.uuid,
-        matchType: 'Account',
-        matchId: root.id,
-        rootAccountId: root.id,
-        eventTypes: JSON.stringify(['grade_change']),
-        format: FORMAT,
-        transportType: 'https',
-        transportUrl: `https://127.0.0.1:${receiver.port}/hook`,
-        developerKey: tool.developerKey,
-        state: 'Active',
-        consecutiveFailures: 0,
-        deactivatedAt: null,
-        deactivationReason: null,
-        createdAt: now,
-        updatedAt: now,
-      });
+    for (const kind of ENGINES) {
+      if (kind !== 'sqlite' && kind !== 'mysql') throw new Error(`BENCH_ENGINES: unknown engine ${kind}`);
+      for (const build of builds) {
+        let engine: Engine;
+        try {
+          engine = await database(kind);
+        } catch (e) {
+          console.log(`skipped ${kind}: ${(e as Error).message}`);
+          break;
+        }
+        try {
+          rows.push(...(await runCase(engine, build, receiver, certFile)));
+        } finally {
+          await engine.drop().catch(() => undefined);
+        }
+      }
     }
-
-    // Warm-up: the signing key, TLS and the first queries, not measured.
-    await t.request('PUT', `/api/v1/courses/${course.id}/assignments/${a.body.id}/submissions/${students[0].id}`, { submission: { posted_grade: '1' } });
-    const warmDeadline = Date.now() + 10_000;
-    while (receiver.receipts.length < SUBSCRIPTIONS && Date.now() < warmDeadline) await new Promise((r) => setTimeout(r, 20));
-    receiver.receipts.length = 0;
-
-    const expected = EVENTS * SUBSCRIPTIONS;
-    const started = performance.now();
-    const startedAt = Date.now();
-    let failed = 0;
-    await mapLimit(
-      Array.from({ length: EVENTS }, (_, i) => i),
-      CONCURRENCY,
-      async (i) => {
-        // Each request changes a student's grade (never to the value it has), so each commits one event.
-        const student = students[i % STUDENTS];
-        const res = await t.request('PUT', `/api/v1/courses/${course.id}/assignments/${a.body.id}/submissions/${student.id}`, {
-          submission: { posted_grade: String(10 + Math.floor(i / STUDENTS) % 80) },
-        });
-        if (res.status !== 200) failed++;
-      },
-    );
-    const committedMs = performance.now() - started;
-    const deadline = Date.now() + 120_000;
-    while (receiver.receipts.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    const receipts = receiver.receipts.slice();
-    const lastReceipt = Math.max(...receipts.map((r) => r.t));
-    const lags = receipts.map((r) => r.t - Date.parse(r.eventTime)).sort((x, y) => x - y);
-    const elapsedS = (lastReceipt - startedAt) / 1000;
-
-    console.log(`Webhook delivery lag (${db.label}; ${FORMAT}; ${SUBSCRIPTIONS} subscription(s); ${CONCURRENCY} graders in parallel; dispatcher concurrency ${config.WEBHOOK_CONCURRENCY}, batch ${config.WEBHOOK_BATCH_SIZE})`);
-    printTable(
-      ['events committed', 'messages received', 'failed requests', 'commit rate /s', 'delivered /s', 'median lag', 'p95 lag', 'max lag'],
-      [
-        [
-          EVENTS,
-          `${receipts.length}/${expected}`,
-          failed,
-          fmt(EVENTS / (committedMs / 1000)),
-          fmt(receipts.length / elapsedS),
-          `${fmt(percentile(lags, 50))} ms`,
-          `${fmt(percentile(lags, 95))} ms`,
-          `${fmt(lags[lags.length - 1])} ms`,
-        ],
-      ],
-    );
-    const duplicates = receipts.length - new Set(receipts.map((r) => r.id)).size;
-    if (duplicates) console.log(`note: ${duplicates} duplicate receipt(s) (at-least-once)`);
-    if (receipts.length < expected) process.exitCode = 1;
   } finally {
-    await dispatcher.stop();
-    await server.close();
-    await app.pubsub.close();
-    await app.ds.destroy();
-    await db.drop();
     receiver.child.kill();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  printTable(['engine', 'build', 'phase', 'dispatcher', 'received', 'messages/s', 'p50 lag', 'p99 lag', 'max lag', 'duplicates', 'load (1 min) before → after'], rows);
 }
 
 main().catch((e) => {

@@ -143,8 +143,9 @@ const schema = z.object({
   /** How long a claim lasts; a dispatcher that died is relieved of its messages after it. */
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(100).default(60_000),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
-  WEBHOOK_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(25),
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** Messages per claim and deliveries in flight per dispatcher (bench:webhooks: larger batches mean fewer commits per message). */
+  WEBHOOK_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(100),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(64),
   /**
    * Deliveries in flight to one destination (HTTPS origin) per dispatcher, at most; halved on each
    * 429/503 and regained on successes (src/webhooks/destination-limiter.ts). Unset: WEBHOOK_CONCURRENCY.

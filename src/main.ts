@@ -28,7 +28,7 @@ async function serve(config: Config, role: 'single' | 'worker'): Promise<void> {
   // Webhook deliveries from this process, unless dedicated `cli dispatch` workers (or a cluster's primary) do them.
   const dispatcher =
     role === 'single' && config.WEBHOOK_DISPATCHER === 'on'
-      ? new Dispatcher({ ds: app.ds, config, tokenKey: app.tokenKey, log: log.child({ component: 'webhooks' }) })
+      ? new Dispatcher({ ds: app.ds, config, tokenKey: app.tokenKey, log: log.child({ component: 'webhooks' }), pubsub: app.pubsub })
       : null;
 
   let closing = false;

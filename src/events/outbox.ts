@@ -24,7 +24,7 @@ import { EventScope, subscriptionsInScope, wants } from '../webhooks/subscriptio
 import type { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
 import { afterCommit, DomainEvent, onDomainEvent } from './domain-events';
 import { OutboxMessage } from './outbox.entity';
-import { outboxSignal } from './outbox-signal';
+import { announceOutboxWritten } from './outbox-signal';
 
 /**
  * The transactional outbox: each domain event that Canvas reports as a live event becomes one
@@ -254,7 +254,7 @@ export async function writeOutbox(em: EntityManager, ctx: RequestContext, event:
   const toolIds = [...new Set(published.map((p) => p.toolProxyId))];
   const guids = new Map((await em.getRepository(ToolProxy).findBy({ id: In(toolIds) })).map((t) => [t.id, t.guid]));
   afterCommit(em, () => {
-    outboxSignal.emit('written', rows.length);
+    announceOutboxWritten(pubsub, rows.length);
     for (const { toolProxyId, message } of published) {
       const document = message.format === 'caliper' ? withSendTime(message.document) : message.document;
       const guid = guids.get(toolProxyId);

@@ -5,6 +5,7 @@ import { OutboxMessage } from '../events/outbox.entity';
 import { metrics } from '../metrics/metrics';
 import { backoffMs, nextAttemptAt } from './retry-timing';
 import type { DeliveryOutcome } from './transports';
+import { AttemptTiming, attemptRow, SuccessBatch } from './success-batch';
 import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
@@ -29,11 +30,7 @@ export function rawDate(v: unknown): Date | null {
   return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s : `${s.replace(' ', 'T')}Z`);
 }
 
-/** When an attempt started and how long it took. */
-export interface AttemptTiming {
-  startedAt: Date;
-  durationMs: number;
-}
+export type { AttemptTiming } from './success-batch';
 
 /** The answer by which a receiver says it no longer wants the subscription's messages. */
 const GONE = 410;
@@ -45,12 +42,22 @@ const GONE = 410;
  * nothing.
  */
 export class DeliveryResults {
+  /** Successes are recorded in batches (success-batch.ts); failures, rarer and with more to decide, one by one. */
+  private readonly successes: SuccessBatch;
+
   constructor(
     private readonly ds: DataSource,
     private readonly config: Config,
     private readonly log: DispatcherLog,
     private readonly stats: DispatchStats,
-  ) {}
+  ) {
+    this.successes = new SuccessBatch(ds, ds.options.type === 'mysql' || ds.options.type === 'mariadb');
+  }
+
+  /** Waits for batched successes to be written (a stopping dispatcher records what it delivered). */
+  settled(): Promise<void> {
+    return this.successes.settled();
+  }
 
   /** Ends a message without an attempt (its subscription is gone, deactivated or no longer wants it). */
   async finish(m: OutboxMessage, token: string, status: 'cancelled' | 'dead', reason: string): Promise<void> {
@@ -68,43 +75,11 @@ export class DeliveryResults {
 
   /** The attempt's log row, inserted beside the result it belongs to. */
   private logAttempt(em: EntityManager, m: OutboxMessage, t: AttemptTiming, outcome: DeliveryOutcome): Promise<unknown> {
-    return em.getRepository(WebhookAttempt).insert({
-      outboxMessageId: m.id,
-      attempt: m.attempts,
-      startedAt: t.startedAt,
-      durationMs: Math.max(0, Math.round(t.durationMs)),
-      statusCode: outcome.statusCode,
-      errorClass: outcome.ok ? null : outcome.errorClass,
-      error: outcome.ok ? null : outcome.error,
-      responseBody: outcome.responseBody ?? null,
-    });
+    return em.getRepository(WebhookAttempt).insert(attemptRow(m, t, outcome));
   }
 
   async success(m: OutboxMessage, token: string, sub: WebhookSubscription, t: AttemptTiming, outcome: DeliveryOutcome): Promise<void> {
-    const at = t.startedAt;
-    const now = new Date();
-    await transaction(this.ds, async (em) => {
-      const res = await em
-        .createQueryBuilder()
-        .update(OutboxMessage)
-        .set({
-          status: 'delivered',
-          deliveredAt: now,
-          firstAttemptAt: m.firstAttemptAt ?? at,
-          lastAttemptAt: at,
-          lastError: null,
-          lastStatusCode: outcome.statusCode,
-          leaseToken: null,
-          updatedAt: now,
-        })
-        .where("id = :id AND lease_token = :token AND status = 'delivering'", { id: m.id, token })
-        .execute();
-      if (!res.affected) return;
-      await this.logAttempt(em, m, t, outcome);
-      if (sub.consecutiveFailures > 0) {
-        await em.createQueryBuilder().update(WebhookSubscription).set({ consecutiveFailures: 0 }).where('id = :id', { id: sub.id }).execute();
-      }
-    });
+    await this.successes.record({ message: m, token, subscription: sub, timing: t, outcome });
     this.stats.delivered++;
     metrics.webhookDeliveries.inc({ result: 'delivered' });
   }

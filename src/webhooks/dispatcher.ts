@@ -3,7 +3,8 @@ import os from 'node:os';
 import { DataSource } from 'typeorm';
 import type { Config } from '../config';
 import { OutboxMessage } from '../events/outbox.entity';
-import { outboxSignal } from '../events/outbox-signal';
+import { OUTBOX_WRITTEN_TOPIC, outboxSignal } from '../events/outbox-signal';
+import type { AppPubSub } from '../graphql/pubsub';
 import { withSendTime } from './caliper.format';
 import { DeliveryResults, DispatcherLog, DispatchStats } from './delivery-results';
 import { DestinationGuard } from './destination-guard';
@@ -32,6 +33,8 @@ export interface DispatcherOptions {
   log?: DispatcherLog;
   /** Names this dispatcher in claimed rows (host, pid and a random suffix by default). */
   workerId?: string;
+  /** With Redis: woken by commits in other processes too (outbox-signal.ts), not only by polls. */
+  pubsub?: AppPubSub;
 }
 
 /**
@@ -63,14 +66,22 @@ export class Dispatcher {
   private readonly inFlight = new Map<number, { abort: AbortController; done: Promise<void> }>();
   private wakeUp: (() => void) | null = null;
   private woken = false;
+  /** The last claim filled its batch: more is probably due, so freed slots wake the loop. */
+  private backlog = false;
   private lastPurge = Date.now();
-  private readonly onWritten = () => this.wake();
+  /** New messages committed: claim now, or as soon as slots free up. */
+  private readonly onWritten = () => {
+    this.backlog = true;
+    this.wake();
+  };
   /** Totals since start, for logs and benches. */
   readonly stats: DispatchStats = { delivered: 0, failed: 0, dead: 0 };
   private readonly results: DeliveryResults;
   /** Per-destination concurrency (AIMD on 429/503) and Retry-After pauses (destination-limiter.ts). */
   private readonly limiter: DestinationLimiter;
   private readonly tokenKey: string;
+  private readonly pubsub?: AppPubSub;
+  private wakeups: AsyncIterator<unknown> | null = null;
 
   constructor(opts: DispatcherOptions) {
     this.ds = opts.ds;
@@ -86,11 +97,13 @@ export class Dispatcher {
         new StandardWebhookSigner(opts.ds, opts.tokenKey),
         c.WEBHOOK_TIMEOUT_MS,
         c.WEBHOOK_CA_FILE,
+        c.WEBHOOK_DESTINATION_CONCURRENCY ?? c.WEBHOOK_CONCURRENCY,
       ),
       sqs: new SqsTransport(c, c.WEBHOOK_TIMEOUT_MS),
     };
     this.results = new DeliveryResults(opts.ds, c, this.log, this.stats);
     this.tokenKey = opts.tokenKey;
+    this.pubsub = opts.pubsub;
     // A Retry-After pauses a destination for at most a retry window: no message waits longer than that anyway.
     this.limiter = new DestinationLimiter(c.WEBHOOK_DESTINATION_CONCURRENCY ?? c.WEBHOOK_CONCURRENCY, c.WEBHOOK_RETRY_WINDOW_MS);
   }
@@ -110,6 +123,7 @@ export class Dispatcher {
     this.running = true;
     this.abandoned = false;
     outboxSignal.on('written', this.onWritten);
+    if (this.pubsub?.kind === 'redis') this.listenForCommits(this.pubsub);
     this.loopDone = this.loop().catch((e) => this.log.error({ err: { message: (e as Error).message } }, 'webhook dispatcher stopped on an error'));
     this.log.info({ worker: this.workerId }, 'webhook dispatcher started');
     return this;
@@ -123,6 +137,8 @@ export class Dispatcher {
     if (!this.running && !this.loopDone) return;
     this.running = false;
     outboxSignal.off('written', this.onWritten);
+    void this.wakeups?.return?.();
+    this.wakeups = null;
     if (opts.abandon) {
       this.abandoned = true;
       for (const f of this.inFlight.values()) f.abort.abort();
@@ -133,6 +149,23 @@ export class Dispatcher {
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
     for (const t of Object.values(this.transports)) t.close();
     this.log.info({ worker: this.workerId, ...this.stats }, 'webhook dispatcher stopped');
+  }
+
+  /** Commits announced by other processes wake the loop like local ones. */
+  private listenForCommits(pubsub: AppPubSub): void {
+    const it = pubsub.subscribe(OUTBOX_WRITTEN_TOPIC)[Symbol.asyncIterator]();
+    this.wakeups = it;
+    const next = (): void => {
+      it.next().then(
+        (r) => {
+          if (r.done || this.wakeups !== it) return;
+          this.onWritten();
+          next();
+        },
+        () => undefined,
+      );
+    };
+    next();
   }
 
   /** Claim now rather than at the next poll. */
@@ -162,13 +195,18 @@ export class Dispatcher {
 
   private async loop(): Promise<void> {
     const c = this.config;
+    // Claim a batch at a time: claiming the one slot each finished delivery frees would cost a
+    // claim's five statements per message. So claim once at least half a batch of slots is free.
+    const lowWater = Math.max(1, Math.floor(Math.min(c.WEBHOOK_BATCH_SIZE, c.WEBHOOK_CONCURRENCY) / 2));
     while (this.running) {
       const room = c.WEBHOOK_CONCURRENCY - this.inFlight.size;
       let claimed = 0;
-      if (room > 0) {
+      if (room >= lowWater || (room > 0 && this.inFlight.size === 0)) {
         try {
-          const batch = await this.claim(Math.min(room, c.WEBHOOK_BATCH_SIZE));
+          const limit = Math.min(room, c.WEBHOOK_BATCH_SIZE);
+          const batch = await this.claim(limit);
           claimed = batch.length;
+          this.backlog = claimed === limit;
           if (this.running) await this.admit(batch);
           else await this.release(batch);
         } catch (e) {
@@ -177,8 +215,8 @@ export class Dispatcher {
       }
       if (!this.running) break;
       if (Date.now() - this.lastPurge > 10 * 60_000) await this.purge();
-      // Full: wait for a slot. Nothing due: wait for a poll, a commit that wrote messages, or a slot.
-      if (claimed === 0 || this.inFlight.size >= c.WEBHOOK_CONCURRENCY) await this.idle(c.WEBHOOK_POLL_MS);
+      // Full: wait for slots. Nothing due: wait for a poll, a commit that wrote messages, or a slot.
+      if (claimed === 0 || c.WEBHOOK_CONCURRENCY - this.inFlight.size < lowWater) await this.idle(c.WEBHOOK_POLL_MS);
     }
   }
 
@@ -209,7 +247,8 @@ export class Dispatcher {
       .catch((e) => this.log.error({ err: { message: (e as Error).message }, messageId: b.message.messageId }, 'webhook delivery failed unexpectedly'))
       .finally(() => {
         this.inFlight.delete(b.message.id);
-        this.wake();
+        // A freed slot is worth a claim only when the last one found more than it could take.
+        if (this.backlog) this.wake();
       });
     this.inFlight.set(b.message.id, { abort, done });
   }

@@ -37,16 +37,23 @@ export async function claimDue(ds: DataSource, o: ClaimOptions): Promise<Claimed
   const leaseUntil = new Date(now.getTime() + o.leaseMs);
   const due = ['pending', 'delivering'];
   const work = async (em: EntityManager) => {
-    const qb = em
-      .getRepository(OutboxMessage)
-      .createQueryBuilder('m')
-      .select('m.id', 'id')
-      .where('m.status IN (:...due)', { due })
-      .andWhere('m.next_attempt_at <= :dueBy', { dueBy })
-      .orderBy('m.next_attempt_at', 'ASC')
-      .limit(o.limit);
-    if (o.mysql) qb.setLock('pessimistic_write').setOnLocked('skip_locked');
-    const ids = (await qb.getRawMany<{ id: number | string }>()).map((r) => Number(r.id));
+    // One status at a time, so each read walks the (status, next_attempt_at) index in order and stops
+    // at the limit: `status IN (…) ORDER BY next_attempt_at` sorted every due row of a backlog on
+    // each claim. Rows whose lease ran out (a dispatcher died) are older, so they go first.
+    const ids: number[] = [];
+    for (const status of ['delivering', 'pending']) {
+      const qb = em
+        .getRepository(OutboxMessage)
+        .createQueryBuilder('m')
+        .select('m.id', 'id')
+        .where('m.status = :status', { status })
+        .andWhere('m.next_attempt_at <= :dueBy', { dueBy })
+        .orderBy('m.next_attempt_at', 'ASC')
+        .limit(o.limit - ids.length);
+      if (o.mysql) qb.setLock('pessimistic_write').setOnLocked('skip_locked');
+      ids.push(...(await qb.getRawMany<{ id: number | string }>()).map((r) => Number(r.id)));
+      if (ids.length >= o.limit) break;
+    }
     if (!ids.length) return [];
     await em
       .createQueryBuilder()
@@ -56,7 +63,8 @@ export async function claimDue(ds: DataSource, o: ClaimOptions): Promise<Claimed
       .andWhere('status IN (:...due)', { due })
       .andWhere('next_attempt_at <= :dueBy', { dueBy })
       .execute();
-    return em.getRepository(OutboxMessage).find({ where: { leaseToken: token }, order: { id: 'ASC' } });
+    // By primary key (lease_token has no index of its own).
+    return em.getRepository(OutboxMessage).find({ where: { id: In(ids), leaseToken: token }, order: { id: 'ASC' } });
   };
   // READ COMMITTED: the locking read takes no gap locks, so it never holds up the request
   // transactions inserting new messages (SQLite's transactions are serialized anyway).

@@ -82,12 +82,15 @@ export class HttpsTransport implements Transport {
     private readonly standard: StandardWebhookSigner,
     private readonly timeoutMs: number,
     caFile?: string,
+    /** Connections kept per destination: as many as deliveries may be in flight to one. */
+    maxSockets = 32,
   ) {
     const extra = caFile ? fs.readFileSync(caFile, 'utf8') : null;
     // One secure context for every connection: building one per connection (parsing every root
     // certificate again) costs tens of milliseconds per handshake.
     const secureContext = extra ? createSecureContext({ ca: [...rootCertificates, extra] }) : undefined;
-    this.agent = new https.Agent({ keepAlive: true, maxSockets: 32, secureContext });
+    // Keep-alive: connections to a destination are reused (a TLS handshake costs more CPU than a delivery).
+    this.agent = new https.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'lifo', secureContext });
   }
 
   async send(req: DeliveryRequest): Promise<DeliveryOutcome> {

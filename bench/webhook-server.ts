@@ -1,0 +1,149 @@
+/**
+ * The server under test of `npm run bench:webhooks`, in its own process (child_process.fork): the
+ * real prepareApp + buildServer with the webhook dispatcher switched on and off by the bench (so a
+ * burst can be queued first and then drained, timed from the dispatcher's start).
+ *
+ * argv[2], when given, is another build's dist/ directory (BENCH_COMPARE): the same bench then runs
+ * the dispatcher of an earlier commit, against the same kind of database, in the same run.
+ *
+ * Messages (each answered with { id, ok, ... }): start { env }, seed { subscriptions, url, format },
+ * dispatch { on }, profileStart, profileStop { file }, close.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { Session } from 'node:inspector';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+
+interface Msg {
+  id: number;
+  type: 'start' | 'seed' | 'dispatch' | 'profileStart' | 'profileStop' | 'close';
+  env?: Record<string, string>;
+  subscriptions?: number;
+  url?: string;
+  format?: string;
+  on?: boolean;
+  file?: string;
+}
+
+const dist = process.argv[2] ? path.resolve(process.argv[2]) : path.resolve(__dirname, '..');
+/* eslint-disable @typescript-eslint/no-require-imports */
+const load = <T>(p: string): T => require(path.join(dist, p)) as T;
+const { loadConfig } = load<typeof import('../src/config')>('src/config');
+const { prepareApp } = load<typeof import('../src/bootstrap')>('src/bootstrap');
+const { buildServer } = load<typeof import('../src/server')>('src/server');
+const { Dispatcher } = load<typeof import('../src/webhooks/dispatcher')>('src/webhooks/dispatcher');
+const { Account } = load<typeof import('../src/accounts/account.entity')>('src/accounts/account.entity');
+const { ToolProxy } = load<typeof import('../src/lti/tool-proxy.entity')>('src/lti/tool-proxy.entity');
+const { encryptSecret } = load<typeof import('../src/lti/lti-keys')>('src/lti/lti-keys');
+const { WebhookSubscription } = load<typeof import('../src/webhooks/webhook-subscription.entity')>('src/webhooks/webhook-subscription.entity');
+
+type App = Awaited<ReturnType<typeof prepareApp>>['app'];
+let app: App | undefined;
+let config: ReturnType<typeof loadConfig> | undefined;
+let close: (() => Promise<void>) | undefined;
+let dispatcher: InstanceType<typeof Dispatcher> | undefined;
+let session: Session | undefined;
+
+function post(method: string, params?: object): Promise<any> {
+  return new Promise((resolve, reject) => session!.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+}
+
+/** A tool with `n` root-account subscriptions to grade_change, all delivering to `url`. */
+async function seed(n: number, url: string, format: string): Promise<void> {
+  const ds = app!.ds;
+  const root = await ds.getRepository(Account).findOneByOrFail({ id: 1 });
+  const tool = await ds.getRepository(ToolProxy).save(
+    ds.getRepository(ToolProxy).create({
+      guid: randomUUID(),
+      name: 'Bench tool',
+      sharedSecretEncrypted: encryptSecret(app!.tokenKey, randomBytes(32).toString('hex')),
+      capabilities: JSON.stringify(['vnd.instructure.webhooks.root_account.all']),
+      contextType: 'Account',
+      contextId: root.id,
+      accountId: root.id,
+      rootAccountId: root.id,
+      createdById: null,
+      workflowState: 'active',
+    }),
+  );
+  const now = new Date();
+  now.setMilliseconds(0);
+  for (let i = 0; i < n; i++) {
+    await ds.getRepository(WebhookSubscription).insert({
+      id: randomUUID(),
+      toolProxyId: tool.id,
+      contextType: 'root_account',
+      contextId: root.uuid,
+      matchType: 'Account',
+      matchId: root.id,
+      rootAccountId: root.id,
+      eventTypes: JSON.stringify(['grade_change']),
+      format,
+      transportType: 'https',
+      transportUrl: url,
+      developerKey: tool.developerKey,
+      state: 'Active',
+      consecutiveFailures: 0,
+      deactivatedAt: null,
+      deactivationReason: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+}
+
+async function handle(msg: Msg): Promise<object> {
+  switch (msg.type) {
+    case 'start': {
+      config = loadConfig(msg.env!);
+      app = (await prepareApp(config)).app;
+      const server = await buildServer(app);
+      await server.fastify.listen({ port: 0, host: '127.0.0.1' });
+      close = async () => {
+        await dispatcher?.stop();
+        await server.close();
+        await app!.pubsub.close();
+        await app!.ds.destroy();
+      };
+      return { port: (server.fastify.server.address() as AddressInfo).port, concurrency: config.WEBHOOK_CONCURRENCY, batch: config.WEBHOOK_BATCH_SIZE };
+    }
+    case 'seed':
+      await seed(msg.subscriptions!, msg.url!, msg.format!);
+      return {};
+    case 'dispatch':
+      if (msg.on) {
+        dispatcher ??= new Dispatcher({ ds: app!.ds, config: config!, tokenKey: app!.tokenKey, pubsub: app!.pubsub } as never);
+        dispatcher.start();
+      } else await dispatcher?.stop();
+      return {};
+    case 'profileStart':
+      session = new Session();
+      session.connect();
+      await post('Profiler.enable');
+      await post('Profiler.setSamplingInterval', { interval: 500 });
+      await post('Profiler.start');
+      return {};
+    case 'profileStop': {
+      const { profile } = await post('Profiler.stop');
+      fs.writeFileSync(msg.file!, JSON.stringify(profile));
+      session!.disconnect();
+      session = undefined;
+      return { file: msg.file };
+    }
+    case 'close':
+      await close?.();
+      close = undefined;
+      return {};
+  }
+}
+
+process.on('message', (msg: Msg) => {
+  handle(msg).then(
+    (r) => process.send!({ id: msg.id, ok: true, ...r }),
+    (e: Error) => process.send!({ id: msg.id, ok: false, error: e.stack ?? e.message }),
+  );
+});
+process.on('disconnect', () => {
+  void (close?.() ?? Promise.resolve()).finally(() => process.exit(0));
+});
