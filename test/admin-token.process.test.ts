@@ -1,8 +1,4 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { testDatabase, TestDatabase } from './support/db';
-import { startServiceProcess } from './support/process';
+import { processDatabases, startServiceProcess } from './support/process';
 
 /**
  * LMS_ADMIN_TOKEN is issued once per value: once the operator's token is deleted or regenerated
@@ -12,22 +8,7 @@ import { startServiceProcess } from './support/process';
 // Each case starts the service two or three times.
 jest.setTimeout(120_000);
 
-let tmp: string;
-const dbs: TestDatabase[] = [];
-
-function databaseUrl(): string {
-  const db = testDatabase();
-  dbs.push(db);
-  return db.kind === 'sqlite' ? `sqlite:${path.join(tmp, `lms-${dbs.length}.sqlite`)}` : db.url;
-}
-
-beforeAll(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-admin-token-'));
-});
-afterAll(async () => {
-  for (const db of dbs) await db.drop();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+const databaseUrl = processDatabases('lms-admin-token-');
 
 const auth = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
 

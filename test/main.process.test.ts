@@ -1,27 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { testDatabase, TestDatabase } from './support/db';
-import { runServiceToExit, startServiceProcess } from './support/process';
+import { processDatabases, runServiceToExit, startServiceProcess } from './support/process';
 import { wsClient, wsRequest } from './support/ws';
 
 /** These tests run the compiled service (`npm test` builds first) as a real process. */
-let tmp: string;
-const dbs: TestDatabase[] = [];
-
-function databaseUrl(): string {
-  const db = testDatabase();
-  dbs.push(db);
-  return db.kind === 'sqlite' ? `sqlite:${path.join(tmp, `lms-${dbs.length}.sqlite`)}` : db.url;
-}
-
-beforeAll(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-main-'));
-});
-afterAll(async () => {
-  for (const db of dbs) await db.drop();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+const databaseUrl = processDatabases('lms-main-');
 
 describe('start-up', () => {
   it('creates the root account and prints a generated admin token once, on first start only', async () => {

@@ -1,6 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { testDatabase, TestDatabase } from './db';
 
 const MAIN = path.join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 
@@ -13,6 +16,28 @@ export async function freePort(): Promise<number> {
     });
     srv.on('error', reject);
   });
+}
+
+/**
+ * Fresh databases for service processes, which keep their data across restarts: each call gives a new
+ * SQLite file (in a temporary directory, as in-memory SQLite dies with the process) or a new MariaDB
+ * database. Registers beforeAll/afterAll that create the directory and remove everything at the end.
+ */
+export function processDatabases(prefix: string): () => string {
+  let tmp: string;
+  const dbs: TestDatabase[] = [];
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    for (const db of dbs) await db.drop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+  return () => {
+    const db = testDatabase();
+    dbs.push(db);
+    return db.kind === 'sqlite' ? `sqlite:${path.join(tmp, `lms-${dbs.length}.sqlite`)}` : db.url;
+  };
 }
 
 export interface ServiceProcess {
