@@ -7,6 +7,7 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }],
   },
   setupFiles: ['reflect-metadata'],
-  testTimeout: 30000,
+  // A guard against hangs, not a speed check: world-building hooks run long when both workers start processes.
+  testTimeout: 90000,
   maxWorkers: 2,
 };
