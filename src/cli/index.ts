@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { Config, ConfigError, loadConfig } from '../config';
 import { CliError, CliOutput, CliSession, println, serverBaseUrl, showGeneratedAdminToken, withSession } from './common';
 import { demo } from './demo';
-import { dispatch, rotateWebhookKey } from './dispatch';
+import { dispatch, replayWebhooks, rotateWebhookKey } from './dispatch';
 import { migrateFiles } from './files';
 import { migrate } from './migrate';
 import { createUser, issueToken } from './users';
@@ -38,6 +38,14 @@ Commands:
                                 (--once: deliver what is due now, print a summary, exit).
                                 Run several for scale-out, the server with
                                 WEBHOOK_DISPATCHER=off.
+  webhooks replay (--subscription <id> | --tool <id>) --from <ISO 8601> --to <ISO 8601>
+                 [--dead-only] [--reactivate]
+                                Re-queue the webhook messages of a subscription (or of all
+                                subscriptions of a tool proxy) whose event time lies in
+                                [from, to), with their original message ids (receivers
+                                deduplicate). --dead-only: only dead-lettered ones;
+                                --reactivate: also deactivated subscriptions (reactivated).
+                                Prints {"requeued":…,"subscriptions":…,"skipped":…}.
   files migrate                 Copy the bytes of stored files from FILES_DIR into the
                                 S3 bucket (FILES_STORAGE=s3 and the S3_* settings), under
                                 the same keys; safe to run again. Prints the counts.
@@ -118,6 +126,37 @@ function parseCommand(argv: string[]): Command | null {
       const v = options(name, rest, { once: { type: 'boolean' } });
       if (v.help) return null;
       return inSession((s, io) => dispatch(s, { once: Boolean(v.once) }, io.out));
+    }
+    case 'webhooks': {
+      const [sub, ...args] = rest;
+      if (sub !== 'replay') throw new CliError(`webhooks: unknown subcommand${sub ? ` "${sub}"` : ''} (only \`webhooks replay\`).\nRun \`npm run cli -- help\` for usage.`);
+      const v = options('webhooks replay', args, {
+        subscription: { type: 'string' },
+        tool: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        'dead-only': { type: 'boolean' },
+        reactivate: { type: 'boolean' },
+      });
+      if (v.help) return null;
+      if (Boolean(v.subscription) === Boolean(v.tool)) throw new CliError('webhooks replay: give --subscription <id> or --tool <id> (one of them).');
+      const when = (name: 'from' | 'to') => {
+        const raw = v[name] as string | undefined;
+        const at = raw && /^\d{4}-\d{2}-\d{2}/.test(raw) ? new Date(raw) : null;
+        if (!at || Number.isNaN(at.getTime())) throw new CliError(`webhooks replay: --${name} must be an ISO 8601 time, e.g. 2024-05-01T00:00:00Z.`);
+        return at;
+      };
+      const from = when('from');
+      const to = when('to');
+      if (from.getTime() >= to.getTime()) throw new CliError('webhooks replay: --to must be later than --from.');
+      if (v.tool && !/^\d{1,15}$/.test(v.tool as string)) throw new CliError('webhooks replay: --tool must be a tool proxy id (a number).');
+      return inSession((s, io) =>
+        replayWebhooks(
+          s,
+          { subscriptionId: v.subscription as string | undefined, toolProxyId: v.tool ? Number(v.tool) : undefined, from, to, onlyDead: Boolean(v['dead-only']), reactivate: Boolean(v.reactivate) },
+          io.out,
+        ),
+      );
     }
     case 'files': {
       const [sub, ...args] = rest;

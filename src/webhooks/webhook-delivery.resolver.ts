@@ -11,6 +11,8 @@ import type { DeliveryView } from './webhook-delivery.service';
 import {
   RedeliverWebhookMessageInput,
   RedeliverWebhookMessagePayload,
+  ReplayWebhookMessagesInput,
+  ReplayWebhookMessagesPayload,
   ResubmitToPlagiarismInput,
   ResubmitToPlagiarismPayload,
   WebhookAttemptType,
@@ -37,6 +39,14 @@ export class WebhookDeliveryResolver {
   @Mutation(() => RedeliverWebhookMessagePayload, { description: 'Sends a dead-lettered webhook message again (same message id, fresh retry window).' })
   redeliverWebhookMessage(@Arg('input') input: RedeliverWebhookMessageInput, @Ctx() ctx: RequestContext) {
     return mutationPayload(() => ctx.services.webhookDeliveries.redeliver(input.messageId, Boolean(input.reactivate)));
+  }
+
+  @Mutation(() => ReplayWebhookMessagesPayload, {
+    description:
+      "Re-queues a subscription's (or a tool's) messages whose event time lies in a window, with their original message ids (receivers deduplicate by webhook-id): site admins and admins of the account the subscription or tool belongs to.",
+  })
+  replayWebhookMessages(@Arg('input') input: ReplayWebhookMessagesInput, @Ctx() ctx: RequestContext) {
+    return mutationPayload(() => ctx.services.webhookDeliveries.replay(input));
   }
 
   @Query(() => GraphQLJSONObject, { description: 'The JWKS (RFC 7517) that verifies the X-Webhook-Signature of HTTPS webhook deliveries. Public.' })

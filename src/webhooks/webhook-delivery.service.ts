@@ -2,13 +2,15 @@ import { In } from 'typeorm';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors';
 import { Assignment } from '../content/assignments/assignment.entity';
 import { Course } from '../courses/course.entity';
+import { ToolProxy } from '../lti/tool-proxy.entity';
 import { transaction } from '../db/transaction';
 import { OutboxMessage, OutboxStatus } from '../events/outbox.entity';
-import { outboxSignal } from '../events/outbox-signal';
+import { announceOutboxWritten } from '../events/outbox-signal';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
 import { publishedJwks } from './signing-keys';
 import { publishedEd25519Jwks } from './standard-signatures';
+import { replayOutbox, ReplayResult, subscriptionsOfTool } from './outbox-replay';
 import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
@@ -80,8 +82,47 @@ export class WebhookDeliveryService {
       );
       return em.getRepository(OutboxMessage).findOneByOrFail({ id: m.id });
     });
-    outboxSignal.emit('written', 1);
+    announceOutboxWritten(this.ctx.app.pubsub, 1);
     return { delivery: view(saved) };
+  }
+
+  /**
+   * Re-queues the messages of one subscription, or of every subscription of one tool proxy, whose
+   * event time lies in [from, to) (outbox-replay.ts): same message ids, fresh retry window. Callers
+   * who may not administer the subscription or tool get NOT_FOUND, as for the rest of this service.
+   */
+  async replay(input: {
+    subscriptionId?: string | null;
+    toolProxyId?: string | null;
+    from: Date;
+    to: Date;
+    onlyDead?: boolean | null;
+    reactivate?: boolean | null;
+  }): Promise<ReplayResult> {
+    this.ctx.authz.requireViewer();
+    if (Boolean(input.subscriptionId) === Boolean(input.toolProxyId)) {
+      throw ValidationError.of('subscriptionId', 'required', 'give either subscriptionId or toolProxyId');
+    }
+    if (!(input.from instanceof Date) || !(input.to instanceof Date) || !(input.from.getTime() < input.to.getTime())) {
+      throw ValidationError.of('to', 'invalid', 'to must be later than from');
+    }
+    let subs: WebhookSubscription[];
+    if (input.subscriptionId) subs = [await this.administered(input.subscriptionId)];
+    else {
+      const id = /^\d{1,15}$/.test(input.toolProxyId!) ? Number(input.toolProxyId) : null;
+      const tool = id != null ? await this.ctx.ds.getRepository(ToolProxy).findOneBy({ id }) : null;
+      if (!tool || !((await this.ctx.authz.isSiteAdmin()) || (await this.ctx.authz.isAccountAdmin(tool.accountId)))) throw new NotFoundError();
+      subs = await subscriptionsOfTool(this.ctx.ds, tool.id);
+    }
+    const result = await replayOutbox(this.ctx.ds, subs, {
+      from: input.from,
+      to: input.to,
+      onlyDead: Boolean(input.onlyDead),
+      reactivate: Boolean(input.reactivate),
+      retryWindowMs: this.ctx.app.config.WEBHOOK_RETRY_WINDOW_MS,
+    });
+    if (result.requeued) announceOutboxWritten(this.ctx.app.pubsub, result.requeued);
+    return result;
   }
 
   /**

@@ -85,6 +85,33 @@ export const RedeliverWebhookMessagePayload = PayloadType('RedeliverWebhookMessa
   delivery: () => WebhookDeliveryType,
 });
 
+@InputType({ description: 'Which messages to send again: those of one subscription, or of every subscription of one tool, whose event time lies in [from, to).' })
+export class ReplayWebhookMessagesInput {
+  @Field(() => String, { nullable: true, description: "One subscription's Id (give this or toolProxyId)." })
+  subscriptionId?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'A tool proxy: all of its subscriptions (give this or subscriptionId).' })
+  toolProxyId?: string | null;
+
+  @Field(() => DateTimeScalar, { description: 'Events at or after this time …' })
+  from: Date;
+
+  @Field(() => DateTimeScalar, { description: '… and before this one.' })
+  to: Date;
+
+  @Field(() => Boolean, { nullable: true, description: 'Only dead-lettered messages (by default delivered, dead and cancelled ones).' })
+  onlyDead?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'Also replay to (and reactivate) subscriptions deactivated for failing; they are skipped otherwise.' })
+  reactivate?: boolean | null;
+}
+
+export const ReplayWebhookMessagesPayload = PayloadType('ReplayWebhookMessagesPayload', {
+  requeued: { type: () => Int, description: 'Messages put back in the queue, with their original message ids.' },
+  subscriptions: { type: () => Int, description: 'Subscriptions replayed to.' },
+  skipped: { type: () => Int, description: 'Subscriptions left out: deleted, or deactivated without reactivate.' },
+});
+
 @InputType()
 export class ResubmitToPlagiarismInput {
   @Field(() => ID)
