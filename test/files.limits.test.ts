@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { startTestServer, TestServer } from './support/server';
-import { STORAGE_KINDS, startTestStorage, TestStorage } from './support/storage';
-import { World, WorldUser } from './support/world';
+import { count } from './support/content';
+import type { TestServer } from './support/server';
+import { FilesServer, STORAGE_KINDS, startFilesServer, TestStorage, UploadTicket } from './support/storage';
+import type { World, WorldUser } from './support/world';
 
 /**
  * Upload limits (issue 10, finding 7): the size is declared and checked against the quota before any
@@ -12,29 +13,13 @@ let server: TestServer;
 let world: World;
 let storage: TestStorage;
 
-async function count(table: string, where = '1=1', params: unknown[] = []): Promise<number> {
-  const rows = await server.app.ds.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, params);
-  return Number(rows[0].n);
-}
-
-/** Every stored object and every file under FILES_DIR (stored bytes and temp files alike). */
-function stored(): Promise<string[]> {
-  return storage.list();
-}
-
-interface Ticket {
-  upload_url: string;
-  upload_params: Record<string, string>;
-  file_param: string;
-}
-
-async function preflight(user: WorldUser, contextPath: string, body: Record<string, unknown>): Promise<Ticket> {
+async function preflight(user: WorldUser, contextPath: string, body: Record<string, unknown>): Promise<UploadTicket> {
   const pre = await user.api.post(`${contextPath}/files`, body);
   expect(pre.status).toBe(200);
   return pre.body;
 }
 
-function pendingState(ticket: Ticket): Promise<{ workflow_state: string; storage_key: string | null }[]> {
+function pendingState(ticket: UploadTicket): Promise<{ workflow_state: string; storage_key: string | null }[]> {
   const id = JSON.parse(Buffer.from(ticket.upload_params.Policy, 'base64').toString()).attachment_id;
   return server.app.ds.query('SELECT workflow_state, storage_key FROM attachments WHERE id = ?', [id]);
 }
@@ -45,7 +30,7 @@ async function postForm(url: string, form: FormData, token?: string) {
   return { status: res.status, type: res.headers.get('content-type'), body: text ? JSON.parse(text) : undefined };
 }
 
-const paramsForm = (ticket: Ticket) => {
+const paramsForm = (ticket: UploadTicket) => {
   const form = new FormData();
   for (const [k, v] of Object.entries(ticket.upload_params)) form.append(k, v);
   return form;
@@ -55,7 +40,7 @@ const paramsForm = (ticket: Ticket) => {
  * Step 2 over a raw connection: the upload params, then a file part whose bytes never end. The body is
  * written only as fast as the server reads it, so `sent` tells how much the server took before answering.
  */
-function endlessUpload(ticket: Ticket): Promise<{ status: number; body: unknown; sent: number }> {
+function endlessUpload(ticket: UploadTicket): Promise<{ status: number; body: unknown; sent: number }> {
   const boundary = `----limits${randomBytes(8).toString('hex')}`;
   const head = Object.entries(ticket.upload_params)
     .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
@@ -89,21 +74,18 @@ function endlessUpload(ticket: Ticket): Promise<{ status: number; body: unknown;
 }
 
 describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
+  let files: FilesServer | undefined;
   beforeAll(async () => {
-    storage = await startTestStorage(kind);
-    server = await startTestServer(storage.env);
-    world = new World(server);
+    files = await startFilesServer(kind);
+    ({ storage, server, world } = files);
   });
-  afterAll(async () => {
-    await server?.close();
-    await storage?.close();
-  });
+  afterAll(() => files?.close());
 
   describe('preflight: the size is required and checked against the quota', () => {
     it('refuses a preflight without a size, or with one that is not a whole number of bytes, naming size (REST and GraphQL)', async () => {
       const room = await world.classroom();
       const me = room.student;
-      const before = await count('attachments');
+      const before = await count(server, 'attachments');
       for (const body of [{ name: 'a.txt' }, { name: 'a.txt', size: '' }, { name: 'a.txt', size: '1.5' }, { name: 'a.txt', size: '1e3' }, { name: 'a.txt', size: 'x' }, { name: 'a.txt', size: ['1'] }]) {
         const res = await me.api.post('/api/v1/users/self/files', body);
         expect(res.status).toBe(400);
@@ -118,16 +100,16 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
         { input: { contextType: 'User', contextId: 'self', name: 'a.txt' } },
       );
       expect(gql.data.createFileUpload).toEqual({ uploadUrl: null, errors: [{ attribute: 'size', type: 'required', message: 'size is required' }] });
-      expect(await count('attachments')).toBe(before);
+      expect(await count(server, 'attachments')).toBe(before);
     });
 
     it('refuses a size over what is left of the quota with Canvas\'s message, for user files (the path submissions use)', async () => {
       const me = await world.user('Quota User');
-      const before = await count('attachments');
+      const before = await count(server, 'attachments');
       const res = await me.api.post('/api/v1/users/self/files', { name: 'huge.bin', size: 2_000_000_000 });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: 'file size exceeds quota' });
-      expect(await count('attachments')).toBe(before);
+      expect(await count(server, 'attachments')).toBe(before);
     });
   });
 
@@ -135,7 +117,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
     it('refuses a second file part with 400, storing neither', async () => {
       const room = await world.classroom();
       const ticket = await preflight(room.teacher, `/api/v1/courses/${room.course.id}`, { name: 'one.txt', size: 5 });
-      const disk = await stored();
+      const disk = await storage.list();
       const form = paramsForm(ticket);
       form.append('file', new Blob([Buffer.from('first')]), 'one.txt');
       form.append('file', new Blob([Buffer.from('other')]), 'two.txt');
@@ -143,7 +125,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       expect(res.status).toBe(400);
       expect(res.type).toMatch(/^application\/json/);
       expect(res.body).toEqual({ message: 'only one file may be sent per request' });
-      expect(await stored()).toEqual(disk);
+      expect(await storage.list()).toEqual(disk);
       expect(await pendingState(ticket)).toEqual([{ workflow_state: 'pending_upload', storage_key: null }]);
       // The same ticket still takes a proper upload of one file.
       const once = paramsForm(ticket);
@@ -153,8 +135,8 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
 
     it('also refuses two file parts on a route that takes none (the preflight), storing nothing', async () => {
       const me = await world.user('Two Strays');
-      const before = await count('attachments');
-      const disk = await stored();
+      const before = await count(server, 'attachments');
+      const disk = await storage.list();
       const form = new FormData();
       form.append('name', 'x.txt');
       form.append('size', '3');
@@ -163,20 +145,20 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       const res = await postForm(`${server.url}/api/v1/users/self/files`, form, me.token);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: 'only one file may be sent per request' });
-      expect(await count('attachments')).toBe(before);
-      expect(await stored()).toEqual(disk);
+      expect(await count(server, 'attachments')).toBe(before);
+      expect(await storage.list()).toEqual(disk);
     });
 
     it('stops reading at the declared size: an endless file is answered with 400 and leaves nothing on disk', async () => {
       const me = await world.user('Endless Uploader');
       const ticket = await preflight(me, '/api/v1/users/self', { name: 'small.bin', size: 1024 });
-      const disk = await stored();
+      const disk = await storage.list();
       const res = await endlessUpload(ticket);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: 'file size exceeds the size given at preflight' });
       // Socket buffers hold a few MB at most; reading on to the 500 MB parser cap would need far more.
       expect(res.sent).toBeLessThan(64 * 1024 * 1024);
-      expect(await stored()).toEqual(disk);
+      expect(await storage.list()).toEqual(disk);
       expect(await pendingState(ticket)).toEqual([{ workflow_state: 'pending_upload', storage_key: null }]);
     });
 
@@ -191,7 +173,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
 
     it('refuses form fields past 10 MB with 413 instead of truncating them', async () => {
       const me = await world.user('Long Fields');
-      const before = await count('attachments');
+      const before = await count(server, 'attachments');
       const form = new FormData();
       form.append('name', 'n'.repeat(11 * 1024 * 1024));
       form.append('size', '3');
@@ -199,7 +181,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       expect(res.status).toBe(413);
       expect(res.type).toMatch(/^application\/json/);
       expect(res.body).toEqual({ message: 'the form is too large' });
-      expect(await count('attachments')).toBe(before);
+      expect(await count(server, 'attachments')).toBe(before);
     });
 
     it('answers a malformed multipart body with 400 and a JSON body', async () => {

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { signPolicy } from '../src/files/upload-policy';
 import type { Api } from './support/api';
-import { startTestServer, TestServer } from './support/server';
-import { STORAGE_KINDS, startTestStorage, TestStorage } from './support/storage';
-import { World, WorldUser } from './support/world';
+import { count } from './support/content';
+import type { TestServer } from './support/server';
+import { FilesServer, STORAGE_KINDS, startFilesServer, TestStorage, UploadTicket } from './support/storage';
+import type { World, WorldUser } from './support/world';
 
 let server: TestServer;
 let world: World;
@@ -16,24 +17,8 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 // A 1×1 transparent PNG.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
-async function count(table: string, where = '1=1', params: unknown[] = []): Promise<number> {
-  const rows = await server.app.ds.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, params);
-  return Number(rows[0].n);
-}
-
-/** Every stored object and every file under FILES_DIR (stored bytes and temp files alike). */
-function stored(): Promise<string[]> {
-  return storage.list();
-}
-
-interface Ticket {
-  upload_url: string;
-  upload_params: Record<string, string>;
-  file_param: string;
-}
-
 /** Step 2 as a Canvas client does it: the upload_params unchanged, then the file last. */
-async function sendBytes(ticket: Ticket, bytes: Buffer, filename = 'upload.bin', type = 'application/octet-stream', field?: string) {
+async function sendBytes(ticket: UploadTicket, bytes: Buffer, filename = 'upload.bin', type = 'application/octet-stream', field?: string) {
   const form = new FormData();
   for (const [k, v] of Object.entries(ticket.upload_params)) form.append(k, v);
   form.append(field ?? ticket.file_param, new Blob([bytes], { type }), filename);
@@ -76,15 +61,12 @@ async function download(url: string, api?: Api) {
 }
 
 describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
+  let files: FilesServer | undefined;
   beforeAll(async () => {
-    storage = await startTestStorage(kind);
-    server = await startTestServer(storage.env);
-    world = new World(server);
+    files = await startFilesServer(kind);
+    ({ storage, server, world } = files);
   });
-  afterAll(async () => {
-    await server?.close();
-    await storage?.close();
-  });
+  afterAll(() => files?.close());
 
   describe('group files: the three-step upload', () => {
     it('preflight, bytes, confirm, metadata and download for a group member', async () => {
@@ -99,7 +81,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       expect(expiresIn).toBeGreaterThan(29 * 60 * 1000);
       expect(expiresIn).toBeLessThanOrEqual(30 * 60 * 1000);
       // The attachment exists from the preflight on, pending.
-      expect(await count('attachments', 'id = ? AND workflow_state = ?', [policy.attachment_id, 'pending_upload'])).toBe(1);
+      expect(await count(server, 'attachments', 'id = ? AND workflow_state = ?', [policy.attachment_id, 'pending_upload'])).toBe(1);
 
       // Step 2 needs no token: the signed policy authenticates.
       const up = await sendBytes(pre.body, bytes, 'C:\\fakepath\\whatever.txt', 'text/plain');
@@ -160,10 +142,10 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       // Bytes live in the store under store/, named by uuid (and a per-upload suffix), never by the client's name.
       const [row] = await server.app.ds.query('SELECT storage_key FROM attachments WHERE id = ?', [file.id]);
       expect(row.storage_key).toMatch(new RegExp(`^store/${file.uuid.slice(0, 2)}/${file.uuid}-[0-9a-f]{8}$`));
-      expect(await stored()).toContain(row.storage_key);
-      expect((await stored()).some((f) => f.includes('notes') || f.includes('whatever'))).toBe(false);
+      expect(await storage.list()).toContain(row.storage_key);
+      expect((await storage.list()).some((f) => f.includes('notes') || f.includes('whatever'))).toBe(false);
       // With a bucket nothing stays on local disk: the temp upload is gone.
-      if (kind === 's3') expect((await stored()).filter((f) => f.startsWith('local:'))).toEqual([]);
+      if (kind === 's3') expect((await storage.list()).filter((f) => f.startsWith('local:'))).toEqual([]);
 
       // The group's file list.
       const list = await w.member.api.get(`/api/v1/groups/${w.group.id}/files`);
@@ -178,7 +160,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       expect(guessed.body.upload_params['content-type']).toBe('application/pdf');
       const declared = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'data.bin', size: 10, content_type: 'application/x-custom' }, { json: true });
       expect(declared.body.upload_params['content-type']).toBe('application/x-custom');
-      const disk = await stored();
+      const disk = await storage.list();
       const form = new FormData();
       form.append('name', 'multi.csv');
       form.append('size', '3');
@@ -186,8 +168,8 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       form.append('stray', new Blob([Buffer.alloc(64 * 1024, 1)]), 'stray.bin');
       const multi = await fetch(`${server.url}/api/v1/groups/${w.group.id}/files`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${w.member.token}` } });
       expect(multi.status).toBe(200);
-      expect(await stored()).toEqual(disk);
-      const ticket = (await multi.json()) as Ticket;
+      expect(await storage.list()).toEqual(disk);
+      const ticket = (await multi.json()) as UploadTicket;
       expect(ticket.upload_params['content-type']).toBe('text/csv');
       const up = await sendBytes(ticket, Buffer.from('a,b'), 'ignored.txt', 'text/plain');
       expect(up.body).toMatchObject({ display_name: 'multi.csv', 'content-type': 'text/csv', mime_class: 'text' });
@@ -204,7 +186,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
 
     it('refuses an outsider (403) and stores nothing; refuses an anonymous caller (401)', async () => {
       const w = await groupWorld();
-      const [before, disk] = [await count('attachments'), await stored()];
+      const [before, disk] = [await count(server, 'attachments'), await storage.list()];
       const outsider = await w.outsider.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'x.txt', size: 3 });
       expect(outsider.status).toBe(403);
       expect(outsider.body).toEqual(FORBIDDEN);
@@ -213,9 +195,9 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       const anon = await server.as(null).post(`/api/v1/groups/${w.group.id}/files`, { name: 'x.txt' });
       expect(anon.status).toBe(401);
       expect((await w.member.api.post('/api/v1/groups/999999999/files', { name: 'x.txt' })).status).toBe(404);
-      expect(await count('attachments')).toBe(before);
-      expect(await count('folders', 'context_type = ? AND context_id = ?', ['Group', w.group.id])).toBe(0);
-      expect(await stored()).toEqual(disk);
+      expect(await count(server, 'attachments')).toBe(before);
+      expect(await count(server, 'folders', 'context_type = ? AND context_id = ?', ['Group', w.group.id])).toBe(0);
+      expect(await storage.list()).toEqual(disk);
     });
 
     it('hides a group file from those who cannot read the group', async () => {
@@ -268,11 +250,11 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
 
     it('refuses a declared size over the quota at preflight', async () => {
       const w = await quotaGroup(1);
-      const before = await count('attachments');
+      const before = await count(server, 'attachments');
       const res = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'big.bin', size: 1024 * 1024 + 1 });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: 'file size exceeds quota' });
-      expect(await count('attachments')).toBe(before);
+      expect(await count(server, 'attachments')).toBe(before);
       // Existing available files count: 600 KB stored, 600 KB more does not fit.
       await uploadFile(w.member.api, `/api/v1/groups/${w.group.id}`, 'first.bin', Buffer.alloc(600 * 1024, 1));
       const second = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'second.bin', size: 600 * 1024 });
@@ -282,18 +264,18 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
 
     it('re-checks the quota with the bytes: of two preflights that each fit, the second upload is refused', async () => {
       const w = await quotaGroup(1);
-      const disk = await stored();
+      const disk = await storage.list();
       const [first, second] = await Promise.all(
         ['one.bin', 'two.bin'].map((name) => w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name, size: 600 * 1024 })),
       );
       expect([first.status, second.status]).toEqual([200, 200]);
       expect((await sendBytes(first.body, Buffer.alloc(600 * 1024, 7))).status).toBe(201);
-      const kept = await stored();
+      const kept = await storage.list();
       const up = await sendBytes(second.body, Buffer.alloc(600 * 1024, 7));
       expect(up.status).toBe(400);
       expect(up.body).toEqual({ message: 'file size exceeds quota' });
       expect(up.headers.get('location')).toBeNull();
-      expect(await stored()).toEqual(kept);
+      expect(await storage.list()).toEqual(kept);
       expect(kept.length).toBe(disk.length + 1);
       const id = JSON.parse(Buffer.from(second.body.upload_params.Policy, 'base64').toString()).attachment_id;
       const [row] = await server.app.ds.query('SELECT workflow_state, storage_key FROM attachments WHERE id = ?', [id]);
@@ -302,7 +284,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
 
     it('refuses more bytes than the declared size, and an empty file', async () => {
       const w = await groupWorld();
-      const disk = await stored();
+      const disk = await storage.list();
       const pre = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'small.txt', size: 4 });
       const over = await sendBytes(pre.body, Buffer.from('more than four'));
       expect(over.status).toBe(400);
@@ -317,12 +299,12 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       const none = await fetch(pre2.body.upload_url, { method: 'POST', body: form });
       expect(none.status).toBe(400);
       expect(await none.json()).toEqual({ message: 'file is missing' });
-      expect(await stored()).toEqual(disk);
+      expect(await storage.list()).toEqual(disk);
     });
 
     it('refuses a tampered or expired policy (400) and keeps no bytes', async () => {
       const w = await groupWorld();
-      const disk = await stored();
+      const disk = await storage.list();
       const pre = await w.member.api.post(`/api/v1/groups/${w.group.id}/files`, { name: 'p.txt', size: 4 });
       const policy = JSON.parse(Buffer.from(pre.body.upload_params.Policy, 'base64').toString());
       const tampered = { ...pre.body, upload_params: { ...pre.body.upload_params, Signature: Buffer.alloc(32, 1).toString('base64') } };
@@ -338,7 +320,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       expect(late.body).toEqual({ message: 'Invalid or expired upload policy' });
       const noPolicy = await fetch(`${server.url}/files_api`, { method: 'POST', body: new FormData() });
       expect(noPolicy.status).toBe(400);
-      expect(await stored()).toEqual(disk);
+      expect(await storage.list()).toEqual(disk);
       // The genuine policy still works once, and only once.
       expect((await sendBytes(pre.body, Buffer.from('data'))).status).toBe(201);
       const again = await sendBytes(pre.body, Buffer.from('data'));
@@ -348,7 +330,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
 
     it('refuses an invalid on_duplicate, both folder params, and bad sizes or types, storing nothing', async () => {
       const w = await groupWorld();
-      const before = await count('attachments');
+      const before = await count(server, 'attachments');
       const url = `/api/v1/groups/${w.group.id}/files`;
       const dup = await w.member.api.post(url, { name: 'a.txt', on_duplicate: 'replace' });
       expect(dup.status).toBe(400);
@@ -369,7 +351,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       expect(long.body.errors.name[0].type).toBe('too_long');
       const dots = await w.member.api.post(url, { name: 'a.txt', parent_folder_path: 'a/../b' });
       expect(dots.status).toBe(400);
-      expect(await count('attachments')).toBe(before);
+      expect(await count(server, 'attachments')).toBe(before);
     });
   });
 
@@ -405,7 +387,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       expect(overwrite.display_name).toBe('essay.txt');
       expect((await w.member.api.get(`/api/v1/files/${first.id}`)).status).toBe(404);
       expect((await download(first.url)).status).toBe(404);
-      expect((await stored()).some((f) => f.includes(first.uuid))).toBe(false);
+      expect((await storage.list()).some((f) => f.includes(first.uuid))).toBe(false);
       const names = (await w.member.api.get(`${g}/files`)).body.map((f: { display_name: string }) => f.display_name);
       expect(names).toEqual(['essay-1.txt', 'essay.txt']);
     });
@@ -463,13 +445,13 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
 
     it('refuses a student (403) and an observer, storing nothing', async () => {
       const room = await world.classroom();
-      const before = await count('attachments');
+      const before = await count(server, 'attachments');
       const res = await room.student.api.post(`/api/v1/courses/${room.course.id}/files`, { name: 'hack.txt', size: 4 });
       expect(res.status).toBe(403);
       expect(res.body).toEqual(FORBIDDEN);
       expect((await room.observer.api.post(`/api/v1/courses/${room.course.id}/files`, { name: 'x.txt' })).status).toBe(403);
       expect((await room.teacher.api.post('/api/v1/courses/999999999/files', { name: 'x.txt' })).status).toBe(404);
-      expect(await count('attachments')).toBe(before);
+      expect(await count(server, 'attachments')).toBe(before);
     });
 
     it('lets a user upload to their own files with self, and nobody else but a site admin', async () => {
@@ -493,7 +475,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       const created = await member.api.graphql(CREATE, { input: { contextType: 'Group', contextId: String(groupId), name, size: bytes.length } });
       expect(created.errors).toBeUndefined();
       const p = created.data.createFileUpload;
-      const ticket: Ticket = { upload_url: p.uploadUrl, file_param: p.fileParam, upload_params: Object.fromEntries(p.uploadParams.map((x: { name: string; value: string }) => [x.name, x.value])) };
+      const ticket: UploadTicket = { upload_url: p.uploadUrl, file_param: p.fileParam, upload_params: Object.fromEntries(p.uploadParams.map((x: { name: string; value: string }) => [x.name, x.value])) };
       const up = await sendBytes(ticket, bytes, name);
       expect(up.status).toBe(201);
       return { pending: p.file, uploaded: up.body };
@@ -524,7 +506,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
 
     it('reports refusals and bad input with codes and payload errors, storing nothing', async () => {
       const w = await groupWorld();
-      const before = await count('attachments');
+      const before = await count(server, 'attachments');
       const outsider = await w.outsider.api.graphql(CREATE, { input: { contextType: 'Group', contextId: String(w.group.id), name: 'x.txt' } });
       expect(outsider.errors?.[0].extensions.code).toBe('FORBIDDEN');
       const dup = await w.member.api.graphql(CREATE, { input: { contextType: 'Group', contextId: String(w.group.id), name: 'x.txt', onDuplicate: 'nope' } });
@@ -533,7 +515,7 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       expect(neg.data.createFileUpload).toMatchObject({ uploadUrl: null, errors: [{ attribute: 'size', type: 'invalid' }] });
       const kind = await w.member.api.graphql(CREATE, { input: { contextType: 'Account', contextId: '1', name: 'x.txt' } });
       expect(kind.errors?.[0].extensions.code).toBe('NOT_FOUND');
-      expect(await count('attachments')).toBe(before);
+      expect(await count(server, 'attachments')).toBe(before);
     });
   });
 });

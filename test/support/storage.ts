@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { startTestServer, TestServer } from './server';
+import { World } from './world';
 
 /**
  * The file storage back ends the files suites run against: the local directory, and an S3-compatible
@@ -123,4 +125,41 @@ export async function startTestStorage(kind: StorageKind, extra: Record<string, 
       removeDir();
     },
   };
+}
+
+/** The files suites' server for one describe.each(STORAGE_KINDS) block: storage, a server on it, a world. */
+export interface FilesServer {
+  storage: TestStorage;
+  server: TestServer;
+  world: World;
+  /** Closes the server, then its storage. */
+  close(): Promise<void>;
+}
+
+export async function startFilesServer(kind: StorageKind): Promise<FilesServer> {
+  const storage = await startTestStorage(kind);
+  let server: TestServer;
+  try {
+    server = await startTestServer(storage.env);
+  } catch (e) {
+    // Nothing will close the storage otherwise (its S3 server, its temp directory).
+    await storage.close();
+    throw e;
+  }
+  return {
+    storage,
+    server,
+    world: new World(server),
+    async close() {
+      await server.close();
+      await storage.close();
+    },
+  };
+}
+
+/** A preflight's answer (step 1 of a Canvas upload): where step 2 posts, with which fields, and the file's field name. */
+export interface UploadTicket {
+  upload_url: string;
+  upload_params: Record<string, string>;
+  file_param: string;
 }
