@@ -1,0 +1,70 @@
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { In } from 'typeorm';
+import { OutboxMessage } from '../src/events/outbox.entity';
+import { Dispatcher } from '../src/webhooks/dispatcher';
+import { WebhookAttempt } from '../src/webhooks/webhook-attempt.entity';
+import { subscription, testCertificate, toolProxy, webhookRoom, WebhookRoom } from './support/webhooks';
+
+/**
+ * Throughput (issue 13): a dispatcher records successful deliveries in batches (one transaction of
+ * a few statements for many messages, src/webhooks/success-batch.ts) instead of a transaction per
+ * message, and each message still gets its result and its own attempt row. The receiver here holds
+ * every answer until all N requests have arrived and then answers them together, so the successes
+ * come back at once, as they do under load.
+ */
+const N = 100;
+let w: WebhookRoom;
+let receiver: https.Server;
+let held: ServerResponse[] = [];
+let port = 0;
+let caFile: string;
+
+beforeAll(async () => {
+  w = await webhookRoom({ env: { WEBHOOK_DISPATCHER: 'off' } });
+  const tls = await testCertificate();
+  caFile = tls.caFile;
+  receiver = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      held.push(res);
+      if (held.length < N) return;
+      for (const r of held.splice(0)) r.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+  port = (receiver.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  receiver.closeAllConnections();
+  await new Promise((resolve) => receiver.close(resolve));
+  await w.close();
+});
+
+it(`records ${N} successes with fewer statements than messages, each with its result and attempt row`, async () => {
+  const tool = await toolProxy(w.server);
+  for (let i = 0; i < N; i++) {
+    await subscription(w.server, { tool, context: { type: 'course', id: w.room.course.id }, eventTypes: ['grade_change'], url: `https://127.0.0.1:${port}/batched/${i}` });
+  }
+  await w.gradeChange();
+  const rows = await w.server.app.ds.getRepository(OutboxMessage).findBy({ toolProxyId: tool.id });
+  expect(rows).toHaveLength(N);
+  const dispatcher = new Dispatcher({
+    ds: w.server.app.ds,
+    config: { ...w.server.app.config, WEBHOOK_CA_FILE: caFile, WEBHOOK_BATCH_SIZE: N, WEBHOOK_CONCURRENCY: N },
+    tokenKey: w.server.app.tokenKey,
+  });
+  const before = w.server.queryCount();
+  expect(await dispatcher.drain()).toBe(N);
+  const statements = w.server.queryCount() - before;
+  await dispatcher.stop();
+
+  const after = await w.server.app.ds.getRepository(OutboxMessage).findBy({ toolProxyId: tool.id });
+  expect(after.every((m) => m.status === 'delivered' && m.lastStatusCode === 200 && m.deliveredAt && m.lastAttemptAt && m.firstAttemptAt && !m.leaseToken)).toBe(true);
+  const attempts = await w.server.app.ds.getRepository(WebhookAttempt).findBy({ outboxMessageId: In(after.map((m) => m.id)) });
+  expect(attempts).toHaveLength(N);
+  expect(attempts.every((a) => a.attempt === 1 && a.statusCode === 200 && a.errorClass === null && a.responseBody === '{"ok":true}')).toBe(true);
+  // A transaction per message wrote at least three statements each (UPDATE, INSERT, COMMIT).
+  expect(statements).toBeLessThan(N);
+});
