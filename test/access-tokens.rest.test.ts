@@ -1,15 +1,12 @@
 import { parseLinks } from './support/api';
-import { startTestServer, TestServer } from './support/server';
-import { World, WorldUser } from './support/world';
+import type { TestServer } from './support/server';
+import { startWorld, World, WorldUser } from './support/world';
 
 /** Canvas's Access Tokens API: show, update (regenerate), delete and the user-generated list. */
 let server: TestServer;
 let world: World;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  world = new World(server);
-});
+beforeAll(async () => ({ server, world } = await startWorld()));
 afterAll(() => server.close());
 
 async function token(u: WorldUser, purpose: string, extra: Record<string, string> = {}) {

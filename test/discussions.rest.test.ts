@@ -1,6 +1,6 @@
 import { parseLinks } from './support/api';
-import { startTestServer, TestServer } from './support/server';
-import { World } from './support/world';
+import type { TestServer } from './support/server';
+import { startWorld, World } from './support/world';
 import {
   count,
   coursePath,
@@ -20,10 +20,7 @@ import {
 let server: TestServer;
 let world: World;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  world = new World(server);
-});
+beforeAll(async () => ({ server, world } = await startWorld()));
 afterAll(() => server.close());
 
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');

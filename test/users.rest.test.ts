@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { parseLinks } from './support/api';
-import { startTestServer, TestServer } from './support/server';
-import { World } from './support/world';
+import type { TestServer } from './support/server';
+import { startWorld, World } from './support/world';
 
 let server: TestServer;
 let world: World;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  world = new World(server);
-});
+beforeAll(async () => ({ server, world } = await startWorld()));
 afterAll(() => server.close());
 
 const uniq = () => randomBytes(4).toString('hex');

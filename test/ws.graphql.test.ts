@@ -1,14 +1,11 @@
-import { startTestServer, TestServer } from './support/server';
-import { World } from './support/world';
+import type { TestServer } from './support/server';
+import { startWorld, World } from './support/world';
 import { wsClient, wsRequest } from './support/ws';
 
 let server: TestServer;
 let world: World;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  world = new World(server);
-});
+beforeAll(async () => ({ server, world } = await startWorld()));
 afterAll(() => server.close());
 
 describe('graphql-ws on /graphql', () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Api } from './api';
-import type { TestServer } from './server';
+import { startTestServer, TestServer } from './server';
 
 export interface WorldUser {
   id: number;
@@ -8,6 +8,12 @@ export interface WorldUser {
   login: string;
   token: string;
   api: Api;
+}
+
+/** A test server (startTestServer's `env`) and a World on it: most REST test files start so. */
+export async function startWorld(env: Record<string, string> = {}): Promise<{ server: TestServer; world: World }> {
+  const server = await startTestServer(env);
+  return { server, world: new World(server) };
 }
 
 export type EnrollmentKind = 'StudentEnrollment' | 'TeacherEnrollment' | 'TaEnrollment' | 'DesignerEnrollment' | 'ObserverEnrollment';
