@@ -20,6 +20,7 @@ import { bindRawRequest, graphqlLimitsPlugin } from './graphql/apollo-limits';
 import type { RequestContext } from './graphql/context';
 import { graphqlLimits, limitRules, parseOptions } from './graphql/limits';
 import { attachGraphqlWs } from './graphql/ws';
+import { jitGateway } from './graphql/jit-executor';
 import { formatGraphqlError } from './graphql/format-error';
 import { isDbUnavailable } from './db/unavailable';
 import { Throttle } from './http/throttle';
@@ -135,7 +136,8 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
   // in validation, introspection and cost before execution. Introspection is gated there, by caller.
   const limits = graphqlLimits(app.config);
   const apollo = new ApolloServer<RequestContext>({
-    schema: app.schema,
+    // Our own schema, executed as cached compiled plans (src/graphql/jit-executor.ts).
+    gateway: jitGateway(app.schema),
     introspection: true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphqlError,

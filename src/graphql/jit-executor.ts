@@ -1,0 +1,93 @@
+import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
+import { DocumentNode, execute, getNamedType, GraphQLSchema, isAbstractType, printSchema, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
+import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
+
+/**
+ * HTTP GraphQL executes documents as compiled plans (graphql-jit), as the REST rows already do
+ * (issue 11). Apollo still parses, validates and applies our limits (src/graphql/limits.ts) and keeps
+ * parsed, validated documents in its own cache, so each document is checked once; this executor keeps
+ * the compiled plan of each (document text, operation name) in a bounded LRU and runs it. Documents
+ * graphql-jit does not compile, and introspection (answered by graphql-js as before), take the
+ * reference executor, as do documents that select an interface or union: type-graphql resolves
+ * abstract types asynchronously, which graphql-jit does not support.
+ *
+ * Wired through Apollo's gateway interface, whose only job here is to hand Apollo our schema and
+ * this executor; nothing is fetched from anywhere.
+ */
+const MAX_PLANS = 500;
+
+export class CompiledPlans {
+  private readonly plans = new Map<string, CompiledQuery | null>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly max = MAX_PLANS,
+  ) {}
+
+  /** The compiled plan of a document (null: run it with graphql-js). */
+  plan(source: string, document: DocumentNode, operationName: string | null): CompiledQuery | null {
+    const key = `${operationName ?? ''}\n${source}`;
+    const hit = this.plans.get(key);
+    if (hit !== undefined) {
+      // Most recently used last: the oldest entry is the first to go.
+      this.plans.delete(key);
+      this.plans.set(key, hit);
+      return hit;
+    }
+    let plan: CompiledQuery | null = null;
+    if (!/__schema|__type\b/.test(source) && !selectsAbstractType(this.schema, document)) {
+      const compiled = compileQuery(this.schema, document, operationName ?? undefined);
+      plan = isCompiledQuery(compiled) ? compiled : null;
+    }
+    if (this.plans.size >= this.max) this.plans.delete(this.plans.keys().next().value!);
+    this.plans.set(key, plan);
+    return plan;
+  }
+
+  get size(): number {
+    return this.plans.size;
+  }
+}
+
+function selectsAbstractType(schema: GraphQLSchema, document: DocumentNode): boolean {
+  const info = new TypeInfo(schema);
+  let found = false;
+  visit(
+    document,
+    visitWithTypeInfo(info, {
+      Field() {
+        const t = info.getType();
+        if (t && isAbstractType(getNamedType(t))) found = true;
+      },
+    }),
+  );
+  return found;
+}
+
+export function jitExecutor(schema: GraphQLSchema, plans = new CompiledPlans(schema)): GatewayExecutor {
+  return async (rc) => {
+    const plan = plans.plan(rc.source, rc.document, rc.operationName);
+    if (plan) {
+      const result = await plan.query(undefined, rc.context, rc.request.variables ?? {});
+      // No data at all: the variables were refused before anything ran. graphql-js refuses them again
+      // (still running nothing) so clients get the reference messages (e.g. the scalar's own).
+      if (!('data' in result) || result.data === undefined) return execute({ schema, document: rc.document, contextValue: rc.context, variableValues: rc.request.variables, operationName: rc.operationName });
+      return result;
+    }
+    return execute({ schema, document: rc.document, contextValue: rc.context, variableValues: rc.request.variables, operationName: rc.operationName });
+  };
+}
+
+/** Apollo's gateway interface, serving our own schema with the compiled-plan executor. */
+export function jitGateway(schema: GraphQLSchema): GatewayInterface {
+  return {
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
+      return () => undefined;
+    },
+    async load() {
+      return { executor: jitExecutor(schema) };
+    },
+    async stop() {},
+  };
+}
