@@ -1,10 +1,10 @@
 import { onDomainEvent } from '../src/events/domain-events';
 import { makeGroup } from './discussions.support';
 import { captureEvents, count } from './support/content';
-import { FORBIDDEN, ModulesKit, NOT_FOUND, ok, startModulesServer, UNAUTHENTICATED } from './support/modules';
+import { FORBIDDEN, ModulesKit, NOT_FOUND, ok, startModulesWorld, UNAUTHENTICATED } from './support/modules';
 import type { TestServer } from './support/server';
 import type { WorldUser } from './support/world';
-import { World } from './support/world';
+import type { World } from './support/world';
 
 /**
  * Graded discussions (canvas-platform.md §2.11, §2.12): a course topic written with Canvas's
@@ -21,11 +21,7 @@ onDomainEvent(async (_em, _ctx, e) => {
   sink.events.push(e);
 });
 
-beforeAll(async () => {
-  server = await startModulesServer();
-  world = new World(server);
-  kit = await ModulesKit.create(world);
-});
+beforeAll(async () => ({ server, world, kit } = await startModulesWorld()));
 afterAll(() => server.close());
 
 const topics = (suffix = '') => `/api/v1/courses/${kit.cid}/discussion_topics${suffix}`;

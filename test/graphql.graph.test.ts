@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Api } from './support/api';
 import { addMembers, createCategory, createGroup, makeAccountAdmin } from './support/groups';
-import { ModulesKit, ok, startModulesServer } from './support/modules';
+import { ModulesKit, ok, startModulesWorld } from './support/modules';
 import type { TestServer } from './support/server';
-import { World } from './support/world';
+import type { World } from './support/world';
 
 /**
  * The navigable graph (issue 12): every nested list answers what its REST list answers for the same
@@ -16,11 +16,7 @@ let server: TestServer;
 let world: World;
 let kit: ModulesKit;
 
-beforeAll(async () => {
-  server = await startModulesServer();
-  world = new World(server);
-  kit = await ModulesKit.create(world);
-});
+beforeAll(async () => ({ server, world, kit } = await startModulesWorld()));
 afterAll(() => server?.close());
 
 async function gql(api: Api, query: string, variables: Record<string, unknown> = {}) {

@@ -1,6 +1,6 @@
-import { FORBIDDEN, moduleTables, ModulesKit, NOT_FOUND, ok, UNAUTHENTICATED, startModulesServer } from './support/modules';
+import { FORBIDDEN, moduleTables, ModulesKit, NOT_FOUND, ok, UNAUTHENTICATED, startModulesWorld } from './support/modules';
 import type { TestServer } from './support/server';
-import { World } from './support/world';
+import type { World } from './support/world';
 
 /** Module items: every type with its Canvas keys, positions, requirements, visibility, refusals. */
 
@@ -9,9 +9,7 @@ let world: World;
 let kit: ModulesKit;
 let content: { assignment: any; quiz: any; page: any; topic: any; file: any; tool: any };
 beforeAll(async () => {
-  server = await startModulesServer();
-  world = new World(server);
-  kit = await ModulesKit.create(world);
+  ({ server, world, kit } = await startModulesWorld());
   content = {
     assignment: await kit.assignment({ name: 'Essay', due_at: '2031-05-01T12:00:00Z' }),
     quiz: await kit.quiz({ title: 'Check-in' }),

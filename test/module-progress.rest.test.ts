@@ -1,6 +1,6 @@
-import { FORBIDDEN, ISO, moduleTables, ModulesKit, NOT_FOUND, ok, UNAUTHENTICATED, startModulesServer } from './support/modules';
+import { FORBIDDEN, ISO, moduleTables, ModulesKit, NOT_FOUND, ok, UNAUTHENTICATED, startModulesWorld } from './support/modules';
 import type { TestServer } from './support/server';
-import { World } from './support/world';
+import type { World } from './support/world';
 
 /**
  * Student progress driven by what students really do through the API: viewing content, mark_read,
@@ -11,11 +11,7 @@ import { World } from './support/world';
 let server: TestServer;
 let world: World;
 let kit: ModulesKit;
-beforeAll(async () => {
-  server = await startModulesServer();
-  world = new World(server);
-  kit = await ModulesKit.create(world);
-});
+beforeAll(async () => ({ server, world, kit } = await startModulesWorld()));
 afterAll(() => server.close());
 
 const LOCKED = { message: 'The module item is locked.' };

@@ -1,17 +1,13 @@
-import { FORBIDDEN, moduleTables, ModulesKit, NOT_FOUND, ok, UNAUTHENTICATED, startModulesServer } from './support/modules';
+import { FORBIDDEN, moduleTables, ModulesKit, NOT_FOUND, ok, UNAUTHENTICATED, startModulesWorld } from './support/modules';
 import type { TestServer } from './support/server';
-import { World, WorldUser } from './support/world';
+import type { World, WorldUser } from './support/world';
 
 /** module_item_sequence, module assignment overrides, and Mastery Paths (select_mastery_path). */
 
 let server: TestServer;
 let world: World;
 let kit: ModulesKit;
-beforeAll(async () => {
-  server = await startModulesServer();
-  world = new World(server);
-  kit = await ModulesKit.create(world);
-});
+beforeAll(async () => ({ server, world, kit } = await startModulesWorld()));
 afterAll(() => server.close());
 
 describe('GET /api/v1/courses/:course_id/module_item_sequence', () => {

@@ -1,9 +1,9 @@
 import { ModuleItem } from '../src/modules/module-item.entity';
 import { ContextModule } from '../src/modules/module.entity';
 import type { Api } from './support/api';
-import { moduleTables, ModulesKit, ok, startModulesServer } from './support/modules';
+import { moduleTables, ModulesKit, ok, startModulesWorld } from './support/modules';
 import type { TestServer } from './support/server';
-import { World } from './support/world';
+import type { World } from './support/world';
 
 /**
  * The modules schema: the queries and mutations the REST rows run, the content union, node lookups,
@@ -13,11 +13,7 @@ import { World } from './support/world';
 let server: TestServer;
 let world: World;
 let kit: ModulesKit;
-beforeAll(async () => {
-  server = await startModulesServer();
-  world = new World(server);
-  kit = await ModulesKit.create(world);
-});
+beforeAll(async () => ({ server, world, kit } = await startModulesWorld()));
 afterAll(() => server.close());
 
 const gid = (type: string, id: number | string) => Buffer.from(`${type}-${id}`).toString('base64');

@@ -1,19 +1,15 @@
 import { ModuleItem } from '../src/modules/module-item.entity';
 import { parseLinks } from './support/api';
-import { FORBIDDEN, ISO, MODULE_KEYS, moduleTables, ModulesKit, NOT_FOUND, ok, UNAUTHENTICATED, startModulesServer } from './support/modules';
+import { FORBIDDEN, ISO, MODULE_KEYS, moduleTables, ModulesKit, NOT_FOUND, ok, UNAUTHENTICATED, startModulesWorld } from './support/modules';
 import type { TestServer } from './support/server';
-import { World } from './support/world';
+import type { World } from './support/world';
 
 /** Modules themselves: create, list, show, update, publish, delete, relock, with Canvas shapes and refusals. */
 
 let server: TestServer;
 let world: World;
 let kit: ModulesKit;
-beforeAll(async () => {
-  server = await startModulesServer();
-  world = new World(server);
-  kit = await ModulesKit.create(world);
-});
+beforeAll(async () => ({ server, world, kit } = await startModulesWorld()));
 afterAll(() => server.close());
 
 const sorted = (o: object) => Object.keys(o).sort();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Api, ApiResponse } from './api';
 import { contentRoom, ContentRoom } from './content';
 import { startTestServer, TestServer } from './server';
-import type { World, WorldUser } from './world';
+import { World, WorldUser } from './world';
 
 /** Shared helpers of the modules test files: Canvas bodies, a course with content, table snapshots. */
 
@@ -20,6 +20,19 @@ export async function startModulesServer(): Promise<TestServer> {
     fs.rmSync(filesDir, { recursive: true, force: true });
   };
   return server;
+}
+
+/** The modules test files' start: a modules server, a World on it, and a course with content (ModulesKit). */
+export async function startModulesWorld(): Promise<{ server: TestServer; world: World; kit: ModulesKit }> {
+  const server = await startModulesServer();
+  const world = new World(server);
+  try {
+    return { server, world, kit: await ModulesKit.create(world) };
+  } catch (e) {
+    // The caller never got the server to close.
+    await server.close();
+    throw e;
+  }
 }
 
 export function ok<T = any>(res: ApiResponse<T>, what = 'request'): T {
