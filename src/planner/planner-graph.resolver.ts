@@ -1,27 +1,10 @@
-import { Args, ArgsType, Ctx, Field, FieldResolver, Resolver, Root } from 'type-graphql';
+import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import { orRefused } from '../common/visible';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionArgs } from '../graphql/relay';
 import { User } from '../users/user.entity';
 import { UserType } from '../users/user.types';
-import { PlannerItemConnection, PlannerNoteConnection, PlannerNotesArgs, PlannerOverrideConnection } from './planner.types';
-
-/** plannerItems' arguments without userId: the user is the parent object. */
-@ArgsType()
-export class UserPlannerItemsArgs extends ConnectionArgs {
-  @Field(() => [String], { nullable: true, description: 'course_<id>, group_<id>, user_<id>; default all the user’s contexts.' })
-  contextCodes?: string[] | null;
-  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD or ISO 8601.' })
-  startDate?: string | null;
-  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD or ISO 8601.' })
-  endDate?: string | null;
-  @Field(() => String, { nullable: true, description: 'new_activity, incomplete_items, complete_items, ungraded_todo_items, all_ungraded_todo_items' })
-  filter?: string | null;
-  @Field(() => [String], { nullable: true, description: 'concluded: include concluded courses.' })
-  include?: string[] | null;
-  @Field(() => String, { nullable: true, description: 'asc (default) or desc' })
-  order?: string | null;
-}
+import { PlannerItemConnection, PlannerItemsFilterArgs, PlannerNoteConnection, PlannerNotesArgs, PlannerOverrideConnection } from './planner.types';
 
 /**
  * A user's planner in the graph. Items run plannerItems(userId:) (the user themself, or an observer of
@@ -30,7 +13,7 @@ export class UserPlannerItemsArgs extends ConnectionArgs {
 @Resolver(() => UserType)
 export class UserPlannerResolver {
   @FieldResolver(() => PlannerItemConnection, { nullable: true, description: "The user's planner (as plannerItems(userId:)); null unless the viewer may see it." })
-  plannerItemsConnection(@Root() u: User, @Args() args: UserPlannerItemsArgs, @Ctx() ctx: RequestContext) {
+  plannerItemsConnection(@Root() u: User, @Args() args: PlannerItemsFilterArgs, @Ctx() ctx: RequestContext) {
     const self = ctx.viewer?.id === u.id;
     return orRefused(() => ctx.services.plannerItems.list({ ...args, userId: self ? null : String(u.id) }));
   }

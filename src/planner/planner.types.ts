@@ -156,12 +156,9 @@ export class PlannerItemType {
 
 export const PlannerItemConnection = Connection('PlannerItem', PlannerItemType);
 
+/** plannerItems' filters without whose planner it is: User.plannerItemsConnection takes these, its user being the parent object. */
 @ArgsType()
-export class PlannerItemsArgs extends ConnectionArgs {
-  @Field(() => ID, { nullable: true, description: 'Whose planner: the viewer (default) or a student they observe.' })
-  userId?: string | null;
-  @Field(() => ID, { nullable: true, description: 'A student the viewer observes in every course of contextCodes.' })
-  observedUserId?: string | null;
+export class PlannerItemsFilterArgs extends ConnectionArgs {
   @Field(() => [String], { nullable: true, description: 'course_<id>, group_<id>, user_<id>; default all the user’s contexts.' })
   contextCodes?: string[] | null;
   @Field(() => String, { nullable: true, description: 'YYYY-MM-DD or ISO 8601.' })
@@ -174,6 +171,14 @@ export class PlannerItemsArgs extends ConnectionArgs {
   include?: string[] | null;
   @Field(() => String, { nullable: true, description: 'asc (default) or desc' })
   order?: string | null;
+}
+
+@ArgsType()
+export class PlannerItemsArgs extends PlannerItemsFilterArgs {
+  @Field(() => ID, { nullable: true, description: 'Whose planner: the viewer (default) or a student they observe.' })
+  userId?: string | null;
+  @Field(() => ID, { nullable: true, description: 'A student the viewer observes in every course of contextCodes.' })
+  observedUserId?: string | null;
 }
 
 @ArgsType()
