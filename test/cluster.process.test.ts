@@ -44,6 +44,8 @@ beforeAll(async () => {
       LMS_SECRET_KEY: SECRET,
       // Deliveries are woken only by commits (the relay's nudge), never by a poll, within a test's time.
       ...fastDeliveryEnv(caFile, { WEBHOOK_POLL_MS: '3600000' }),
+      // Long enough that only a flush, never the expiry, can make a worker forget a token during the test.
+      TOKEN_CACHE_MS: '60000',
       // Small limits for the throttle test: a request to an expensive route costs 60, a bucket refuses at 100.
       RATE_LIMIT: 'on',
       RATE_LIMIT_HWM: '100',
@@ -102,6 +104,15 @@ describe('WEB_CONCURRENCY=2', () => {
     );
     for (const f of feeds) expect(f.errors).toEqual([]);
     feeds.forEach((f) => f.close());
+  });
+
+  it('forgets a revoked token on every worker at once (token cache flushes go through the primary)', async () => {
+    const user = await new World(shared.serverFor(cluster)).user('Soon Revoked');
+    // Requests on new connections alternate between the workers: both now hold the token in their caches.
+    for (let i = 0; i < 4; i++) expect((await fresh(user.api).get('/api/v1/users/self')).status).toBe(200);
+    const revoked = await fresh(cluster.admin).delete(`/api/v1/users/${user.id}/tokens/${user.token.slice(0, 5)}`);
+    expect(revoked.status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await fresh(user.api).get('/api/v1/users/self')).status).toBe(401);
   });
 
   it('charges one throttle bucket per client across the workers', async () => {

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { setUpDatabase } from '../bootstrap';
 import type { Config } from '../config';
 import { dbKind } from '../db/data-source';
+import { createAppPubSub } from '../graphql/pubsub';
 import { Dispatcher } from '../webhooks/dispatcher';
 import { announceInstallation } from './installation-notes';
 import { primaryRelay } from './primary-relay';
@@ -31,7 +32,10 @@ export async function runPrimary(config: Config): Promise<void> {
   const count = config.WEB_CONCURRENCY;
   const log = pino({ level: config.LOG_LEVEL }).child({ role: 'primary' });
   const { ds, tokenKey, installation } = await setUpDatabase(config);
-  const dispatcher = config.WEBHOOK_DISPATCHER === 'on' ? new Dispatcher({ ds, config, tokenKey, log: log.child({ component: 'webhooks' }) }) : null;
+  // With REDIS_URL the dispatcher also hears commits made on other machines' instances (the relay
+  // brings this machine's workers' commits); without it, those are found by polling.
+  const pubsub = config.WEBHOOK_DISPATCHER === 'on' && config.REDIS_URL ? createAppPubSub(config.REDIS_URL) : undefined;
+  const dispatcher = config.WEBHOOK_DISPATCHER === 'on' ? new Dispatcher({ ds, config, tokenKey, log: log.child({ component: 'webhooks' }), pubsub }) : null;
   if (!dispatcher) await ds.destroy();
   cluster.on('message', primaryRelay(config));
 
@@ -54,6 +58,7 @@ export async function runPrimary(config: Config): Promise<void> {
       const clean = (await Promise.all(exits)).every(Boolean);
       // In-flight deliveries finish (bounded by their timeout) and are recorded before the database closes.
       await dispatcher?.stop();
+      await pubsub?.close();
       if (dispatcher) await ds.destroy();
       return clean;
     })());
