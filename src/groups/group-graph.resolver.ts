@@ -1,8 +1,6 @@
-import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
-import { Account } from '../accounts/account.entity';
+import { Args, ClassType, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import { AccountType } from '../accounts/account.types';
 import { orRefused } from '../common/visible';
-import { Course } from '../courses/course.entity';
 import { CourseType } from '../courses/course.types';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionArgs, MAX_PAGE_SIZE } from '../graphql/relay';
@@ -19,31 +17,34 @@ import { ContextGroupsArgs, GroupConnection, GroupType, ViewerGroupsArgs } from 
  * viewerGroupsConnection); a list the caller may not see is null.
  */
 
-@Resolver(() => CourseType)
-export class CourseGroupsResolver {
-  @FieldResolver(() => GroupConnection, { nullable: true, description: 'Groups of the course (as contextGroupsConnection); null unless the viewer may list them.' })
-  groupsConnection(@Root() c: Course, @Args() args: ContextGroupsArgs, @Ctx() ctx: RequestContext) {
-    return orRefused(() => ctx.services.groups.listForContext('Course', String(c.id), args));
-  }
+/** A context's groups and group sets (Course's, Account's): the top-level queries run with the parent's id. */
+function ContextGroupsFields(contextType: 'Course' | 'Account', parent: ClassType, description: { groups: string; groupSets: string }) {
+  @Resolver(() => parent)
+  abstract class ContextGroupsFields {
+    @FieldResolver(() => GroupConnection, { nullable: true, description: description.groups })
+    groupsConnection(@Root() c: { id: number }, @Args() args: ContextGroupsArgs, @Ctx() ctx: RequestContext) {
+      return orRefused(() => ctx.services.groups.listForContext(contextType, String(c.id), args));
+    }
 
-  @FieldResolver(() => GroupCategoryConnection, { nullable: true, description: 'Group sets of the course (as groupSetsConnection); null unless the viewer may list them.' })
-  groupSetsConnection(@Root() c: Course, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return orRefused(() => ctx.services.groupCategories.listForContext('Course', String(c.id), args));
+    @FieldResolver(() => GroupCategoryConnection, { nullable: true, description: description.groupSets })
+    groupSetsConnection(@Root() c: { id: number }, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
+      return orRefused(() => ctx.services.groupCategories.listForContext(contextType, String(c.id), args));
+    }
   }
+  return ContextGroupsFields;
 }
+
+@Resolver(() => CourseType)
+export class CourseGroupsResolver extends ContextGroupsFields('Course', CourseType, {
+  groups: 'Groups of the course (as contextGroupsConnection); null unless the viewer may list them.',
+  groupSets: 'Group sets of the course (as groupSetsConnection); null unless the viewer may list them.',
+}) {}
 
 @Resolver(() => AccountType)
-export class AccountGroupsResolver {
-  @FieldResolver(() => GroupConnection, { nullable: true, description: 'Groups of the account (as contextGroupsConnection).' })
-  groupsConnection(@Root() a: Account, @Args() args: ContextGroupsArgs, @Ctx() ctx: RequestContext) {
-    return orRefused(() => ctx.services.groups.listForContext('Account', String(a.id), args));
-  }
-
-  @FieldResolver(() => GroupCategoryConnection, { nullable: true, description: 'Group sets of the account (as groupSetsConnection).' })
-  groupSetsConnection(@Root() a: Account, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return orRefused(() => ctx.services.groupCategories.listForContext('Account', String(a.id), args));
-  }
-}
+export class AccountGroupsResolver extends ContextGroupsFields('Account', AccountType, {
+  groups: 'Groups of the account (as contextGroupsConnection).',
+  groupSets: 'Group sets of the account (as groupSetsConnection).',
+}) {}
 
 @Resolver(() => GroupType)
 export class GroupMembersResolver {
