@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { exportJWK, exportPKCS8, generateKeyPair, importPKCS8, JWK, KeyLike, SignJWT } from 'jose';
 import type { DataSource } from 'typeorm';
-import { Setting } from '../db/setting.entity';
+import { KeyRing } from './key-ring';
 
 /**
  * The service's key pair for signing webhook deliveries. Generated on first use and kept in the
@@ -49,39 +49,16 @@ async function newKey(tokenKey: string): Promise<StoredKey> {
   return { kid, alg: ALG, createdAt: new Date().toISOString(), publicJwk, privateKey: encrypt(tokenKey, await exportPKCS8(privateKey)) };
 }
 
-async function readKeys(ds: DataSource): Promise<StoredKey[] | null> {
-  const row = await ds.getRepository(Setting).findOneBy({ name: SETTING });
-  return row ? (JSON.parse(row.value) as StoredKey[]) : null;
-}
-
-/** The stored keys, generating the first one when there is none (concurrent first starts agree on one). */
-async function ensureKeys(ds: DataSource, tokenKey: string): Promise<StoredKey[]> {
-  const found = await readKeys(ds);
-  if (found?.length) return found;
-  const keys = [await newKey(tokenKey)];
-  try {
-    await ds.getRepository(Setting).insert({ name: SETTING, value: JSON.stringify(keys) });
-    return keys;
-  } catch {
-    // Another process generated them first: use theirs.
-    const theirs = await readKeys(ds);
-    if (theirs?.length) return theirs;
-    throw new Error('could not store the webhook signing key');
-  }
-}
+const ring = new KeyRing(SETTING, 'webhook signing key', newKey, KEEP);
 
 /** Adds a new signing key (used from now on) and keeps the last few in the JWKS. Returns its kid. */
-export async function rotateSigningKey(ds: DataSource, tokenKey: string): Promise<string> {
-  const keys = await ensureKeys(ds, tokenKey);
-  const next = await newKey(tokenKey);
-  const kept = [...keys, next].slice(-KEEP);
-  await ds.getRepository(Setting).update({ name: SETTING }, { value: JSON.stringify(kept) });
-  return next.kid;
+export function rotateSigningKey(ds: DataSource, tokenKey: string): Promise<string> {
+  return ring.rotate(ds, tokenKey);
 }
 
 /** The public keys receivers verify signatures with (`{"keys": [...]}`, RFC 7517). */
 export async function publishedJwks(ds: DataSource, tokenKey: string): Promise<{ keys: JWK[] }> {
-  return { keys: (await ensureKeys(ds, tokenKey)).map((k) => k.publicJwk).reverse() };
+  return { keys: await ring.published(ds, tokenKey) };
 }
 
 export interface SignatureClaims {
@@ -105,29 +82,10 @@ export const SIGNATURE_HEADER = 'X-Webhook-Signature';
  * Keys are re-read now and then, so a rotation by another process is picked up.
  */
 export class DeliverySigner {
-  private current?: { kid: string; key: KeyLike; loadedAt: number };
-  /** One load at a time: concurrent deliveries share it (and never generate two first keys). */
-  private loading?: Promise<{ kid: string; key: KeyLike }>;
+  private readonly key: () => Promise<{ kid: string; key: KeyLike }>;
 
-  constructor(
-    private readonly ds: DataSource,
-    private readonly tokenKey: string,
-    private readonly refreshMs = 5 * 60_000,
-  ) {}
-
-  private key(): Promise<{ kid: string; key: KeyLike }> {
-    if (this.current && Date.now() - this.current.loadedAt < this.refreshMs) return Promise.resolve(this.current);
-    this.loading ??= this.load().finally(() => (this.loading = undefined));
-    return this.loading;
-  }
-
-  private async load(): Promise<{ kid: string; key: KeyLike }> {
-    const keys = await ensureKeys(this.ds, this.tokenKey);
-    const newest = keys[keys.length - 1];
-    if (this.current?.kid !== newest.kid) {
-      this.current = { kid: newest.kid, key: await importPKCS8(decrypt(this.tokenKey, newest.privateKey), ALG), loadedAt: Date.now() };
-    } else this.current.loadedAt = Date.now();
-    return this.current;
+  constructor(ds: DataSource, tokenKey: string, refreshMs = 5 * 60_000) {
+    this.key = ring.newest(ds, tokenKey, (k) => importPKCS8(decrypt(tokenKey, k.privateKey), ALG), refreshMs);
   }
 
   async sign(c: SignatureClaims): Promise<string> {

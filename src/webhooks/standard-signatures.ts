@@ -1,7 +1,7 @@
 import { createHmac, createPrivateKey, generateKeyPairSync, KeyObject, randomUUID, sign } from 'node:crypto';
 import type { JWK } from 'jose';
 import type { DataSource } from 'typeorm';
-import { Setting } from '../db/setting.entity';
+import { KeyRing } from './key-ring';
 import { seal, unseal } from './sealed';
 
 /**
@@ -41,37 +41,16 @@ function newKey(tokenKey: string): StoredEdKey {
   return { kid, createdAt: new Date().toISOString(), publicJwk, privateKey: seal(tokenKey, PURPOSE, pem) };
 }
 
-async function readKeys(ds: DataSource): Promise<StoredEdKey[] | null> {
-  const row = await ds.getRepository(Setting).findOneBy({ name: SETTING });
-  return row ? (JSON.parse(row.value) as StoredEdKey[]) : null;
-}
-
-/** The stored keys, generating the first one when there is none (concurrent first starts agree on one). */
-async function ensureKeys(ds: DataSource, tokenKey: string): Promise<StoredEdKey[]> {
-  const found = await readKeys(ds);
-  if (found?.length) return found;
-  const keys = [newKey(tokenKey)];
-  try {
-    await ds.getRepository(Setting).insert({ name: SETTING, value: JSON.stringify(keys) });
-    return keys;
-  } catch {
-    const theirs = await readKeys(ds);
-    if (theirs?.length) return theirs;
-    throw new Error('could not store the webhook Ed25519 key');
-  }
-}
+const ring = new KeyRing(SETTING, 'webhook Ed25519 key', newKey, KEEP);
 
 /** Adds a new Ed25519 key (v1a signatures use it from now on); the JWKS keeps the last few. */
-export async function rotateEd25519Key(ds: DataSource, tokenKey: string): Promise<string> {
-  const keys = await ensureKeys(ds, tokenKey);
-  const next = newKey(tokenKey);
-  await ds.getRepository(Setting).update({ name: SETTING }, { value: JSON.stringify([...keys, next].slice(-KEEP)) });
-  return next.kid;
+export function rotateEd25519Key(ds: DataSource, tokenKey: string): Promise<string> {
+  return ring.rotate(ds, tokenKey);
 }
 
 /** The Ed25519 public keys as JWKs, newest first. */
-export async function publishedEd25519Jwks(ds: DataSource, tokenKey: string): Promise<JWK[]> {
-  return (await ensureKeys(ds, tokenKey)).map((k) => k.publicJwk).reverse();
+export function publishedEd25519Jwks(ds: DataSource, tokenKey: string): Promise<JWK[]> {
+  return ring.published(ds, tokenKey);
 }
 
 /** What Standard Webhooks signs: `${id}.${timestamp}.${body}`. */
@@ -82,28 +61,10 @@ export const signedContent = (id: string, timestamp: number, body: string): stri
  * then, so a rotation by another process is picked up.
  */
 export class StandardWebhookSigner {
-  private current?: { kid: string; key: KeyObject; loadedAt: number };
-  private loading?: Promise<KeyObject>;
+  private readonly key: () => Promise<{ kid: string; key: KeyObject }>;
 
-  constructor(
-    private readonly ds: DataSource,
-    private readonly tokenKey: string,
-    private readonly refreshMs = 5 * 60_000,
-  ) {}
-
-  private key(): Promise<KeyObject> {
-    if (this.current && Date.now() - this.current.loadedAt < this.refreshMs) return Promise.resolve(this.current.key);
-    this.loading ??= this.load().finally(() => (this.loading = undefined));
-    return this.loading;
-  }
-
-  private async load(): Promise<KeyObject> {
-    const keys = await ensureKeys(this.ds, this.tokenKey);
-    const newest = keys[keys.length - 1];
-    if (this.current?.kid !== newest.kid) {
-      this.current = { kid: newest.kid, key: createPrivateKey(unseal(this.tokenKey, PURPOSE, newest.privateKey)), loadedAt: Date.now() };
-    } else this.current.loadedAt = Date.now();
-    return this.current.key;
+  constructor(ds: DataSource, tokenKey: string, refreshMs = 5 * 60_000) {
+    this.key = ring.newest(ds, tokenKey, (k) => createPrivateKey(unseal(tokenKey, PURPOSE, k.privateKey)), refreshMs);
   }
 
   /** `hmacKeys`: the subscription's current (and, during a grace period, previous) secret. */
@@ -111,7 +72,7 @@ export class StandardWebhookSigner {
     const timestamp = Math.floor(now / 1000);
     const content = Buffer.from(signedContent(messageId, timestamp, body), 'utf8');
     const signatures = hmacKeys.map((k) => `v1,${createHmac('sha256', k).update(content).digest('base64')}`);
-    signatures.push(`v1a,${sign(null, content, await this.key()).toString('base64')}`);
+    signatures.push(`v1a,${sign(null, content, (await this.key()).key).toString('base64')}`);
     return { [STANDARD_HEADERS.id]: messageId, [STANDARD_HEADERS.timestamp]: String(timestamp), [STANDARD_HEADERS.signature]: signatures.join(' ') };
   }
 }
