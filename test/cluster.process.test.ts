@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Client } from 'graphql-ws';
 import { OutboxMessage } from '../src/events/outbox.entity';
 import { testDatabase, TestDatabase } from './support/db';
+import { runServiceToExit } from './support/process';
 import { collect, Feed, Instance, sharedDatabase, SharedDatabase, startInstance, untilEveryFeedHears } from './support/instances';
 import { fastDeliveryEnv, HttpsReceiver, subscription, testCertificate, toolProxy, waitFor } from './support/webhooks';
 import { World } from './support/world';
@@ -157,5 +158,19 @@ describe('WEB_CONCURRENCY=2', () => {
     // Both workers and the primary, which reports that they stopped cleanly.
     expect(stopped).toHaveLength(3);
     expect(stopped.find((l) => l.pid === cluster.child.pid)).toMatchObject({ clean: true });
+  });
+});
+
+describe('WEB_CONCURRENCY refusals', () => {
+  it('refuses a value that is not a count or auto, and an in-memory database it cannot share, naming the variable', async () => {
+    for (const env of [
+      { WEB_CONCURRENCY: 'lots', DATABASE_URL: `sqlite:${path.join(os.tmpdir(), 'never-created.sqlite')}` },
+      { WEB_CONCURRENCY: '2', DATABASE_URL: 'sqlite::memory:' },
+    ]) {
+      const { code, output } = await runServiceToExit(env);
+      expect(code).toBe(1);
+      expect(output).toContain('WEB_CONCURRENCY');
+      expect(output).not.toMatch(/\n\s+at /);
+    }
   });
 });
