@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { Dispatcher } from '../src/webhooks/dispatcher';
 import { startTestServer, TestServer } from './support/server';
+import { SMALL_BUCKET } from './support/throttle';
 import { World } from './support/world';
 import { wsClient } from './support/ws';
 import { subscription, toolProxy, waitFor } from './support/webhooks';
@@ -227,16 +228,8 @@ describe('with METRICS_TOKEN', () => {
 describe('rate limit refusals', () => {
   let server: TestServer;
   beforeAll(async () => {
-    // A bucket two anonymous error reports fill (as in test/throttle.rest.test.ts).
-    server = await startTestServer({
-      METRICS_TOKEN,
-      RATE_LIMIT: 'on',
-      RATE_LIMIT_HWM: '3',
-      RATE_LIMIT_MAX: '4',
-      RATE_LIMIT_OUTFLOW: '0.01',
-      RATE_LIMIT_UP_FRONT: '0',
-      RATE_LIMIT_EXPENSIVE_COST: '1.2',
-    });
+    // A bucket two anonymous error reports fill.
+    server = await startTestServer({ METRICS_TOKEN, ...SMALL_BUCKET });
   });
   afterAll(() => server.close());
 

@@ -3,6 +3,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { ApiResponse } from './support/api';
 import { startTestServer, TestServer } from './support/server';
+import { SMALL_BUCKET } from './support/throttle';
 import { World } from './support/world';
 import { wsClient, wsRequest } from './support/ws';
 
@@ -155,13 +156,8 @@ describe('a small bucket', () => {
   let world: World;
   beforeAll(async () => {
     server = await startTestServer({
-      RATE_LIMIT: 'on',
-      RATE_LIMIT_HWM: '3',
-      RATE_LIMIT_MAX: '4',
-      RATE_LIMIT_OUTFLOW: '0.01',
-      RATE_LIMIT_UP_FRONT: '0',
       // Two reports (2.4 units) leave no room for a third; the leak is too slow to matter in a test.
-      RATE_LIMIT_EXPENSIVE_COST: '1.2',
+      ...SMALL_BUCKET,
       // One unit per point of GraphQL cost, so an operation's cost shows plainly in the bucket.
       GRAPHQL_COST_PER_RATE_LIMIT_UNIT: '1',
     });
@@ -246,12 +242,7 @@ describe('shared by two instances through Redis', () => {
     const env = {
       REDIS_URL,
       LMS_SECRET_KEY: randomBytes(32).toString('hex'),
-      RATE_LIMIT: 'on',
-      RATE_LIMIT_HWM: '3',
-      RATE_LIMIT_MAX: '4',
-      RATE_LIMIT_OUTFLOW: '0.01',
-      RATE_LIMIT_UP_FRONT: '0',
-      RATE_LIMIT_EXPENSIVE_COST: '1.2',
+      ...SMALL_BUCKET,
     };
     a = await startTestServer(env);
     b = await startTestServer(env);
