@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { contentRoom, ContentRoom } from './support/content';
+import { requireRedis, TEST_REDIS_URL as REDIS_URL } from './support/redis';
 import { startTestServer, TestServer } from './support/server';
 import { World, WorldUser } from './support/world';
 import { wsClient } from './support/ws';
@@ -174,22 +174,7 @@ describe('planner subscriptions on one instance (in-process pubsub)', () => {
   });
 });
 
-/** Whether something listens on the Redis port. */
-function reachable(url: string): Promise<boolean> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const s = net.connect({ host: u.hostname, port: Number(u.port || 6379) });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
-
 describe('planner subscriptions across two instances over Redis', () => {
-  const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
   /** Waits until `n` connections listen on the channel of a user's (or note's) planner topic. */
   async function listening(server: TestServer, topic: string, id: number, n = 1): Promise<void> {
     const [{ value: ns }] = await server.app.ds.query("SELECT value FROM settings WHERE name = 'planner_channel_namespace'");
@@ -211,7 +196,7 @@ describe('planner subscriptions across two instances over Redis', () => {
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    if (!(await reachable(REDIS_URL))) throw new Error(`these tests need Redis at ${REDIS_URL} (set TEST_REDIS_URL)`);
+    await requireRedis();
     // Both instances open one database: a temporary SQLite file, or the first instance's MariaDB database.
     let shared: string;
     if (process.env.DATABASE_URL?.startsWith('mysql://')) {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import net from 'node:net';
 import type { ApiResponse } from './support/api';
+import { requireRedis, TEST_REDIS_URL as REDIS_URL } from './support/redis';
 import { startTestServer, TestServer } from './support/server';
 import { SMALL_BUCKET } from './support/throttle';
 import { World } from './support/world';
@@ -231,12 +231,11 @@ describe('a leaking bucket', () => {
 });
 
 describe('shared by two instances through Redis', () => {
-  const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
   let a: TestServer;
   let b: TestServer;
 
   beforeAll(async () => {
-    if (!(await reachable(REDIS_URL))) throw new Error(`these tests need Redis at ${REDIS_URL} (set TEST_REDIS_URL)`);
+    await requireRedis();
     // Instances of one deployment share the server secret, which names the buckets; a fresh one per run
     // keeps this run's buckets apart from any earlier run's.
     const env = {
@@ -263,13 +262,3 @@ describe('shared by two instances through Redis', () => {
   });
 });
 
-function reachable(url: string): Promise<boolean> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const s = net.connect(Number(u.port || 6379), u.hostname, () => {
-      s.end();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { User } from '../src/users/user.entity';
+import { requireRedis, TEST_REDIS_URL as REDIS_URL } from './support/redis';
 import { startTestServer, TestServer } from './support/server';
 import { World, WorldUser } from './support/world';
 
@@ -71,14 +71,13 @@ describe('one instance', () => {
 });
 
 describe('two instances sharing a database, through Redis', () => {
-  const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
   let dir: string | undefined;
   let a: TestServer;
   let b: TestServer;
   let world: World;
 
   beforeAll(async () => {
-    if (!(await reachable(REDIS_URL))) throw new Error(`these tests need Redis at ${REDIS_URL} (set TEST_REDIS_URL)`);
+    await requireRedis();
     // In-memory SQLite cannot be shared between two data sources; a file can.
     const mysql = process.env.DATABASE_URL?.startsWith('mysql://');
     dir = mysql ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'lms-token-cache-'));
@@ -109,11 +108,3 @@ describe('two instances sharing a database, through Redis', () => {
   });
 });
 
-function reachable(url: string): Promise<boolean> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const s = net.connect(Number(u.port || 6379), u.hostname);
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-  });
-}

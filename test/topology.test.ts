@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import type { Client } from 'graphql-ws';
 import { OutboxMessage } from '../src/events/outbox.entity';
 import { testDatabase, TestDatabase } from './support/db';
 import { CliWorker, collect, Instance, sharedDatabase, SharedDatabase, startDispatchWorker, startInstance, untilEveryFeedHears } from './support/instances';
+import { requireRedis, TEST_REDIS_URL as REDIS_URL } from './support/redis';
 import { fastDeliveryEnv, HttpsReceiver, sleep, subscription, testCertificate, toolProxy, waitFor } from './support/webhooks';
 import { World } from './support/world';
 import { wsClient } from './support/ws';
@@ -17,23 +17,10 @@ import { wsClient } from './support/ws';
  * on MariaDB, where it always runs.
  */
 const MYSQL = process.env.DATABASE_URL?.startsWith('mysql://') ?? false;
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PLANNER_CHANGED = `subscription { plannerChanged { change plannableType plannableId } }`;
 const ADMIN_TOKEN = `topology-admin-${randomBytes(12).toString('hex')}`;
 // Fresh per run: throttle buckets in Redis are named with it, so no run inherits another's.
 const SECRET = randomBytes(32).toString('hex');
-
-function reachable(url: string): Promise<boolean> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const s = net.connect({ host: u.hostname, port: Number(u.port || 6379) });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
 
 const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -52,7 +39,7 @@ if (!MYSQL) {
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    if (!(await reachable(REDIS_URL))) throw new Error(`the topology test needs Redis at ${REDIS_URL} (set TEST_REDIS_URL)`);
+    await requireRedis();
     db = testDatabase();
     const tls = await testCertificate();
     caFile = tls.caFile;

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from 'graphql-ws';
@@ -7,6 +6,7 @@ import { issueToolAccessToken } from '../src/lti/lti-tokens';
 import type { ToolProxy } from '../src/lti/tool-proxy.entity';
 import { contentRoom, ContentRoom } from './support/content';
 import { testDatabase } from './support/db';
+import { requireRedis, TEST_REDIS_URL } from './support/redis';
 import { startTestServer, TestServer } from './support/server';
 import { HttpsReceiver, subscription, toolProxy, waitFor, webhookRoom, WebhookRoom } from './support/webhooks';
 import { World } from './support/world';
@@ -57,18 +57,6 @@ async function untilReceived(l: Listener, cause: () => Promise<void>, tries = 20
     }
   }
   throw new Error(`no live message (errors: ${JSON.stringify(l.errors)})`);
-}
-
-/** Whether something listens at the URL's host and port. */
-function reachable(url: string): Promise<boolean> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(u.port || 6379), u.hostname);
-    socket.setTimeout(1000);
-    socket.on('connect', () => (socket.destroy(), resolve(true)));
-    socket.on('error', () => resolve(false));
-    socket.on('timeout', () => (socket.destroy(), resolve(false)));
-  });
 }
 
 const tokenFor = (s: TestServer, tool: ToolProxy) => issueToolAccessToken(s.app.tokenKey, tool.guid, new URL(s.url).host);
@@ -146,9 +134,8 @@ describe('across instances with REDIS_URL', () => {
     const shared = testDatabase();
     const file = path.join(os.tmpdir(), `webhooks-ws-${process.pid}-${Date.now()}.sqlite`);
     const url = shared.kind === 'mysql' ? shared.url : `sqlite:${file}`;
-    const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-    if (!(await reachable(redisUrl))) throw new Error(`this test needs Redis at ${redisUrl} (set TEST_REDIS_URL)`);
-    const env = { DATABASE_URL: url, REDIS_URL: redisUrl, WEBHOOK_DISPATCHER: 'off' };
+    await requireRedis();
+    const env = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, WEBHOOK_DISPATCHER: 'off' };
     const a = await startTestServer(env);
     const b = await startTestServer(env);
     try {
