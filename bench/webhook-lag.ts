@@ -302,7 +302,10 @@ async function main(): Promise<void> {
           break;
         }
         try {
-          rows.push(...(await runCase(engine, build, receiver, certFile)));
+          const done = await runCase(engine, build, receiver, certFile);
+          // As each case ends, so a long run shows progress (the table at the end has them all).
+          for (const r of done) console.log(`  ${r.slice(0, 6).join(' | ')}`);
+          rows.push(...done);
         } finally {
           await engine.drop().catch(() => undefined);
         }
