@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { count } from './support/content';
 import type { TestServer } from './support/server';
-import { FilesServer, STORAGE_KINDS, startFilesServer, TestStorage, UploadTicket } from './support/storage';
+import { STORAGE_KINDS, startFilesServer, TestStorage, UploadTicket } from './support/storage';
 import type { World, WorldUser } from './support/world';
 
 /**
@@ -74,12 +74,8 @@ function endlessUpload(ticket: UploadTicket): Promise<{ status: number; body: un
 }
 
 describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
-  let files: FilesServer | undefined;
-  beforeAll(async () => {
-    files = await startFilesServer(kind);
-    ({ storage, server, world } = files);
-  });
-  afterAll(() => files?.close());
+  beforeAll(async () => ({ storage, server, world } = await startFilesServer(kind)));
+  afterAll(() => server?.close());
 
   describe('preflight: the size is required and checked against the quota', () => {
     it('refuses a preflight without a size, or with one that is not a whole number of bytes, naming size (REST and GraphQL)', async () => {

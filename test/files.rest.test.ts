@@ -3,7 +3,7 @@ import { signPolicy } from '../src/files/upload-policy';
 import type { Api } from './support/api';
 import { count } from './support/content';
 import type { TestServer } from './support/server';
-import { FilesServer, STORAGE_KINDS, startFilesServer, TestStorage, UploadTicket } from './support/storage';
+import { STORAGE_KINDS, startFilesServer, TestStorage, UploadTicket } from './support/storage';
 import type { World, WorldUser } from './support/world';
 
 let server: TestServer;
@@ -61,12 +61,8 @@ async function download(url: string, api?: Api) {
 }
 
 describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
-  let files: FilesServer | undefined;
-  beforeAll(async () => {
-    files = await startFilesServer(kind);
-    ({ storage, server, world } = files);
-  });
-  afterAll(() => files?.close());
+  beforeAll(async () => ({ storage, server, world } = await startFilesServer(kind)));
+  afterAll(() => server?.close());
 
   describe('group files: the three-step upload', () => {
     it('preflight, bytes, confirm, metadata and download for a group member', async () => {

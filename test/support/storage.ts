@@ -127,16 +127,11 @@ export async function startTestStorage(kind: StorageKind, extra: Record<string, 
   };
 }
 
-/** The files suites' server for one describe.each(STORAGE_KINDS) block: storage, a server on it, a world. */
-export interface FilesServer {
-  storage: TestStorage;
-  server: TestServer;
-  world: World;
-  /** Closes the server, then its storage. */
-  close(): Promise<void>;
-}
-
-export async function startFilesServer(kind: StorageKind): Promise<FilesServer> {
+/**
+ * The files suites' server for one describe.each(STORAGE_KINDS) block: storage, a server on it whose
+ * close() closes the storage too, and a world.
+ */
+export async function startFilesServer(kind: StorageKind): Promise<{ storage: TestStorage; server: TestServer; world: World }> {
   const storage = await startTestStorage(kind);
   let server: TestServer;
   try {
@@ -146,15 +141,12 @@ export async function startFilesServer(kind: StorageKind): Promise<FilesServer> 
     await storage.close();
     throw e;
   }
-  return {
-    storage,
-    server,
-    world: new World(server),
-    async close() {
-      await server.close();
-      await storage.close();
-    },
+  const close = server.close.bind(server);
+  server.close = async () => {
+    await close();
+    await storage.close();
   };
+  return { storage, server, world: new World(server) };
 }
 
 /** A preflight's answer (step 1 of a Canvas upload): where step 2 posts, with which fields, and the file's field name. */
