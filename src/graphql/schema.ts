@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { GraphQLSchema } from 'graphql';
-import { buildSchemaSync, getMetadataStorage, NonEmptyArray } from 'type-graphql';
+import { validateOrReject, ValidatorOptions } from 'class-validator';
+import { ArgumentValidationError, buildSchemaSync, getMetadataStorage, NonEmptyArray } from 'type-graphql';
 import { AccountResolver } from '../accounts/account.resolver';
 import { AccessTokenResolver } from '../auth/access-token.resolver';
 import { CourseResolver } from '../courses/course.resolver';
@@ -87,12 +88,33 @@ function plainFieldsResolveDirectly(): void {
   }
 }
 
+/**
+ * Argument validation as type-graphql's own (class-validator on object arguments, missing properties
+ * skipped, unknown values allowed, failures as ArgumentValidationError), without its per-call
+ * `require('class-validator')` — a module resolution on every object or list argument of every field
+ * and row, which profiles showed on hot lists (issue 11) — and with nothing to do for lists of scalars.
+ */
+const VALIDATOR_OPTIONS: ValidatorOptions = { forbidUnknownValues: false, skipMissingProperties: true };
+const validatable = (v: unknown): v is object => v !== null && typeof v === 'object';
+
+async function validateArgument(value: unknown): Promise<void> {
+  if (!validatable(value)) return;
+  try {
+    if (Array.isArray(value)) {
+      const objects = value.filter(validatable);
+      if (objects.length) await Promise.all(objects.map((o) => validateOrReject(o, VALIDATOR_OPTIONS)));
+    } else await validateOrReject(value, VALIDATOR_OPTIONS);
+  } catch (err) {
+    throw new ArgumentValidationError(err as never);
+  }
+}
+
 export function buildAppSchema(): GraphQLSchema {
   if (!cached) plainFieldsResolveDirectly();
   cached ??= buildSchemaSync({
     resolvers,
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
-    validate: { forbidUnknownValues: false },
+    validateFn: validateArgument,
     emitSchemaFile: false,
     pubSub: schemaPubSub,
   });
