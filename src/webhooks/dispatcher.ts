@@ -238,7 +238,11 @@ export class Dispatcher {
       const due = slot.pausedUntil ?? now + DESTINATION_FULL_RETRY_MS;
       later.set(due, [...(later.get(due) ?? []), b]);
     }
-    for (const [due, held] of later) await this.release(held, new Date(due));
+    for (const [due, held] of later) {
+      await this.release(held, new Date(due));
+      // Claim them again when due, not at the next poll (which may be a second away).
+      setTimeout(() => this.onWritten(), Math.max(0, due - Date.now())).unref();
+    }
   }
 
   private launch(b: Claimed, destination: string | null = null): void {
