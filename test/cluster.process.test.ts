@@ -6,7 +6,8 @@ import { OutboxMessage } from '../src/events/outbox.entity';
 import { testDatabase, TestDatabase } from './support/db';
 import { runServiceToExit } from './support/process';
 import { collect, Feed, Instance, sharedDatabase, SharedDatabase, startInstance, untilEveryFeedHears } from './support/instances';
-import { fastDeliveryEnv, HttpsReceiver, subscription, testCertificate, toolProxy, waitFor } from './support/webhooks';
+import { ONE_REPORT_BUCKET } from './support/throttle';
+import { essaySubscription, fastDeliveryEnv, HttpsReceiver, testCertificate, waitFor } from './support/webhooks';
 import { World } from './support/world';
 import { wsClient } from './support/ws';
 
@@ -48,12 +49,7 @@ beforeAll(async () => {
       // Long enough that only a flush, never the expiry, can make a worker forget a token during the test.
       TOKEN_CACHE_MS: '60000',
       // Small limits for the throttle test: a request to an expensive route costs 60, a bucket refuses at 100.
-      RATE_LIMIT: 'on',
-      RATE_LIMIT_HWM: '100',
-      RATE_LIMIT_MAX: '200',
-      RATE_LIMIT_OUTFLOW: '0.01',
-      RATE_LIMIT_UP_FRONT: '0',
-      RATE_LIMIT_EXPENSIVE_COST: '60',
+      ...ONE_REPORT_BUCKET,
     },
     ADMIN_TOKEN,
   );
@@ -126,19 +122,8 @@ describe('WEB_CONCURRENCY=2', () => {
   });
 
   it("delivers a webhook caused through a worker from the primary's dispatcher, once, woken by the commit", async () => {
-    const server = shared.serverFor(cluster);
-    const world = new World(server);
-    const { course, teacher, student } = await world.classroom();
-    const assignment = await teacher.api.post(`/api/v1/courses/${course.id}/assignments`, {
-      assignment: { name: 'Essay', published: true, points_possible: 10, submission_types: ['online_text_entry'] },
-    });
-    const sub = await subscription(server, {
-      tool: await toolProxy(server),
-      context: { type: 'assignment', id: assignment.body.id },
-      eventTypes: ['submission_created'],
-      url: receiver.url('/cluster'),
-    });
-    const submitted = await fresh(student.api).post(`/api/v1/courses/${course.id}/assignments/${assignment.body.id}/submissions`, {
+    const { room: { course, student }, assignmentId, sub } = await essaySubscription(shared.serverFor(cluster), receiver.url('/cluster'));
+    const submitted = await fresh(student.api).post(`/api/v1/courses/${course.id}/assignments/${assignmentId}/submissions`, {
       submission: { submission_type: 'online_text_entry', body: 'essay' },
     });
     expect(submitted.status).toBe(201);

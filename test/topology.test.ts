@@ -5,7 +5,8 @@ import { OutboxMessage } from '../src/events/outbox.entity';
 import { testDatabase, TestDatabase } from './support/db';
 import { CliWorker, collect, Instance, sharedDatabase, SharedDatabase, startDispatchWorker, startInstance, untilEveryFeedHears } from './support/instances';
 import { requireRedis, TEST_REDIS_URL as REDIS_URL } from './support/redis';
-import { fastDeliveryEnv, HttpsReceiver, sleep, subscription, testCertificate, toolProxy, waitFor } from './support/webhooks';
+import { ONE_REPORT_BUCKET } from './support/throttle';
+import { essaySubscription, fastDeliveryEnv, HttpsReceiver, sleep, testCertificate, waitFor } from './support/webhooks';
 import { World } from './support/world';
 import { wsClient } from './support/ws';
 
@@ -51,12 +52,7 @@ if (!MYSQL) {
       LOG_LEVEL: 'warn',
       WEBHOOK_DISPATCHER: 'off',
       // Small limits for the shared-bucket test: an expensive route costs 60, a bucket refuses at 100.
-      RATE_LIMIT: 'on',
-      RATE_LIMIT_HWM: '100',
-      RATE_LIMIT_MAX: '200',
-      RATE_LIMIT_OUTFLOW: '0.01',
-      RATE_LIMIT_UP_FRONT: '0',
-      RATE_LIMIT_EXPENSIVE_COST: '60',
+      ...ONE_REPORT_BUCKET,
     };
     // A migrates the new database; B starts on it once it has.
     a = await startInstance(env, ADMIN_TOKEN);
@@ -100,18 +96,8 @@ if (!MYSQL) {
   });
 
   it('has a webhook caused through A delivered once, by the dispatch worker', async () => {
-    const server = shared.serverFor(a);
-    const { course, teacher, student } = await new World(server).classroom();
-    const assignment = await teacher.api.post(`/api/v1/courses/${course.id}/assignments`, {
-      assignment: { name: 'Essay', published: true, points_possible: 10, submission_types: ['online_text_entry'] },
-    });
-    const sub = await subscription(server, {
-      tool: await toolProxy(server),
-      context: { type: 'assignment', id: assignment.body.id },
-      eventTypes: ['submission_created'],
-      url: receiver.url('/topology'),
-    });
-    const submitted = await student.api.post(`/api/v1/courses/${course.id}/assignments/${assignment.body.id}/submissions`, {
+    const { room: { course, student }, assignmentId, sub } = await essaySubscription(shared.serverFor(a), receiver.url('/topology'));
+    const submitted = await student.api.post(`/api/v1/courses/${course.id}/assignments/${assignmentId}/submissions`, {
       submission: { submission_type: 'online_text_entry', body: 'essay' },
     });
     expect(submitted.status).toBe(201);

@@ -13,7 +13,7 @@ import { ToolProxy } from '../../src/lti/tool-proxy.entity';
 import { WebhookSubscription } from '../../src/webhooks/webhook-subscription.entity';
 import { contentRoom, ContentRoom } from './content';
 import { startTestServer, TestServer } from './server';
-import { World } from './world';
+import { World, WorldUser } from './world';
 
 // ---- a real HTTPS receiver ---------------------------------------------------------------------
 
@@ -295,10 +295,7 @@ export async function webhookRoom(opts: { receivers?: number; env?: Record<strin
   const server = await startTestServer(fastDeliveryEnv(tls.caFile, opts.env));
   const world = new World(server);
   const room = await contentRoom(world);
-  const created = await room.teacher.api.post(`/api/v1/courses/${room.course.id}/assignments`, {
-    assignment: { name: 'Essay', published: true, points_possible: 10, submission_types: ['online_text_entry'] },
-  });
-  const assignmentId: number = created.body.id;
+  const assignmentId = await essayAssignment(room.teacher, room.course.id);
   const submissions = `/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions`;
   // Counters make each grade and attempt differ from the one before, so each is a change.
   let grade = 0;
@@ -320,4 +317,23 @@ export async function webhookRoom(opts: { receivers?: number; env?: Record<strin
     fs.rmSync(tls.caFile, { force: true });
   };
   return { server, world, room, receivers, assignmentId, gradeChange, submit, close };
+}
+
+/** A published essay (online text entries, 10 points) the teacher makes in the course; its id. */
+export async function essayAssignment(teacher: WorldUser, courseId: number): Promise<number> {
+  const created = await teacher.api.post(`/api/v1/courses/${courseId}/assignments`, {
+    assignment: { name: 'Essay', published: true, points_possible: 10, submission_types: ['online_text_entry'] },
+  });
+  return created.body.id;
+}
+
+/**
+ * A classroom with an essay, and a subscription (straight into the database) to the essay's
+ * submission_created at `url`: the student submitting causes one delivery.
+ */
+export async function essaySubscription(server: TestServer, url: string) {
+  const room = await new World(server).classroom();
+  const assignmentId = await essayAssignment(room.teacher, room.course.id);
+  const sub = await subscription(server, { tool: await toolProxy(server), context: { type: 'assignment', id: assignmentId }, eventTypes: ['submission_created'], url });
+  return { room, assignmentId, sub };
 }
