@@ -36,8 +36,17 @@ function bucket(url: string, fn: string): string {
 
 export function summarizeProfile(profile: Profile, rows = 15): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  // The profiler's own stop call (node:inspector) is not server work.
+  const profilerCall = (id: number): boolean => {
+    for (let cur: number | undefined = id; cur != null; cur = parent.get(cur)) if (byId.get(cur)!.callFrame.url === 'node:inspector') return true;
+    return false;
+  };
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  profile.samples.forEach((id, i) => {
+    if (!profilerCall(id)) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const total = [...self.values()].reduce((a, b) => a + b, 0) || 1;
   const groups = new Map<string, number>();
   const fns = new Map<string, number>();
@@ -54,7 +63,7 @@ export function summarizeProfile(profile: Profile, rows = 15): string {
   const pct = (us: number) => `${((100 * us) / (busy || 1)).toFixed(1).padStart(5)}%`;
   const top = (m: Map<string, number>) =>
     [...m]
-      .filter(([k]) => k !== '(idle)')
+      .filter(([k]) => !k.startsWith('(idle)'))
       .sort((a, b) => b[1] - a[1])
       .slice(0, rows)
       .map(([k, us]) => `  ${pct(us)}  ${k}`)
