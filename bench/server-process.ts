@@ -9,10 +9,8 @@
  *
  * Messages (each answered with { id, ok, ... }): start { env }, memory, profileStart, profileStop { file }, close.
  */
-import fs from 'node:fs';
-import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
+import { answerParent, CpuProfiler, fromDist } from './child-side';
 
 interface Msg {
   id: number;
@@ -21,18 +19,12 @@ interface Msg {
   file?: string;
 }
 
-const dist = process.argv[2] ? path.resolve(process.argv[2]) : path.resolve(__dirname, '..');
-/* eslint-disable @typescript-eslint/no-require-imports */
-const { loadConfig } = require(path.join(dist, 'src/config')) as typeof import('../src/config');
-const { prepareApp } = require(path.join(dist, 'src/bootstrap')) as typeof import('../src/bootstrap');
-const { buildServer } = require(path.join(dist, 'src/server')) as typeof import('../src/server');
+const { loadConfig } = fromDist<typeof import('../src/config')>('src/config');
+const { prepareApp } = fromDist<typeof import('../src/bootstrap')>('src/bootstrap');
+const { buildServer } = fromDist<typeof import('../src/server')>('src/server');
 
 let close: (() => Promise<void>) | undefined;
-let session: Session | undefined;
-
-function post(method: string, params?: object): Promise<any> {
-  return new Promise((resolve, reject) => session!.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
-}
+const profiler = new CpuProfiler(200);
 
 function memory() {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -56,19 +48,11 @@ async function handle(msg: Msg): Promise<object> {
     case 'memory':
       return memory();
     case 'profileStart':
-      session = new Session();
-      session.connect();
-      await post('Profiler.enable');
-      await post('Profiler.setSamplingInterval', { interval: 200 });
-      await post('Profiler.start');
+      await profiler.start();
       return {};
-    case 'profileStop': {
-      const { profile } = await post('Profiler.stop');
-      fs.writeFileSync(msg.file!, JSON.stringify(profile));
-      session!.disconnect();
-      session = undefined;
+    case 'profileStop':
+      await profiler.stop(msg.file!);
       return { file: msg.file };
-    }
     case 'close':
       await close?.();
       close = undefined;
@@ -76,12 +60,4 @@ async function handle(msg: Msg): Promise<object> {
   }
 }
 
-process.on('message', (msg: Msg) => {
-  handle(msg).then(
-    (r) => process.send!({ id: msg.id, ok: true, ...r }),
-    (e: Error) => process.send!({ id: msg.id, ok: false, error: e.stack ?? e.message }),
-  );
-});
-process.on('disconnect', () => {
-  void (close?.() ?? Promise.resolve()).finally(() => process.exit(0));
-});
+answerParent(handle, () => close?.());

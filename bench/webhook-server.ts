@@ -10,10 +10,8 @@
  * dispatch { on }, profileStart, profileStop { file }, close.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
+import { answerParent, CpuProfiler, fromDist } from './child-side';
 
 interface Msg {
   id: number;
@@ -26,28 +24,21 @@ interface Msg {
   file?: string;
 }
 
-const dist = process.argv[2] ? path.resolve(process.argv[2]) : path.resolve(__dirname, '..');
-/* eslint-disable @typescript-eslint/no-require-imports */
-const load = <T>(p: string): T => require(path.join(dist, p)) as T;
-const { loadConfig } = load<typeof import('../src/config')>('src/config');
-const { prepareApp } = load<typeof import('../src/bootstrap')>('src/bootstrap');
-const { buildServer } = load<typeof import('../src/server')>('src/server');
-const { Dispatcher } = load<typeof import('../src/webhooks/dispatcher')>('src/webhooks/dispatcher');
-const { Account } = load<typeof import('../src/accounts/account.entity')>('src/accounts/account.entity');
-const { ToolProxy } = load<typeof import('../src/lti/tool-proxy.entity')>('src/lti/tool-proxy.entity');
-const { encryptSecret } = load<typeof import('../src/lti/lti-keys')>('src/lti/lti-keys');
-const { WebhookSubscription } = load<typeof import('../src/webhooks/webhook-subscription.entity')>('src/webhooks/webhook-subscription.entity');
+const { loadConfig } = fromDist<typeof import('../src/config')>('src/config');
+const { prepareApp } = fromDist<typeof import('../src/bootstrap')>('src/bootstrap');
+const { buildServer } = fromDist<typeof import('../src/server')>('src/server');
+const { Dispatcher } = fromDist<typeof import('../src/webhooks/dispatcher')>('src/webhooks/dispatcher');
+const { Account } = fromDist<typeof import('../src/accounts/account.entity')>('src/accounts/account.entity');
+const { ToolProxy } = fromDist<typeof import('../src/lti/tool-proxy.entity')>('src/lti/tool-proxy.entity');
+const { encryptSecret } = fromDist<typeof import('../src/lti/lti-keys')>('src/lti/lti-keys');
+const { WebhookSubscription } = fromDist<typeof import('../src/webhooks/webhook-subscription.entity')>('src/webhooks/webhook-subscription.entity');
 
 type App = Awaited<ReturnType<typeof prepareApp>>['app'];
 let app: App | undefined;
 let config: ReturnType<typeof loadConfig> | undefined;
 let close: (() => Promise<void>) | undefined;
 let dispatcher: InstanceType<typeof Dispatcher> | undefined;
-let session: Session | undefined;
-
-function post(method: string, params?: object): Promise<any> {
-  return new Promise((resolve, reject) => session!.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
-}
+const profiler = new CpuProfiler(500);
 
 /** A tool with `n` root-account subscriptions to grade_change, all delivering to `url`. */
 async function seed(n: number, url: string, format: string): Promise<void> {
@@ -118,19 +109,11 @@ async function handle(msg: Msg): Promise<object> {
       } else await dispatcher?.stop();
       return {};
     case 'profileStart':
-      session = new Session();
-      session.connect();
-      await post('Profiler.enable');
-      await post('Profiler.setSamplingInterval', { interval: 500 });
-      await post('Profiler.start');
+      await profiler.start();
       return {};
-    case 'profileStop': {
-      const { profile } = await post('Profiler.stop');
-      fs.writeFileSync(msg.file!, JSON.stringify(profile));
-      session!.disconnect();
-      session = undefined;
+    case 'profileStop':
+      await profiler.stop(msg.file!);
       return { file: msg.file };
-    }
     case 'close':
       await close?.();
       close = undefined;
@@ -138,12 +121,4 @@ async function handle(msg: Msg): Promise<object> {
   }
 }
 
-process.on('message', (msg: Msg) => {
-  handle(msg).then(
-    (r) => process.send!({ id: msg.id, ok: true, ...r }),
-    (e: Error) => process.send!({ id: msg.id, ok: false, error: e.stack ?? e.message }),
-  );
-});
-process.on('disconnect', () => {
-  void (close?.() ?? Promise.resolve()).finally(() => process.exit(0));
-});
+answerParent(handle, () => close?.());
