@@ -14,23 +14,45 @@ const dist = process.argv[2] ? path.resolve(process.argv[2]) : path.resolve(__di
 export const fromDist = <T>(p: string): T => require(path.join(dist, p)) as T;
 
 /**
- * Answers each message with { id, ok: true, ...what `handle` returns } or { id, ok: false, error };
- * when the parent goes away, runs `close()` (whatever is open then) and exits.
+ * Answers each message with { id, ok: true, ...its result } or { id, ok: false, error }. profileStart
+ * and profileStop { file } (a CPU profile of this process, sampled every `profileIntervalUs`
+ * microseconds) and close (`close()`) are answered here, every other type by `handle`. When the parent
+ * goes away, runs `close()` and exits.
  */
-export function answerParent<M extends { id: number }>(handle: (msg: M) => Promise<object>, close: () => Promise<void> | undefined): void {
+export function answerParent<M extends { id: number; type: string; file?: string }>(opts: {
+  handle: (msg: M) => Promise<object | undefined>;
+  close: () => Promise<void>;
+  profileIntervalUs: number;
+}): void {
+  const profiler = new CpuProfiler(opts.profileIntervalUs);
+  const answer = async (msg: M): Promise<object | undefined> => {
+    switch (msg.type) {
+      case 'profileStart':
+        await profiler.start();
+        return {};
+      case 'profileStop':
+        await profiler.stop(msg.file!);
+        return { file: msg.file };
+      case 'close':
+        await opts.close();
+        return {};
+      default:
+        return opts.handle(msg);
+    }
+  };
   process.on('message', (msg: M) => {
-    handle(msg).then(
+    answer(msg).then(
       (r) => process.send!({ id: msg.id, ok: true, ...r }),
       (e: Error) => process.send!({ id: msg.id, ok: false, error: e.stack ?? e.message }),
     );
   });
   process.on('disconnect', () => {
-    void (close() ?? Promise.resolve()).finally(() => process.exit(0));
+    void opts.close().finally(() => process.exit(0));
   });
 }
 
 /** A sampling CPU profile of this process through node:inspector, written as a .cpuprofile file. */
-export class CpuProfiler {
+class CpuProfiler {
   private session?: Session;
 
   /** `intervalUs`: microseconds between samples. */

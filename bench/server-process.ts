@@ -10,7 +10,7 @@
  * Messages (each answered with { id, ok, ... }): start { env }, memory, profileStart, profileStop { file }, close.
  */
 import type { AddressInfo } from 'node:net';
-import { answerParent, CpuProfiler, fromDist } from './child-side';
+import { answerParent, fromDist } from './child-side';
 
 interface Msg {
   id: number;
@@ -24,7 +24,6 @@ const { prepareApp } = fromDist<typeof import('../src/bootstrap')>('src/bootstra
 const { buildServer } = fromDist<typeof import('../src/server')>('src/server');
 
 let close: (() => Promise<void>) | undefined;
-const profiler = new CpuProfiler(200);
 
 function memory() {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -33,7 +32,7 @@ function memory() {
   return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, collected: Boolean(gc) };
 }
 
-async function handle(msg: Msg): Promise<object> {
+async function handle(msg: Msg): Promise<object | undefined> {
   switch (msg.type) {
     case 'start': {
       const app = (await prepareApp(loadConfig(msg.env!))).app;
@@ -47,17 +46,14 @@ async function handle(msg: Msg): Promise<object> {
     }
     case 'memory':
       return memory();
-    case 'profileStart':
-      await profiler.start();
-      return {};
-    case 'profileStop':
-      await profiler.stop(msg.file!);
-      return { file: msg.file };
-    case 'close':
-      await close?.();
-      close = undefined;
-      return {};
   }
 }
 
-answerParent(handle, () => close?.());
+answerParent<Msg>({
+  handle,
+  close: async () => {
+    await close?.();
+    close = undefined;
+  },
+  profileIntervalUs: 200,
+});

@@ -11,7 +11,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { answerParent, CpuProfiler, fromDist } from './child-side';
+import { answerParent, fromDist } from './child-side';
 
 interface Msg {
   id: number;
@@ -38,7 +38,6 @@ let app: App | undefined;
 let config: ReturnType<typeof loadConfig> | undefined;
 let close: (() => Promise<void>) | undefined;
 let dispatcher: InstanceType<typeof Dispatcher> | undefined;
-const profiler = new CpuProfiler(500);
 
 /** A tool with `n` root-account subscriptions to grade_change, all delivering to `url`. */
 async function seed(n: number, url: string, format: string): Promise<void> {
@@ -84,7 +83,7 @@ async function seed(n: number, url: string, format: string): Promise<void> {
   }
 }
 
-async function handle(msg: Msg): Promise<object> {
+async function handle(msg: Msg): Promise<object | undefined> {
   switch (msg.type) {
     case 'start': {
       config = loadConfig(msg.env!);
@@ -108,17 +107,14 @@ async function handle(msg: Msg): Promise<object> {
         dispatcher.start();
       } else await dispatcher?.stop();
       return {};
-    case 'profileStart':
-      await profiler.start();
-      return {};
-    case 'profileStop':
-      await profiler.stop(msg.file!);
-      return { file: msg.file };
-    case 'close':
-      await close?.();
-      close = undefined;
-      return {};
   }
 }
 
-answerParent(handle, () => close?.());
+answerParent<Msg>({
+  handle,
+  close: async () => {
+    await close?.();
+    close = undefined;
+  },
+  profileIntervalUs: 500,
+});
