@@ -1,5 +1,5 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
-import { DocumentNode, execute, getNamedType, GraphQLSchema, isAbstractType, printSchema, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
+import { DocumentNode, execute, getNamedType, GraphQLError, GraphQLSchema, isAbstractType, printSchema, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
 
 /**
@@ -64,6 +64,15 @@ function selectsAbstractType(schema: GraphQLSchema, document: DocumentNode): boo
   return found;
 }
 
+/**
+ * graphql-jit's errors may lack `extensions`, which Apollo's error formatting reads (it then masks the
+ * error as "Internal server error", hiding e.g. SERVICE_UNAVAILABLE): re-issue them as graphql-js errors.
+ */
+function asGraphqlError(e: GraphQLError): GraphQLError {
+  if (e instanceof GraphQLError && e.extensions) return e;
+  return new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: e.extensions ?? {} });
+}
+
 export function jitExecutor(schema: GraphQLSchema, plans = new CompiledPlans(schema)): GatewayExecutor {
   return async (rc) => {
     const plan = plans.plan(rc.source, rc.document, rc.operationName);
@@ -72,7 +81,7 @@ export function jitExecutor(schema: GraphQLSchema, plans = new CompiledPlans(sch
       // No data at all: the variables were refused before anything ran. graphql-js refuses them again
       // (still running nothing) so clients get the reference messages (e.g. the scalar's own).
       if (!('data' in result) || result.data === undefined) return execute({ schema, document: rc.document, contextValue: rc.context, variableValues: rc.request.variables, operationName: rc.operationName });
-      return result;
+      return result.errors?.length ? { ...result, errors: result.errors.map(asGraphqlError) } : result;
     }
     return execute({ schema, document: rc.document, contextValue: rc.context, variableValues: rc.request.variables, operationName: rc.operationName });
   };
