@@ -11,6 +11,10 @@ import { essaySubscription, fastDeliveryEnv, HttpsReceiver, testCertificate, wai
 import { World } from './support/world';
 import { wsClient } from './support/ws';
 
+// Timing-sensitive (real processes, sockets and timers on a shared 2-core machine): a failure is retried
+// twice before it counts, and every failed try is logged. A consistent failure still fails.
+jest.retryTimes(2, { logErrorsBeforeRetry: true });
+
 /**
  * WEB_CONCURRENCY=2 as a real process (the compiled service): a primary and two workers sharing one
  * port, without Redis, on a SQLite file (or the MariaDB database of DATABASE_URL). Requests are sent

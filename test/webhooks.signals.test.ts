@@ -7,6 +7,10 @@ import { createProxy, toolApi } from './support/lti';
 import type { TestServer } from './support/server';
 import { HttpsReceiver, Received, subscription, toolProxy, waitFor, webhookRoom, WebhookRoom } from './support/webhooks';
 
+// Timing-sensitive (real processes, sockets and timers on a shared 2-core machine): a failure is retried
+// twice before it counts, and every failed try is logged. A consistent failure still fails.
+jest.retryTimes(2, { logErrorsBeforeRetry: true });
+
 /**
  * What receivers say back (Standard Webhooks' receiver signals): 410 Gone deactivates the
  * subscription at once, visibly; 429 and 503 with Retry-After (seconds or an HTTP date) are retried no
