@@ -51,7 +51,9 @@ describe('start-up', () => {
 describe('graceful shutdown', () => {
   it('on SIGTERM finishes in-flight requests, closes websockets and exits 0', async () => {
     const LMS_ADMIN_TOKEN = 'shutdown-test-token-0123456789';
-    const svc = await startServiceProcess({ DATABASE_URL: databaseUrl(), LMS_ADMIN_TOKEN, LOG_LEVEL: 'silent' });
+    // The throttle is off: 20 concurrent requests of one token would reserve more than Canvas's bucket
+    // holds (12 × 50 units), and this test is about shutdown, not the throttle (test/throttle.rest.test.ts).
+    const svc = await startServiceProcess({ DATABASE_URL: databaseUrl(), LMS_ADMIN_TOKEN, LOG_LEVEL: 'silent', RATE_LIMIT: 'off' });
     const { client, closed } = wsClient(svc.url, LMS_ADMIN_TOKEN);
     expect((await wsRequest(client, '{ viewer { _id } }')).data).toEqual({ viewer: { _id: '1' } });
 
@@ -63,7 +65,7 @@ describe('graceful shutdown', () => {
     const statuses = await Promise.allSettled(inFlight);
     const served = statuses.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<number>).value);
     // Every request the server accepted was answered in full.
-    expect(served.every((s) => s === 200)).toBe(true);
+    expect(served.filter((s) => s !== 200)).toEqual([]);
     expect(await closed).toBe(1001);
     expect(await svc.exited).toBe(0);
     await client.dispose();

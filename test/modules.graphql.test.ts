@@ -155,12 +155,12 @@ describe('mutations and queries', () => {
       nodes { moduleId userId state completedAt currentPosition student { name } requirementsMet { moduleItemId type } } } } }`;
     const all = (await gql(k.teacher, PROGRESSIONS, { c: String(k.cid), id: String(m.id) })).data.module.progressionsConnection;
     expect(all.totalCount).toBe(2);
-    expect(all.nodes.map((n: any) => [n.student.name, n.state])).toEqual([
-      [k.room.student.name, 'started'],
-      [k.room.student2.name, 'unlocked'],
-    ]);
-    expect(all.nodes[0].requirementsMet).toEqual(expect.arrayContaining([{ moduleItemId: String(link.id), type: 'must_view' }, { moduleItemId: String(other.id), type: 'must_view' }]));
-    expect((await gql(k.teacher, PROGRESSIONS, { c: String(k.cid), id: String(m.id), first: 1 })).data.module.progressionsConnection).toMatchObject({ totalCount: 2, nodes: [{ userId: String(k.room.student.id) }] });
+    // In user id order; the classroom's users are created concurrently, so either student may have the lower id.
+    const expected = ([[k.room.student, 'started'], [k.room.student2, 'unlocked']] as const).slice().sort((a, b) => a[0].id - b[0].id);
+    expect(all.nodes.map((n: any) => [n.student.name, n.state])).toEqual(expected.map(([u, state]) => [u.name, state]));
+    const sams = all.nodes.find((n: any) => n.userId === String(k.room.student.id));
+    expect(sams.requirementsMet).toEqual(expect.arrayContaining([{ moduleItemId: String(link.id), type: 'must_view' }, { moduleItemId: String(other.id), type: 'must_view' }]));
+    expect((await gql(k.teacher, PROGRESSIONS, { c: String(k.cid), id: String(m.id), first: 1 })).data.module.progressionsConnection).toMatchObject({ totalCount: 2, nodes: [{ userId: String(expected[0][0].id) }] });
     const own = (await gql(k.room.student2.api, PROGRESSIONS, { c: String(k.cid), id: String(m.id) })).data.module.progressionsConnection;
     expect(own.nodes.map((n: any) => n.userId)).toEqual([String(k.room.student2.id)]);
     const observed = (await gql(k.room.observer.api, PROGRESSIONS, { c: String(k.cid), id: String(m.id) })).data.module.progressionsConnection;
