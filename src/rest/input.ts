@@ -166,7 +166,7 @@ export const commonParams = params({
 });
 
 /** `group[name]` for path [group, name], `members[]` for an array element. */
-export function fieldName(path: PropertyKey[]): string {
+function fieldName(path: PropertyKey[]): string {
   const parts = path.map(String);
   if (!parts.length) return 'params';
   return parts.slice(1).reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[]` : `${acc}[${p}]`), parts[0]);

@@ -103,7 +103,7 @@ async function handle(app: AppServices, { route, compiled }: CompiledRoute, req:
   if (isRestError(ctx)) return sendRestError(reply, ctx);
   ctx.request = requestMeta(req);
   // Declared input first: nothing hostile reaches a variable builder, a service or the database.
-  const invalid = checkParams(commonParams, params) ?? (route.accepts ? checkParams(route.accepts, params) : null);
+  const invalid = checkParams(commonParams, params) ?? checkParams(route.accepts, params);
   if (invalid) {
     // A malformed id in the path names no object: Canvas answers 404 (api_find), not 400.
     const pathKeys = Object.keys((req.params as object) ?? {});
