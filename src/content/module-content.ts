@@ -1,7 +1,7 @@
 import { In, Not } from 'typeorm';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
 import { setTopicsPublished } from '../discussions/discussion.service';
-import { ContentInfo, registerContentAdapter, registerFactsProvider, StudentFacts } from '../modules/content-registry';
+import { ContentInfo, courseIdList, registerContentAdapter, registerFactsProvider, StudentFacts } from '../modules/content-registry';
 import type { ItemFacts } from '../modules/progression-evaluator';
 import { Assignment } from './assignments/assignment.entity';
 import { submittedTo } from './assignments/assignment.service';
@@ -22,8 +22,8 @@ const live = { workflowState: Not('deleted') as never };
 
 registerContentAdapter({
   kind: 'Assignment',
-  async load(ctx, courseId, ids) {
-    const rows = ids.length ? await ctx.ds.getRepository(Assignment).findBy({ id: In(ids), courseId, ...live }) : [];
+  async load(ctx, courseIds, ids) {
+    const rows = ids.length ? await ctx.ds.getRepository(Assignment).findBy({ id: In(ids), courseId: In(courseIdList(courseIds)), ...live }) : [];
     const [taken, quizzes] = await Promise.all([
       submittedTo(ctx.ds.manager, rows.map((a) => a.id)),
       rows.length ? ctx.ds.getRepository(Quiz).findBy({ assignmentId: In(rows.map((a) => a.id)), ...live }) : Promise.resolve([]),
@@ -70,8 +70,8 @@ registerContentAdapter({
 
 registerContentAdapter({
   kind: 'Quiz',
-  async load(ctx, courseId, ids) {
-    const rows = ids.length ? await ctx.ds.getRepository(Quiz).findBy({ id: In(ids), courseId, ...live }) : [];
+  async load(ctx, courseIds, ids) {
+    const rows = ids.length ? await ctx.ds.getRepository(Quiz).findBy({ id: In(ids), courseId: In(courseIdList(courseIds)), ...live }) : [];
     const taken = await takenQuizzes(ctx.ds.manager, rows.map((q) => q.id));
     return new Map(
       rows.map((q): [number, ContentInfo] => [
@@ -128,8 +128,8 @@ const pageInfo = (p: WikiPage): ContentInfo => ({
 
 registerContentAdapter({
   kind: 'Page',
-  async load(ctx, courseId, ids) {
-    const rows = ids.length ? await ctx.ds.getRepository(WikiPage).findBy({ id: In(ids), courseId, ...live }) : [];
+  async load(ctx, courseIds, ids) {
+    const rows = ids.length ? await ctx.ds.getRepository(WikiPage).findBy({ id: In(ids), courseId: In(courseIdList(courseIds)), ...live }) : [];
     return new Map(rows.map((p) => [p.id, pageInfo(p)]));
   },
   async findBySlug(ctx, courseId, slug) {
@@ -150,8 +150,8 @@ registerContentAdapter({
 
 registerContentAdapter({
   kind: 'ExternalTool',
-  async load(ctx, courseId, ids) {
-    const rows = ids.length ? await ctx.ds.getRepository(ExternalTool).findBy({ id: In(ids), courseId, ...live }) : [];
+  async load(ctx, courseIds, ids) {
+    const rows = ids.length ? await ctx.ds.getRepository(ExternalTool).findBy({ id: In(ids), courseId: In(courseIdList(courseIds)), ...live }) : [];
     return new Map(
       rows.map((t): [number, ContentInfo] => [
         t.id,

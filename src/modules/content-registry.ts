@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import type { EntityManager } from 'typeorm';
 import type { RequestContext } from '../graphql/context';
 import type { ItemType } from './module-item.entity';
@@ -24,11 +25,20 @@ export interface ContentInfo {
   unpublishable?: boolean;
 }
 
+/** One course, or several (a GraphQL list of courses loads the content of all of them at once). */
+export type CourseIds = number | readonly number[];
+
+/** The courses of a CourseIds, as a list. */
+export const courseIdList = (courseIds: CourseIds): number[] => (typeof courseIds === 'number' ? [courseIds] : [...courseIds]);
+
 /** How modules reach one kind of content; the content areas register theirs. */
 export interface ContentAdapter {
   kind: ItemType;
-  /** Live (non-deleted) objects of a course by id, batched. */
-  load(ctx: RequestContext, courseId: number, ids: number[]): Promise<Map<number, ContentInfo>>;
+  /**
+   * Live (non-deleted) objects of the course(s) by id, batched; each ContentInfo carries its own
+   * courseId, so a caller asking for several courses matches (courseId, id) pairs.
+   */
+  load(ctx: RequestContext, courseIds: CourseIds, ids: number[]): Promise<Map<number, ContentInfo>>;
   /** Pages are addressed by slug. */
   findBySlug?(ctx: RequestContext, courseId: number, slug: string): Promise<ContentInfo | null>;
   /** Publishing a module publishes its items' content (and unpublishing unpublishes what can be). */
@@ -47,6 +57,28 @@ export function registerContentAdapter(adapter: ContentAdapter): void {
 
 export function contentAdapter(kind: ItemType): ContentAdapter | undefined {
   return adapters.get(kind);
+}
+
+/**
+ * The content an item of `courseId` links, through a per-request loader per kind shared by every
+ * course of the request: a list of courses, each with modules of items, costs one adapter load per
+ * kind, not one per course. Content of another course with the same id is never matched.
+ */
+export function loadContent(ctx: RequestContext, kind: ItemType, courseId: number, contentId: number): Promise<ContentInfo | null> {
+  const adapter = adapters.get(kind);
+  if (!adapter || CONTENTLESS.has(kind)) return Promise.resolve(null);
+  return ctx.loaders
+    .get(`modules:content:${kind}`, () =>
+      new DataLoader<string, ContentInfo | null>(async (keys) => {
+        const pairs = keys.map((k) => k.split(':').map(Number) as [number, number]);
+        const found = await adapter.load(ctx, [...new Set(pairs.map(([c]) => c))], [...new Set(pairs.map(([, id]) => id))]);
+        return pairs.map(([c, id]) => {
+          const info = found.get(id);
+          return info && info.courseId === c ? info : null;
+        });
+      }),
+    )
+    .load(`${courseId}:${contentId}`);
 }
 
 /** Item types that link no object. */

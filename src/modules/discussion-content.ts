@@ -4,7 +4,7 @@ import { Enrollment } from '../courses/enrollment.entity';
 import { DiscussionEntry } from '../discussions/discussion-entry.entity';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
 import { setTopicsPublished } from '../discussions/discussion.service';
-import { ContentInfo, contentAdapter, registerContentAdapter } from './content-registry';
+import { ContentInfo, contentAdapter, courseIdList, CourseIds, registerContentAdapter } from './content-registry';
 
 /**
  * How modules reach course discussion topics (mirrors src/content/module-content.ts): announcements
@@ -15,14 +15,14 @@ import { ContentInfo, contentAdapter, registerContentAdapter } from './content-r
  */
 registerContentAdapter({
   kind: 'Discussion',
-  async load(ctx, courseId, ids) {
+  async load(ctx, courseIds, ids) {
     const rows = ids.length
-      ? await ctx.ds.getRepository(DiscussionTopic).findBy({ id: In(ids), contextType: 'Course', contextId: courseId, isAnnouncement: false, workflowState: Not('deleted' as const) })
+      ? await ctx.ds.getRepository(DiscussionTopic).findBy({ id: In(ids), contextType: 'Course', contextId: In(courseIdList(courseIds)), isAnnouncement: false, workflowState: Not('deleted' as const) })
       : [];
     const graded = rows.map((t) => t.assignmentId).filter((id): id is number => id != null);
     const [assignments, posted] = await Promise.all([
-      graded.length ? (contentAdapter('Assignment')?.load(ctx, courseId, graded) ?? Promise.resolve(new Map<number, ContentInfo>())) : Promise.resolve(new Map<number, ContentInfo>()),
-      postedByStudents(ctx.ds.manager, courseId, rows.map((t) => t.id)),
+      graded.length ? (contentAdapter('Assignment')?.load(ctx, courseIds, graded) ?? Promise.resolve(new Map<number, ContentInfo>())) : Promise.resolve(new Map<number, ContentInfo>()),
+      postedByStudents(ctx.ds.manager, courseIds, rows.map((t) => t.id)),
     ]);
     return new Map(
       rows.map((t): [number, ContentInfo] => {
@@ -31,7 +31,7 @@ registerContentAdapter({
           t.id,
           {
             id: t.id,
-            courseId,
+            courseId: t.contextId,
             title: t.title,
             published: t.published,
             assignmentId: a ? a.id : null,
@@ -71,14 +71,15 @@ async function setAssignmentsPublished(em: EntityManager, topics: DiscussionTopi
   if (ids.length) await em.getRepository(Assignment).update({ id: In(ids), workflowState: Not('deleted' as const) }, { workflowState: published ? 'published' : 'unpublished' });
 }
 
-/** Topics (of the given ids) with an active entry by a student of the course. */
-async function postedByStudents(em: EntityManager, courseId: number, topicIds: number[]): Promise<Set<number>> {
+/** Topics (of the given ids) with an active entry by a student of the topic's course (courseIds: the topics' courses). */
+async function postedByStudents(em: EntityManager, courseIds: CourseIds, topicIds: number[]): Promise<Set<number>> {
   if (!topicIds.length) return new Set();
   const rows: { id: number | string }[] = await em
     .getRepository(DiscussionEntry)
     .createQueryBuilder('e')
     .select('DISTINCT e.discussion_topic_id', 'id')
-    .innerJoin(Enrollment, 'en', "en.user_id = e.user_id AND en.course_id = :cid AND en.type = 'StudentEnrollment'", { cid: courseId })
+    .innerJoin(DiscussionTopic, 't', 't.id = e.discussion_topic_id')
+    .innerJoin(Enrollment, 'en', "en.user_id = e.user_id AND en.course_id = t.context_id AND en.course_id IN (:...cids) AND en.type = 'StudentEnrollment'", { cids: courseIdList(courseIds) })
     .where('e.discussion_topic_id IN (:...ids) AND e.workflow_state = :active', { ids: topicIds, active: 'active' })
     .getRawMany();
   return new Set(rows.map((r) => Number(r.id)));

@@ -1,6 +1,6 @@
 import { In } from 'typeorm';
 import { Attachment } from '../files/attachment.entity';
-import { ContentInfo, registerContentAdapter } from './content-registry';
+import { ContentInfo, courseIdList, registerContentAdapter } from './content-registry';
 
 /**
  * How modules reach course files (mirrors src/content/module-content.ts): available files of the
@@ -8,12 +8,12 @@ import { ContentInfo, registerContentAdapter } from './content-registry';
  */
 registerContentAdapter({
   kind: 'File',
-  async load(ctx, courseId, ids) {
-    const rows = ids.length ? await ctx.ds.getRepository(Attachment).findBy({ id: In(ids), contextType: 'Course', contextId: courseId, workflowState: 'available' }) : [];
+  async load(ctx, courseIds, ids) {
+    const rows = ids.length ? await ctx.ds.getRepository(Attachment).findBy({ id: In(ids), contextType: 'Course', contextId: In(courseIdList(courseIds)), workflowState: 'available' }) : [];
     return new Map(
       rows.map((f): [number, ContentInfo] => [
         f.id,
-        { id: f.id, courseId, title: f.displayName, published: true, assignmentId: null, pointsPossible: null, dueAt: null, unlockAt: null, lockAt: null },
+        { id: f.id, courseId: f.contextId, title: f.displayName, published: true, assignmentId: null, pointsPossible: null, dueAt: null, unlockAt: null, lockAt: null },
       ]),
     );
   },

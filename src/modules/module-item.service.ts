@@ -6,7 +6,7 @@ import { parseIdParam } from '../common/ids';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
-import { CONTENTLESS, ContentInfo, contentAdapter, requirementApplies } from './content-registry';
+import { ContentInfo, contentAdapter, loadContent, requirementApplies } from './content-registry';
 import { ITEM_TYPES, ItemType, ModuleItem } from './module-item.entity';
 import { ModuleItemView, ModuleView } from './module-views';
 import { ContextModule } from './module.entity';
@@ -79,19 +79,9 @@ export class ModuleItemService {
     return this.ctx.loaders.manyBy(ModuleItem, 'moduleId', { workflowState: In(['active', 'unpublished']) }, { position: 'ASC', id: 'ASC' } as never);
   }
 
-  /** Content objects of items, batched per kind across every module of the request. */
+  /** Content objects of items, batched per kind across every module (and course) of the request. */
   contentOf(courseId: number, item: ModuleItem): Promise<ContentInfo | null> {
-    if (item.contentId == null || CONTENTLESS.has(item.contentType)) return Promise.resolve(null);
-    const adapter = contentAdapter(item.contentType);
-    if (!adapter) return Promise.resolve(null);
-    return this.ctx.loaders
-      .get(`modules:content:${item.contentType}:${courseId}`, () =>
-        new DataLoader<number, ContentInfo | null>(async (ids) => {
-          const found = await adapter.load(this.ctx, courseId, [...ids]);
-          return ids.map((id) => found.get(id) ?? null);
-        }),
-      )
-      .load(item.contentId);
+    return item.contentId == null ? Promise.resolve(null) : loadContent(this.ctx, item.contentType, courseId, item.contentId);
   }
 
   /**
