@@ -46,6 +46,10 @@ export function dataSourceOptions(url: string, onDbError?: (msg: string) => void
     // WAL lets readers proceed while a writer commits; busy_timeout rides out short write locks.
     prepareDatabase: (db: { pragma(s: string): unknown; prepare(sql: string): unknown }) => {
       db.pragma('journal_mode = WAL');
+      // In WAL mode NORMAL syncs at checkpoints, not at every commit: a commit survives a crash of the
+      // process (the dispatcher's SIGKILL test), only a power loss may undo the last few. FULL's sync
+      // per commit blocked the event loop for milliseconds per transaction (webhook README, Throughput).
+      db.pragma('synchronous = NORMAL');
       db.pragma('busy_timeout = 5000');
       if (database !== ':memory:') writeTransactionsUpFront(db);
     },

@@ -72,7 +72,10 @@ export class StandardWebhookSigner {
     const timestamp = Math.floor(now / 1000);
     const content = Buffer.from(signedContent(messageId, timestamp, body), 'utf8');
     const signatures = hmacKeys.map((k) => `v1,${createHmac('sha256', k).update(content).digest('base64')}`);
-    signatures.push(`v1a,${sign(null, content, (await this.key()).key).toString('base64')}`);
+    // On libuv's thread pool (a callback), like the RS256 signature: the event loop only queues it.
+    const key = (await this.key()).key;
+    const ed25519 = await new Promise<Buffer>((resolve, reject) => sign(null, content, key, (err, sig) => (err ? reject(err) : resolve(sig))));
+    signatures.push(`v1a,${ed25519.toString('base64')}`);
     return { [STANDARD_HEADERS.id]: messageId, [STANDARD_HEADERS.timestamp]: String(timestamp), [STANDARD_HEADERS.signature]: signatures.join(' ') };
   }
 }
