@@ -15,7 +15,8 @@ import { SLOW_DOWN_STATUSES } from './retry-timing';
 import { DeliverySigner } from './signing-keys';
 import { StandardWebhookSigner } from './standard-signatures';
 import { signingKeysOf } from './subscription-secrets';
-import { DeliveryOutcome, HttpsTransport, SqsTransport, Transport } from './transports';
+import { SqsTransport } from './sqs-transport';
+import { DeliveryOutcome, HttpsTransport, Transport } from './transports';
 import { unwantedReason } from './subscription-match';
 
 export type { DispatcherLog } from './delivery-results';

@@ -2,8 +2,6 @@ import fs from 'node:fs';
 import https from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
-import { MessageAttributeValue, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { Config } from '../config';
 import { DestinationGuard, RefusedDestination, ResolvedAddress } from './destination-guard';
 import { parseRetryAfter, SLOW_DOWN_STATUSES } from './retry-timing';
 import { DeliverySigner, SIGNATURE_HEADER } from './signing-keys';
@@ -41,7 +39,8 @@ export interface Transport {
   close(): void;
 }
 
-const fail = (error: string, errorClass: AttemptErrorClass, statusCode: number | null = null, more: Partial<DeliveryOutcome> = {}): DeliveryOutcome => ({
+/** A failed attempt's outcome (its error cut to 1,000 characters). */
+export const fail = (error: string, errorClass: AttemptErrorClass, statusCode: number | null = null, more: Partial<DeliveryOutcome> = {}): DeliveryOutcome => ({
   ok: false,
   statusCode,
   error: error.slice(0, 1000),
@@ -198,82 +197,5 @@ export class HttpsTransport implements Transport {
 
   close(): void {
     this.agent.destroy();
-  }
-}
-
-/** The region of an AWS queue URL (https://sqs.<region>.amazonaws.com/… or https://<region>.queue.amazonaws.com/…). */
-export function queueRegion(queueUrl: string): string | null {
-  try {
-    const host = new URL(queueUrl).hostname;
-    const m = /^sqs\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/.exec(host) ?? /^([a-z0-9-]+)\.queue\.amazonaws\.com(\.cn)?$/.exec(host);
-    return m ? m[1] : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * SQS: SendMessage of the same JSON document to the subscription's queue URL, with the
- * subscription, message and event named in message attributes. With SQS_ENDPOINT every call goes to
- * that (operator-trusted) endpoint; otherwise to AWS's regional endpoint for the queue's region —
- * never to the host written in a subscriber's queue URL.
- */
-export class SqsTransport implements Transport {
-  private readonly clients = new Map<string, SQSClient>();
-
-  constructor(
-    private readonly config: Pick<Config, 'SQS_ENDPOINT' | 'SQS_REGION' | 'SQS_ACCESS_KEY_ID' | 'SQS_SECRET_ACCESS_KEY'>,
-    private readonly timeoutMs: number,
-  ) {}
-
-  private client(region: string): SQSClient {
-    let c = this.clients.get(region);
-    if (!c) {
-      const { SQS_ENDPOINT, SQS_ACCESS_KEY_ID, SQS_SECRET_ACCESS_KEY } = this.config;
-      c = new SQSClient({
-        region,
-        endpoint: SQS_ENDPOINT,
-        useQueueUrlAsEndpoint: false,
-        maxAttempts: 1,
-        credentials: SQS_ACCESS_KEY_ID && SQS_SECRET_ACCESS_KEY ? { accessKeyId: SQS_ACCESS_KEY_ID, secretAccessKey: SQS_SECRET_ACCESS_KEY } : undefined,
-      });
-      this.clients.set(region, c);
-    }
-    return c;
-  }
-
-  async send(req: DeliveryRequest): Promise<DeliveryOutcome> {
-    let url: URL;
-    try {
-      url = new URL(req.url);
-    } catch {
-      return fail('invalid queue URL', 'invalid_destination');
-    }
-    if (url.protocol !== 'https:' && !this.config.SQS_ENDPOINT) return fail('queue URLs must be https', 'invalid_destination');
-    const region = queueRegion(req.url) ?? this.config.SQS_REGION;
-    const attr = (v: string): MessageAttributeValue => ({ DataType: 'String', StringValue: v });
-    const deadline = AbortSignal.timeout(this.timeoutMs);
-    try {
-      await this.client(region).send(
-        new SendMessageCommand({
-          QueueUrl: req.url,
-          MessageBody: req.body,
-          MessageAttributes: { subscription_id: attr(req.subscriptionId), message_id: attr(req.messageId), event_name: attr(req.eventName) },
-        }),
-        { abortSignal: AbortSignal.any([req.signal, deadline]) },
-      );
-      return { ok: true, statusCode: null, error: null, errorClass: null };
-    } catch (e) {
-      if (deadline.aborted) return fail(`timed out after ${this.timeoutMs} ms`, 'timeout');
-      if (req.signal.aborted) return fail('delivery abandoned (dispatcher stopping)', 'abandoned');
-      const err = e as Error & { $metadata?: { httpStatusCode?: number }; code?: string };
-      const statusCode = err.$metadata?.httpStatusCode ?? null;
-      return fail(`${err.name}: ${err.message}`, statusCode == null && err.code ? networkErrorClass(err.code) : 'transport', statusCode);
-    }
-  }
-
-  close(): void {
-    for (const c of this.clients.values()) c.destroy();
-    this.clients.clear();
   }
 }

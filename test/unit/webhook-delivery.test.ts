@@ -1,7 +1,7 @@
 import { loadConfig } from '../../src/config';
 import { DestinationGuard, RefusedDestination } from '../../src/webhooks/destination-guard';
 import { backoffMs } from '../../src/webhooks/dispatcher';
-import { queueRegion } from '../../src/webhooks/transports';
+import { queueRegion } from '../../src/webhooks/sqs-transport';
 
 describe('destination guard', () => {
   const strict = new DestinationGuard();
