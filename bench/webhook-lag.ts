@@ -74,7 +74,7 @@ interface Receipt {
   eventTime: string;
 }
 
-async function startReceiver(keyFile: string, certFile: string): Promise<{ child: ChildProcess; port: number; receipts: Receipt[] }> {
+async function startReceiver(keyFile: string, certFile: string): Promise<{ child: ChildProcess; pid: number | undefined; port: number; receipts: Receipt[] }> {
   const child = spawn(process.execPath, ['-e', RECEIVER], { env: { KEY: keyFile, CERT: certFile }, stdio: ['ignore', 'pipe', 'inherit'] });
   const receipts: Receipt[] = [];
   let buffer = '';
@@ -91,8 +91,70 @@ async function startReceiver(keyFile: string, certFile: string): Promise<{ child
       }
     });
   });
-  return { child, port, receipts };
+  return { child, pid: child.pid, port, receipts };
 }
+
+/** CPU time (user + system, all threads) a process has used so far, in ms, from /proc (Linux); null elsewhere. */
+function cpuMs(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After "pid (comm) ": state is field 3, so utime (14) and stime (15) are the 12th and 13th.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** The local MariaDB/MySQL server's pid, when it runs on this machine (its CPU is counted per message). */
+function databasePid(): number | undefined {
+  try {
+    for (const d of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      const comm = fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim();
+      if (comm === 'mariadbd' || comm === 'mysqld') return Number(d);
+    }
+  } catch {
+    // not Linux
+  }
+  return undefined;
+}
+
+/** CPU per message of the dispatching processes, the receiver and the database, and the cores they kept busy. */
+class CpuMeter {
+  private start: (number | null)[] = [];
+  private t0 = 0;
+  constructor(private readonly groups: { dispatch: () => (number | undefined)[]; receiver: number | undefined; db: number | undefined }) {}
+  private read(): (number | null)[] {
+    const sum = (xs: (number | null)[]) => (xs.some((x) => x == null) ? null : xs.reduce<number>((a, b) => a + (b ?? 0), 0));
+    return [sum(this.groups.dispatch().map(cpuMs)), cpuMs(this.groups.receiver), cpuMs(this.groups.db)];
+  }
+  begin(): void {
+    this.start = this.read();
+    this.t0 = Date.now();
+  }
+  /** "ms/message dispatch / receiver / db (cores busy …)" over `messages` since begin(). */
+  end(messages: number): string {
+    const now = this.read();
+    const wall = Date.now() - this.t0;
+    const used = now.map((v, i) => (v == null || this.start[i] == null ? null : v - this.start[i]!));
+    const per = used.map((u) => (u == null ? '–' : (u / messages).toFixed(2))).join(' / ');
+    const cores = used.map((u) => (u == null ? '–' : (u / wall).toFixed(2))).join(' / ');
+    return `${per} (${cores} cores)`;
+  }
+}
+
+interface WorkerStats {
+  claims?: number;
+  emptyClaims?: number;
+  lostRows?: number;
+}
+const claimsCell = (s: WorkerStats[]) => {
+  if (!s.length || s.some((x) => x.claims == null)) return '';
+  const t = (k: keyof WorkerStats) => s.reduce((a, x) => a + (x[k] ?? 0), 0);
+  return `${t('claims')} (${t('emptyClaims')} empty, ${t('lostRows')} rows lost)`;
+};
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -138,6 +200,7 @@ async function database(kind: 'sqlite' | 'mysql'): Promise<Engine> {
 type Row = (string | number)[];
 
 interface Receiver {
+  pid: number | undefined;
   port: number;
   receipts: Receipt[];
 }
@@ -159,8 +222,10 @@ async function runCase(engine: Engine, build: { label: string; dist: string }, r
     ...(process.env.WEBHOOK_BATCH_SIZE ? { WEBHOOK_BATCH_SIZE: process.env.WEBHOOK_BATCH_SIZE } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
   };
-  const server = new Child(`server (${build.label})`, fork(path.join(__dirname, 'webhook-server.js'), [build.dist], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const serverProc = fork(path.join(__dirname, 'webhook-server.js'), [build.dist], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const server = new Child(`server (${build.label})`, serverProc);
   const workers: ChildProcess[] = [];
+  const dbPid = engine.kind === 'mysql' ? databasePid() : undefined;
   try {
     const started = await server.request<{ port: number; concurrency: number; batch: number }>('start', { env });
     const url = `http://127.0.0.1:${started.port}`;
@@ -209,15 +274,39 @@ async function runCase(engine: Engine, build: { label: string; dist: string }, r
     const loadBefore = load();
     const profile = PROFILE_DIR ? path.join(PROFILE_DIR, `webhooks-${engine.kind}-${build.label}-${Date.now()}.cpuprofile`) : '';
     if (profile) await server.request('profileStart');
+    const meter = new CpuMeter({ dispatch: () => [serverProc.pid], receiver: receiver.pid, db: dbPid });
+    meter.begin();
+    const statsBefore = await server.request<WorkerStats>('stats');
     const t0 = Date.now();
     await server.request('dispatch', { on: true });
     let got = await waitReceipts(expected);
+    const burstCpu = meter.end(expected);
+    const statsAfter = await server.request<WorkerStats>('stats');
+    const serverClaims: WorkerStats = {
+      claims: statsAfter.claims == null ? undefined : statsAfter.claims - (statsBefore.claims ?? 0),
+      emptyClaims: (statsAfter.emptyClaims ?? 0) - (statsBefore.emptyClaims ?? 0),
+      lostRows: (statsAfter.lostRows ?? 0) - (statsBefore.lostRows ?? 0),
+    };
     const burstS = (Math.max(...got.map((r) => r.t)) - t0) / 1000;
     if (profile) {
       await server.request('profileStop', { file: profile });
       console.log(`\nCPU profile of the ${build.label} server during the ${engine.kind} burst (${profile}):\n${summarizeProfile(JSON.parse(fs.readFileSync(profile, 'utf8')), 12)}`);
     }
-    rows.push([engine.kind, build.label, 'burst, server dispatcher', settings, `${got.length}/${expected}`, fmt(got.length / burstS), '', '', '', dups(got), `${loadBefore} → ${load()}`]);
+    rows.push([
+      engine.kind,
+      build.label,
+      'burst, server dispatcher',
+      settings,
+      `${got.length}/${expected}`,
+      fmt(got.length / burstS),
+      '',
+      '',
+      '',
+      dups(got),
+      burstCpu,
+      claimsCell([serverClaims]),
+      `${loadBefore} → ${load()}`,
+    ]);
 
     // Steady: paced commits with the dispatcher running; lag per message.
     receiver.receipts.length = 0;
@@ -249,6 +338,8 @@ async function runCase(engine: Engine, build: { label: string; dist: string }, r
       `${fmt(percentile(lags, 99))} ms`,
       `${fmt(lags[lags.length - 1])} ms`,
       dups(got),
+      '',
+      '',
       `${steadyLoad} → ${load()}`,
     ]);
 
@@ -258,12 +349,46 @@ async function runCase(engine: Engine, build: { label: string; dist: string }, r
       for (const n of [1, WORKERS]) {
         await queueBurst();
         const loadAt = load();
-        for (let w = 0; w < n; w++) workers.push(spawn(process.execPath, [cli, 'dispatch'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' }));
+        // Workers log their totals (claims, empty claims, rows lost to another worker) when they stop.
+        const logs: string[] = [];
+        for (let w = 0; w < n; w++) {
+          const worker = spawn(process.execPath, [cli, 'dispatch'], { env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'ignore'] });
+          let out = '';
+          worker.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+          worker.once('exit', () => logs.push(out));
+          workers.push(worker);
+        }
+        // CPU from the first receipt on, so start-up (loading modules, connecting) is not counted.
+        await waitReceipts(1);
+        const meter = new CpuMeter({ dispatch: () => workers.map((w) => w.pid), receiver: receiver.pid, db: dbPid });
+        meter.begin();
+        const atFirst = receiver.receipts.length;
         got = await waitReceipts(expected);
+        const cpu = meter.end(expected - atFirst);
         const first = Math.min(...got.map((r) => r.t));
         const last = Math.max(...got.map((r) => r.t));
-        rows.push([engine.kind, build.label, `burst, ${n} cli dispatch worker${n > 1 ? 's' : ''}`, settings, `${got.length}/${expected}`, fmt((got.length - 1) / ((last - first) / 1000)), '', '', '', dups(got), `${loadAt} → ${load()}`]);
         await Promise.all(workers.splice(0).map((w) => new Promise((r) => (w.exitCode != null ? r(null) : (w.once('exit', r), w.kill('SIGTERM'))))));
+        const stats = logs.flatMap((l) =>
+          l
+            .split('\n')
+            .filter((line) => line.startsWith('{') && line.includes('webhook dispatcher stopped'))
+            .map((line) => JSON.parse(line) as WorkerStats),
+        );
+        rows.push([
+          engine.kind,
+          build.label,
+          `burst, ${n} cli dispatch worker${n > 1 ? 's' : ''}`,
+          settings,
+          `${got.length}/${expected}`,
+          fmt((got.length - 1) / ((last - first) / 1000)),
+          '',
+          '',
+          '',
+          dups(got),
+          cpu,
+          claimsCell(stats),
+          `${loadAt} → ${load()}`,
+        ]);
       }
     }
   } finally {
@@ -315,7 +440,24 @@ async function main(): Promise<void> {
     receiver.child.kill();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  printTable(['engine', 'build', 'phase', 'dispatcher', 'received', 'messages/s', 'p50 lag', 'p99 lag', 'max lag', 'duplicates', 'load (1 min) before → after'], rows);
+  printTable(
+    [
+      'engine',
+      'build',
+      'phase',
+      'dispatcher',
+      'received',
+      'messages/s',
+      'p50 lag',
+      'p99 lag',
+      'max lag',
+      'duplicates',
+      'CPU ms/message: dispatch / receiver / db',
+      'claims',
+      'load (1 min) before → after',
+    ],
+    rows,
+  );
 }
 
 main().catch((e) => {

@@ -7,7 +7,8 @@
  * the dispatcher of an earlier commit, against the same kind of database, in the same run.
  *
  * Messages (each answered with { id, ok, ... }): start { env }, seed { subscriptions, url, format },
- * dispatch { on }, profileStart, profileStop { file }, close.
+ * dispatch { on }, stats (the dispatcher's totals: deliveries, claims, empty claims), profileStart,
+ * profileStop { file }, close.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,7 @@ import { answerParent, fromDist } from './child-side';
 
 interface Msg {
   id: number;
-  type: 'start' | 'seed' | 'dispatch' | 'profileStart' | 'profileStop' | 'close';
+  type: 'start' | 'seed' | 'dispatch' | 'stats' | 'profileStart' | 'profileStop' | 'close';
   env?: Record<string, string>;
   subscriptions?: number;
   url?: string;
@@ -107,6 +108,8 @@ async function handle(msg: Msg): Promise<object | undefined> {
         dispatcher.start();
       } else await dispatcher?.stop();
       return {};
+    case 'stats':
+      return { ...dispatcher?.stats };
   }
 }
 

@@ -20,6 +20,10 @@ export interface DispatchStats {
   delivered: number;
   failed: number;
   dead: number;
+  /** Claims made, claims that found nothing due, and rows a claim selected but another dispatcher took first. */
+  claims: number;
+  emptyClaims: number;
+  lostRows: number;
 }
 
 /** A datetime read back from a raw query (a Date on MySQL, a UTC string on SQLite). */

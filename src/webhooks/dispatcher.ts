@@ -5,19 +5,13 @@ import type { Config } from '../config';
 import { OutboxMessage } from '../events/outbox.entity';
 import { OUTBOX_WRITTEN_TOPIC, outboxSignal } from '../events/outbox-signal';
 import type { AppPubSub } from '../graphql/pubsub';
-import { withSendTime } from './caliper.format';
 import { DeliveryResults, DispatcherLog, DispatchStats } from './delivery-results';
-import { DestinationGuard } from './destination-guard';
 import { DeliverySignal, DestinationLimiter } from './destination-limiter';
 import { Claimed, claimDue, releaseClaimed } from './outbox-claim';
 import { purgeOutbox } from './outbox-retention';
 import { SLOW_DOWN_STATUSES } from './retry-timing';
-import { DeliverySigner } from './signing-keys';
-import { StandardWebhookSigner } from './standard-signatures';
-import { signingKeysOf } from './subscription-secrets';
-import { SqsTransport } from './sqs-transport';
-import { DeliveryOutcome, HttpsTransport, Transport } from './transports';
-import { unwantedReason } from './subscription-match';
+import { ClaimedSender } from './claimed-sender';
+import type { DeliveryOutcome } from './transports';
 
 export type { DispatcherLog } from './delivery-results';
 export { backoffMs } from './retry-timing';
@@ -58,13 +52,19 @@ export class Dispatcher {
   private readonly ds: DataSource;
   private readonly config: Config;
   private readonly log: DispatcherLog;
-  private readonly transports: Record<'https' | 'sqs', Transport>;
+  private readonly sender: ClaimedSender;
   private readonly mysql: boolean;
   private running = false;
   /** Set when stopped as if the process died: outcomes of in-flight deliveries are not recorded. */
   private abandoned = false;
   private loopDone: Promise<void> | null = null;
   private readonly inFlight = new Map<number, { abort: AbortController; done: Promise<void> }>();
+  /**
+   * Deliveries still waiting for their receiver (the rest of inFlight is being recorded). Slots are
+   * counted by these: a delivery whose answer is in frees its slot while its result waits for the next
+   * batched write, so slow commits (MariaDB's log flush) no longer idle the connections.
+   */
+  private sending = 0;
   private wakeUp: (() => void) | null = null;
   private woken = false;
   /** The last claim filled its batch: more is probably due, so freed slots wake the loop. */
@@ -76,11 +76,10 @@ export class Dispatcher {
     this.wake();
   };
   /** Totals since start, for logs and benches. */
-  readonly stats: DispatchStats = { delivered: 0, failed: 0, dead: 0 };
+  readonly stats: DispatchStats = { delivered: 0, failed: 0, dead: 0, claims: 0, emptyClaims: 0, lostRows: 0 };
   private readonly results: DeliveryResults;
   /** Per-destination concurrency (AIMD on 429/503) and Retry-After pauses (destination-limiter.ts). */
   private readonly limiter: DestinationLimiter;
-  private readonly tokenKey: string;
   private readonly pubsub?: AppPubSub;
   private wakeups: AsyncIterator<unknown> | null = null;
 
@@ -91,19 +90,8 @@ export class Dispatcher {
     this.workerId = opts.workerId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.mysql = opts.ds.options.type === 'mysql' || opts.ds.options.type === 'mariadb';
     const c = opts.config;
-    this.transports = {
-      https: new HttpsTransport(
-        new DestinationGuard(c.WEBHOOK_ALLOW_PRIVATE_NETWORKS),
-        new DeliverySigner(opts.ds, opts.tokenKey),
-        new StandardWebhookSigner(opts.ds, opts.tokenKey),
-        c.WEBHOOK_TIMEOUT_MS,
-        c.WEBHOOK_CA_FILE,
-        c.WEBHOOK_DESTINATION_CONCURRENCY ?? c.WEBHOOK_CONCURRENCY,
-      ),
-      sqs: new SqsTransport(c, c.WEBHOOK_TIMEOUT_MS),
-    };
     this.results = new DeliveryResults(opts.ds, c, this.log, this.stats);
-    this.tokenKey = opts.tokenKey;
+    this.sender = new ClaimedSender(opts.ds, c, opts.tokenKey, this.results, () => this.abandoned);
     this.pubsub = opts.pubsub;
     // A Retry-After pauses a destination for at most a retry window: no message waits longer than that anyway.
     this.limiter = new DestinationLimiter(c.WEBHOOK_DESTINATION_CONCURRENCY ?? c.WEBHOOK_CONCURRENCY, c.WEBHOOK_RETRY_WINDOW_MS);
@@ -148,7 +136,7 @@ export class Dispatcher {
     await this.loopDone;
     this.loopDone = null;
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
-    for (const t of Object.values(this.transports)) t.close();
+    this.sender.close();
     this.log.info({ worker: this.workerId, ...this.stats }, 'webhook dispatcher stopped');
   }
 
@@ -199,10 +187,12 @@ export class Dispatcher {
     // Claim a batch at a time: claiming the one slot each finished delivery frees would cost a
     // claim's five statements per message. So claim once at least half a batch of slots is free.
     const lowWater = Math.max(1, Math.floor(Math.min(c.WEBHOOK_BATCH_SIZE, c.WEBHOOK_CONCURRENCY) / 2));
+    // Results waiting to be recorded are bounded too: past this many, claims wait for the writes.
+    const recordingLimit = 4 * c.WEBHOOK_CONCURRENCY;
     while (this.running) {
-      const room = c.WEBHOOK_CONCURRENCY - this.inFlight.size;
+      const room = Math.min(c.WEBHOOK_CONCURRENCY - this.sending, recordingLimit - this.inFlight.size);
       let claimed = 0;
-      if (room >= lowWater || (room > 0 && this.inFlight.size === 0)) {
+      if (room >= lowWater || (room > 0 && this.sending === 0)) {
         try {
           const limit = Math.min(room, c.WEBHOOK_BATCH_SIZE);
           const batch = await this.claim(limit);
@@ -217,7 +207,7 @@ export class Dispatcher {
       if (!this.running) break;
       if (Date.now() - this.lastPurge > 10 * 60_000) await this.purge();
       // Full: wait for slots. Nothing due: wait for a poll, a commit that wrote messages, or a slot.
-      if (claimed === 0 || c.WEBHOOK_CONCURRENCY - this.inFlight.size < lowWater) await this.idle(c.WEBHOOK_POLL_MS);
+      if (claimed === 0 || Math.min(c.WEBHOOK_CONCURRENCY - this.sending, recordingLimit - this.inFlight.size) < lowWater) await this.idle(c.WEBHOOK_POLL_MS);
     }
   }
 
@@ -248,11 +238,16 @@ export class Dispatcher {
 
   private launch(b: Claimed, destination: string | null = null): void {
     const abort = new AbortController();
-    const done = this.deliver(b, abort.signal, destination)
+    this.sending++;
+    const sent = () => {
+      this.sending--;
+      // A freed slot is worth a claim only when the last one found more than it could take.
+      if (this.backlog) this.wake();
+    };
+    const done = this.deliver(b, abort.signal, destination, sent)
       .catch((e) => this.log.error({ err: { message: (e as Error).message }, messageId: b.message.messageId }, 'webhook delivery failed unexpectedly'))
       .finally(() => {
         this.inFlight.delete(b.message.id);
-        // A freed slot is worth a claim only when the last one found more than it could take.
         if (this.backlog) this.wake();
       });
     this.inFlight.set(b.message.id, { abort, done });
@@ -279,8 +274,18 @@ export class Dispatcher {
 
   // ---- claiming (outbox-claim.ts) ---------------------------------------------------------------
 
-  private claim(limit: number, dueBy?: Date): Promise<Claimed[]> {
-    return claimDue(this.ds, { mysql: this.mysql, workerId: this.workerId, leaseMs: this.leaseMs, limit, dueBy });
+  private async claim(limit: number, dueBy?: Date): Promise<Claimed[]> {
+    const claimed = await claimDue(this.ds, {
+      mysql: this.mysql,
+      workerId: this.workerId,
+      leaseMs: this.leaseMs,
+      limit,
+      dueBy,
+      onClaim: (selected, got) => (this.stats.lostRows += selected - got),
+    });
+    this.stats.claims++;
+    if (!claimed.length) this.stats.emptyClaims++;
+    return claimed;
   }
 
   /** Gives claimed rows back (claimed while stopping, or held back for their destination). */
@@ -290,57 +295,30 @@ export class Dispatcher {
 
   // ---- delivering ------------------------------------------------------------------------------
 
-  /** `destination`: the limiter slot this delivery holds (given back when it ends). */
-  private async deliver(claimed: Claimed, signal: AbortSignal, destination: string | null = null): Promise<void> {
-    let answer: DeliverySignal = 'other';
-    let retryAfterMs: number | null = null;
-    try {
-      const outcome = await this.attempt(claimed, signal);
+  /**
+   * `destination`: the limiter slot this delivery holds, given back (with the receiver's answer) as
+   * soon as the answer is in, before the result is recorded; `sent` is called then too.
+   */
+  private async deliver(claimed: Claimed, signal: AbortSignal, destination: string | null = null, sent: () => void = () => undefined): Promise<void> {
+    let released = false;
+    const answered = (outcome?: DeliveryOutcome): void => {
+      if (released) return;
+      released = true;
+      let answer: DeliverySignal = 'other';
+      let retryAfterMs: number | null = null;
       if (outcome?.ok) answer = 'ok';
       else if (outcome?.statusCode != null && SLOW_DOWN_STATUSES.has(outcome.statusCode)) {
         answer = 'slow-down';
         retryAfterMs = outcome.retryAfterMs ?? null;
       }
-    } finally {
       this.limiter.release(destination, answer, retryAfterMs);
+      sent();
+    };
+    try {
+      await this.sender.attempt(claimed, signal, answered);
+    } finally {
+      answered();
     }
-  }
-
-  /** Sends one claimed message (unless it may no longer be sent) and records the result. */
-  private async attempt({ message: m, token, subscription: sub, tool }: Claimed, signal: AbortSignal): Promise<DeliveryOutcome | void> {
-    if (!sub || sub.state !== 'Active') return this.finish(m, token, 'cancelled', 'subscription deleted');
-    if (sub.deactivatedAt) return this.finish(m, token, 'dead', `subscription deactivated: ${sub.deactivationReason ?? ''}`.trim());
-    // Queued before the tool lost the capability (or the subscription the event type): not sent.
-    const unwanted = unwantedReason(sub, tool, m.eventName);
-    if (unwanted) return this.finish(m, token, 'cancelled', unwanted);
-    const transport = sub.transportType === 'sqs' ? this.transports.sqs : sub.transportType === 'https' ? this.transports.https : null;
-    if (!transport) return this.finish(m, token, 'dead', `unknown transport ${sub.transportType}`);
-    // Counted when claimed, so an attempt cut short by a dying dispatcher still counts.
-    const attempt = m.attempts;
-    const startedAt = new Date();
-    const started = performance.now();
-    const body = m.format === 'caliper' ? JSON.stringify(withSendTime(JSON.parse(m.payload))) : m.payload;
-    const outcome = await transport.send({
-      messageId: m.messageId,
-      subscriptionId: sub.id,
-      eventName: m.eventName,
-      attempt,
-      url: sub.transportUrl,
-      body,
-      signal,
-      hmacKeys: sub.transportType === 'https' ? signingKeysOf(this.tokenKey, sub) : undefined,
-    });
-    if (this.abandoned) return;
-    const timing = { startedAt, durationMs: performance.now() - started };
-    if (outcome.ok) await this.results.success(m, token, sub, timing, outcome);
-    else await this.results.failure(m, token, sub, timing, outcome);
-    return outcome;
-  }
-
-  /** Ends a message without an attempt (its subscription is gone, deactivated or no longer wants it). */
-  private async finish(m: OutboxMessage, token: string, status: 'cancelled' | 'dead', reason: string): Promise<void> {
-    if (this.abandoned) return;
-    await this.results.finish(m, token, status, reason);
   }
 
   /** Purges delivered and cancelled messages past retention with their attempts (the loop runs it every 10 minutes). */

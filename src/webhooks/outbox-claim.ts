@@ -23,6 +23,8 @@ export interface ClaimOptions {
   limit: number;
   /** Only rows due by then (default now). */
   dueBy?: Date;
+  /** Told how many rows the claim selected and how many it got (fewer: another dispatcher was first). */
+  onClaim?: (selected: number, claimed: number) => void;
 }
 
 /**
@@ -64,7 +66,9 @@ export async function claimDue(ds: DataSource, o: ClaimOptions): Promise<Claimed
       .andWhere('next_attempt_at <= :dueBy', { dueBy })
       .execute();
     // By primary key (lease_token has no index of its own).
-    return em.getRepository(OutboxMessage).find({ where: { id: In(ids), leaseToken: token }, order: { id: 'ASC' } });
+    const got = await em.getRepository(OutboxMessage).find({ where: { id: In(ids), leaseToken: token }, order: { id: 'ASC' } });
+    o.onClaim?.(ids.length, got.length);
+    return got;
   };
   // READ COMMITTED: the locking read takes no gap locks, so it never holds up the request
   // transactions inserting new messages (SQLite's transactions are serialized anyway).

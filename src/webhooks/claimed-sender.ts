@@ -1,0 +1,84 @@
+import type { DataSource } from 'typeorm';
+import type { Config } from '../config';
+import type { OutboxMessage } from '../events/outbox.entity';
+import { withSendTime } from './caliper.format';
+import type { DeliveryResults } from './delivery-results';
+import { DestinationGuard } from './destination-guard';
+import type { Claimed } from './outbox-claim';
+import { DeliverySigner } from './signing-keys';
+import { SqsTransport } from './sqs-transport';
+import { StandardWebhookSigner } from './standard-signatures';
+import { unwantedReason } from './subscription-match';
+import { signingKeysOf } from './subscription-secrets';
+import { DeliveryOutcome, HttpsTransport, Transport } from './transports';
+
+/**
+ * One attempt at one claimed message, for the dispatcher: decides whether it may still be sent, sends
+ * it through its subscription's transport (HTTPS or SQS) and records the outcome (delivery-results.ts).
+ * The dispatcher's loop, claims and slots stay in dispatcher.ts.
+ */
+export class ClaimedSender {
+  private readonly transports: Record<'https' | 'sqs', Transport>;
+
+  constructor(
+    ds: DataSource,
+    c: Config,
+    private readonly tokenKey: string,
+    private readonly results: DeliveryResults,
+    /** True once the dispatcher is stopped as if it died: outcomes are then not recorded. */
+    private readonly abandoned: () => boolean,
+  ) {
+    this.transports = {
+      https: new HttpsTransport(
+        new DestinationGuard(c.WEBHOOK_ALLOW_PRIVATE_NETWORKS),
+        new DeliverySigner(ds, tokenKey),
+        new StandardWebhookSigner(ds, tokenKey),
+        c.WEBHOOK_TIMEOUT_MS,
+        c.WEBHOOK_CA_FILE,
+        c.WEBHOOK_DESTINATION_CONCURRENCY ?? c.WEBHOOK_CONCURRENCY,
+      ),
+      sqs: new SqsTransport(c, c.WEBHOOK_TIMEOUT_MS),
+    };
+  }
+
+  /** Sends one claimed message (unless it may no longer be sent) and records the result. */
+  async attempt({ message: m, token, subscription: sub, tool }: Claimed, signal: AbortSignal, answered: (o: DeliveryOutcome) => void): Promise<void> {
+    if (!sub || sub.state !== 'Active') return this.finish(m, token, 'cancelled', 'subscription deleted');
+    if (sub.deactivatedAt) return this.finish(m, token, 'dead', `subscription deactivated: ${sub.deactivationReason ?? ''}`.trim());
+    // Queued before the tool lost the capability (or the subscription the event type): not sent.
+    const unwanted = unwantedReason(sub, tool, m.eventName);
+    if (unwanted) return this.finish(m, token, 'cancelled', unwanted);
+    const transport = sub.transportType === 'sqs' ? this.transports.sqs : sub.transportType === 'https' ? this.transports.https : null;
+    if (!transport) return this.finish(m, token, 'dead', `unknown transport ${sub.transportType}`);
+    // Counted when claimed, so an attempt cut short by a dying dispatcher still counts.
+    const attempt = m.attempts;
+    const startedAt = new Date();
+    const started = performance.now();
+    const body = m.format === 'caliper' ? JSON.stringify(withSendTime(JSON.parse(m.payload))) : m.payload;
+    const outcome = await transport.send({
+      messageId: m.messageId,
+      subscriptionId: sub.id,
+      eventName: m.eventName,
+      attempt,
+      url: sub.transportUrl,
+      body,
+      signal,
+      hmacKeys: sub.transportType === 'https' ? signingKeysOf(this.tokenKey, sub) : undefined,
+    });
+    const timing = { startedAt, durationMs: performance.now() - started };
+    answered(outcome);
+    if (this.abandoned()) return;
+    if (outcome.ok) await this.results.success(m, token, sub, timing, outcome);
+    else await this.results.failure(m, token, sub, timing, outcome);
+  }
+
+  /** Ends a message without an attempt (its subscription is gone, deactivated or no longer wants it). */
+  private async finish(m: OutboxMessage, token: string, status: 'cancelled' | 'dead', reason: string): Promise<void> {
+    if (this.abandoned()) return;
+    await this.results.finish(m, token, status, reason);
+  }
+
+  close(): void {
+    for (const t of Object.values(this.transports)) t.close();
+  }
+}
