@@ -1,8 +1,9 @@
-import { In, IsNull } from 'typeorm';
+import { Brackets, In, IsNull } from 'typeorm';
 import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
+import { pagePerParent } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
-import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { ConnectionResult, pageWindow } from '../graphql/relay';
 import type { Permission } from '../auth/permissions';
 import { Course } from './course.entity';
 import { CourseSection } from './section.entity';
@@ -138,8 +139,17 @@ export class EnrollmentService {
   }
 
   /** A course's enrollments, by id. Students with section-limited privileges see only their sections. */
-  async listForCourse(course: Course, filter: EnrollmentFilter & { first?: number | null; after?: string | null }): Promise<ConnectionResult<Enrollment>> {
-    if (!(await this.ctx.authz.canCourse(course, 'read_roster'))) throw new ForbiddenError();
+  /** A course's enrollments the viewer may read, by id. Batched across courses (listForCourses). */
+  listForCourse(course: Course, filter: EnrollmentFilter & { first?: number | null; after?: string | null }): Promise<ConnectionResult<Enrollment>> {
+    return this.ctx.loaders.perParent('enrollments', filter, (courses: readonly Course[]) => this.listForCourses(courses, filter)).load(course);
+  }
+
+  /**
+   * One page of enrollments per course in one statement pair: the filters are checked once, the
+   * roster right, a section filter and a section-limited viewer's sections per course (a course the
+   * viewer may not read, or without the section asked for, is refused alone).
+   */
+  async listForCourses(courses: readonly Course[], filter: EnrollmentFilter & { first?: number | null; after?: string | null }): Promise<(ConnectionResult<Enrollment> | Error)[]> {
     const states = new Set<string>();
     for (const s of filter.states ?? []) {
       if (STATE_ALIASES[s]) STATE_ALIASES[s].forEach((x) => states.add(x));
@@ -148,19 +158,42 @@ export class EnrollmentService {
     }
     const types = (filter.types ?? []).map((t) => t);
     for (const t of types) if (!(ENROLLMENT_TYPES as readonly string[]).includes(t)) throw new RequestError(`Invalid type ${t}`);
-    const w = pageWindow(filter);
     const qb = this.ctx.ds
       .getRepository(Enrollment)
       .createQueryBuilder('e')
-      .where('e.course_id = :cid', { cid: course.id })
-      .andWhere('e.workflow_state IN (:...states)', { states: states.size ? [...states] : DEFAULT_LIST_STATES });
+      .where('e.workflow_state IN (:...states)', { states: states.size ? [...states] : DEFAULT_LIST_STATES });
     if (types.length) qb.andWhere('e.type IN (:...types)', { types });
     if (filter.userId) qb.andWhere('e.user_id = :uid', { uid: (await this.ctx.services.users.lookup(filter.userId)).id });
-    if (filter.sectionId) qb.andWhere('e.course_section_id = :sid', { sid: (await this.ctx.services.sections.lookupInCourse(course, filter.sectionId)).id });
-    const limited = await this.limitedSections(course);
-    if (limited) qb.andWhere('e.course_section_id IN (:...limited)', { limited });
-    const [rows, total] = await qb.orderBy('e.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
-    return toConnection(rows, total, w);
+    // Per course: refused, or the section conditions that apply to it (none for most).
+    const perCourse = await Promise.all(
+      courses.map(async (course): Promise<Error | number[][]> => {
+        if (!(await this.ctx.authz.canCourse(course, 'read_roster'))) return new ForbiddenError();
+        const sections: number[][] = [];
+        if (filter.sectionId) {
+          const found = await this.ctx.services.sections.lookupInCourse(course, filter.sectionId).catch((e: Error) => e);
+          if (found instanceof Error) return found;
+          sections.push([found.id]);
+        }
+        const limited = await this.limitedSections(course);
+        if (limited) sections.push(limited);
+        return sections;
+      }),
+    );
+    const readable = courses.filter((_, i) => !(perCourse[i] instanceof Error));
+    qb.andWhere(
+      new Brackets((any) => {
+        const plain = readable.filter((c) => (perCourse[courses.indexOf(c)] as number[][]).length === 0).map((c) => c.id);
+        any.where(plain.length ? 'e.course_id IN (:...plainCourses)' : '1 = 0', { plainCourses: plain });
+        for (const c of readable) {
+          const sections = perCourse[courses.indexOf(c)] as number[][];
+          if (!sections.length) continue;
+          const conds = sections.map((_, j) => `e.course_section_id IN (:...s${c.id}_${j})`).join(' AND ');
+          any.orWhere(`(e.course_id = :c${c.id} AND ${conds})`, Object.fromEntries([[`c${c.id}`, c.id], ...sections.map((ids, j) => [`s${c.id}_${j}`, ids])]));
+        }
+      }),
+    );
+    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], readable.map((c) => c.id), pageWindow(filter));
+    return courses.map((c, i) => (perCourse[i] instanceof Error ? (perCourse[i] as Error) : pages.get(c.id)!));
   }
 
   /** Section ids a viewer whose every enrollment limits privileges to its section may see; null for no limit. */

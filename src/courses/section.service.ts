@@ -2,7 +2,8 @@ import { ForbiddenError, NotFoundError, Validator } from '../common/errors';
 import { parseIdParam } from '../common/ids';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
-import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { pagePerParent } from '../db/page-per-parent';
+import { ConnectionResult, pageWindow } from '../graphql/relay';
 import { Course } from './course.entity';
 import { CourseSection } from './section.entity';
 
@@ -66,16 +67,16 @@ export class SectionService {
     });
   }
 
-  /** Sections of a course, by id; visible to anyone who may read its roster. */
-  async listForCourse(course: Course, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<CourseSection>> {
-    if (!(await this.ctx.authz.canCourse(course, 'read_roster'))) throw new ForbiddenError();
-    const w = pageWindow(args);
-    const [rows, total] = await this.ctx.ds.getRepository(CourseSection).findAndCount({
-      where: { courseId: course.id, workflowState: 'active' },
-      order: { id: 'ASC' },
-      skip: w.offset,
-      take: w.limit,
-    });
-    return toConnection(rows, total, w);
+  /** Sections of a course, by id; visible to anyone who may read its roster. Batched across courses (listForCourses). */
+  listForCourse(course: Course, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<CourseSection>> {
+    return this.ctx.loaders.perParent('sections', args, (courses: readonly Course[]) => this.listForCourses(courses, args)).load(course);
+  }
+
+  /** One page of sections per course, in one statement pair; a course whose roster the viewer may not read is refused alone. */
+  async listForCourses(courses: readonly Course[], args: { first?: number | null; after?: string | null }): Promise<(ConnectionResult<CourseSection> | Error)[]> {
+    const allowed = await Promise.all(courses.map((c) => this.ctx.authz.canCourse(c, 'read_roster')));
+    const qb = this.ctx.ds.getRepository(CourseSection).createQueryBuilder('s').where('s.workflow_state = :active', { active: 'active' });
+    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], courses.filter((_, i) => allowed[i]).map((c) => c.id), pageWindow(args));
+    return courses.map((c, i) => (allowed[i] ? pages.get(c.id)! : new ForbiddenError()));
   }
 }

@@ -35,6 +35,17 @@ export class Loaders {
     );
   }
 
+  /**
+   * A list field of many parents as one call: every parent asking for list `name` with the same `args`
+   * in one tick goes to `batch` together, which answers per parent in order (an Error refuses that
+   * parent alone). The service's bulk method does the permission rule for all parents at once, so a
+   * list of courses each asking for its sections costs what one course does. Keyed by parent id and
+   * the arguments, so a parent asked twice with different pages gets both.
+   */
+  perParent<P extends { id: number }, R>(name: string, args: unknown, batch: (parents: readonly P[]) => Promise<(R | Error)[]>): DataLoader<P, R, number> {
+    return this.get(`perParent:${name}:${JSON.stringify(args ?? {})}`, () => new DataLoader<P, R, number>(batch, { cacheKeyFn: (p) => p.id }));
+  }
+
   /** Rows of `entity` grouped by a foreign-key column, e.g. sections by course_id. */
   manyBy<T extends ObjectLiteral>(
     entity: EntityTarget<T>,

@@ -1,10 +1,11 @@
-import { EntityManager, In, Not } from 'typeorm';
+import { Brackets, EntityManager, In, Not } from 'typeorm';
 import { ForbiddenError, NotFoundError, RequestError, ValidationError, Validator } from '../common/errors';
 import { parseIdParam } from '../common/ids';
 import { nowToSecond } from '../db/columns';
+import { pagePerParent, settleEach } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
-import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { ConnectionResult, pageWindow } from '../graphql/relay';
 import { CategoryRole, GroupCategory } from './group-category.entity';
 import { GroupContext, loadContext, lookupContext } from './group-context';
 import { Group } from './group.entity';
@@ -238,24 +239,42 @@ export class GroupCategoryService {
   }
 
   /** Categories of a context the viewer may see, by name then id. */
+  /** Group sets of a course or account, by name, for those who may list them. Batched across contexts (listForContexts). */
   async listForContext(contextType: string, contextRaw: string, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<GroupCategory>> {
     const context = await lookupContext(this.ctx, contextType, contextRaw);
     this.ctx.authz.requireViewer();
+    return this.ctx.loaders.perParent(`groupSets:${context.type}`, args, (contexts: readonly GroupContext[]) => this.listForContexts(contexts, args)).load(context);
+  }
+
+  /**
+   * One page of group sets per context (all of one type) in one statement pair: the roster's sets for
+   * those who may read it, non-collaborative ones for tag admins; a context the viewer may list
+   * neither of is refused alone.
+   */
+  async listForContexts(contexts: readonly GroupContext[], args: { first?: number | null; after?: string | null }): Promise<(ConnectionResult<GroupCategory> | Error)[]> {
     const policy = this.ctx.services.groupPolicy;
-    const [admin, tagAdmin] = await Promise.all([
-      policy.isContextAdmin(context.type, context.id, false),
-      policy.isContextAdmin(context.type, context.id, true),
-    ]);
-    const roster = admin || (context.course ? await this.ctx.authz.canCourse(context.course, 'read_roster') : false);
-    if (!roster && !tagAdmin) throw new ForbiddenError();
-    const kinds = [...(roster ? [false] : []), ...(tagAdmin ? [true] : [])];
-    const w = pageWindow(args);
-    const [rows, total] = await this.ctx.ds.getRepository(GroupCategory).findAndCount({
-      where: { contextType: context.type, contextId: context.id, workflowState: 'active', nonCollaborative: In(kinds) },
-      order: { name: 'ASC', id: 'ASC' },
-      skip: w.offset,
-      take: w.limit,
+    const rights = await settleEach(contexts, async (context) => {
+      const [admin, tagAdmin] = await Promise.all([policy.isContextAdmin(context.type, context.id, false), policy.isContextAdmin(context.type, context.id, true)]);
+      const roster = admin || (context.course ? await this.ctx.authz.canCourse(context.course, 'read_roster') : false);
+      if (!roster && !tagAdmin) throw new ForbiddenError();
+      return { roster, tagAdmin };
     });
-    return toConnection(rows, total, w);
+    const ok = (i: number) => (rights[i] instanceof Error ? null : (rights[i] as { roster: boolean; tagAdmin: boolean }));
+    const rosterIds = contexts.filter((_, i) => ok(i)?.roster).map((c) => c.id);
+    const tagIds = contexts.filter((_, i) => ok(i)?.tagAdmin).map((c) => c.id);
+    const qb = this.ctx.ds
+      .getRepository(GroupCategory)
+      .createQueryBuilder('gc')
+      .where('gc.context_type = :type AND gc.workflow_state = :active', { type: contexts[0]?.type, active: 'active' })
+      .andWhere(
+        new Brackets((b) => {
+          b.where('1 = 0');
+          if (rosterIds.length) b.orWhere('(gc.non_collaborative = 0 AND gc.context_id IN (:...rosterIds))', { rosterIds });
+          if (tagIds.length) b.orWhere('(gc.non_collaborative = 1 AND gc.context_id IN (:...tagIds))', { tagIds });
+        }),
+      );
+    const readable = contexts.filter((_, i) => ok(i)).map((c) => c.id);
+    const pages = await pagePerParent(qb, 'context_id', [['name', 'ASC'], ['id', 'ASC']], readable, pageWindow(args));
+    return contexts.map((c, i) => (rights[i] instanceof Error ? (rights[i] as Error) : pages.get(c.id)!));
   }
 }
