@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { EntityManager, In } from 'typeorm';
 import type { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
@@ -34,6 +35,12 @@ export class ProgressService {
 
   /** Whether the user is a student of the course whose progress is tracked. */
   async isStudent(course: Course, userId: number): Promise<boolean> {
+    if (userId === this.ctx.authz.viewer?.id) {
+      // The viewer's own enrollments in the course are read for its permission check already: asking
+      // about the viewer costs no statement, where the course's whole student roster would be read.
+      const { enrollments } = await this.ctx.authz.courseRoles(course);
+      return enrollments.some((e) => e.type === 'StudentEnrollment' && e.workflowState === 'active');
+    }
     const rows = await this.ctx.loaders.manyBy(Enrollment, 'courseId', { type: 'StudentEnrollment', workflowState: In(['active']) }).load(course.id);
     return rows.some((e) => e.userId === userId);
   }
@@ -61,17 +68,40 @@ export class ProgressService {
   private readonly memo = new Map<string, Promise<Map<number, ModuleProgression>>>();
 
   private async readOrEvaluate(course: Course, userId: number, em?: EntityManager): Promise<Map<number, ModuleProgression>> {
-    const manager = em ?? this.ctx.ds.manager;
-    const [modules, stored] = await Promise.all([
-      manager.getRepository(ContextModule).find({ where: { courseId: course.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } }),
-      manager.getRepository(ModuleProgression).findBy({ courseId: course.id, userId }),
-    ]);
+    const [modules, stored] = em
+      ? await Promise.all([
+          em.getRepository(ContextModule).find({ where: { courseId: course.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } }),
+          em.getRepository(ModuleProgression).findBy({ courseId: course.id, userId }),
+        ])
+      : await this.storedLoader().load(`${course.id}:${userId}`);
     const byModule = new Map(stored.map((p) => [p.moduleId, p]));
     const published = modules.filter((m) => m.published);
     if (published.every((m) => byModule.get(m.id) && !byModule.get(m.id)!.stale)) return byModule;
     if (em) await this.evaluate(em, course, userId, modules, byModule);
     else await transaction(this.ctx.ds, (tx) => this.evaluate(tx, course, userId, modules, byModule));
     return byModule;
+  }
+
+  /**
+   * Live modules and stored progressions per "course:student", batched: a viewer's courses each asking
+   * for their modules read them in two statements, not two per course. Not cached (the memo above
+   * is, and forgets on writes), so a read after a write in the same request sees the write.
+   */
+  private storedLoader(): DataLoader<string, [ContextModule[], ModuleProgression[]]> {
+    return this.ctx.loaders.get('progress:stored', () =>
+      new DataLoader<string, [ContextModule[], ModuleProgression[]]>(
+        async (keys) => {
+          const pairs = keys.map((k) => k.split(':').map(Number) as [number, number]);
+          const courseIds = [...new Set(pairs.map(([c]) => c))];
+          const [modules, stored] = await Promise.all([
+            this.ctx.ds.getRepository(ContextModule).find({ where: { courseId: In(courseIds), workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } }),
+            this.ctx.ds.getRepository(ModuleProgression).findBy({ courseId: In(courseIds), userId: In([...new Set(pairs.map(([, u]) => u))]) }),
+          ]);
+          return pairs.map(([c, u]) => [modules.filter((m) => m.courseId === c), stored.filter((p) => p.courseId === c && p.userId === u)]);
+        },
+        { cache: false },
+      ),
+    );
   }
 
   /** Runs the evaluator over the course for one student and stores what changed, in one statement. */

@@ -87,11 +87,14 @@ export class SubmissionService {
         const assignments = (await this.ctx.loaders.byId(Assignment).loadMany([...ids])).map((a) => (a instanceof Error ? null : a));
         const courses = await this.ctx.services.courses.loadMany([...new Set(assignments.filter(Boolean).map((a) => a!.courseId))]);
         const visible = new Map<number, Set<number>>();
-        for (const c of courses) {
-          if (!c) continue;
-          const [scope, students] = await Promise.all([this.access.workScope(c), this.access.currentStudents().load(c.id)]);
-          visible.set(c.id, scope.all ? students : new Set([...scope.userIds].filter((u) => students.has(u))));
-        }
+        // All courses at once, so their students load in one batch (assignments of a list of courses).
+        await Promise.all(
+          courses.map(async (c) => {
+            if (!c) return;
+            const [scope, students] = await Promise.all([this.access.workScope(c), this.access.currentStudents().load(c.id)]);
+            visible.set(c.id, scope.all ? students : new Set([...scope.userIds].filter((u) => students.has(u))));
+          }),
+        );
         const wanted = (a: Assignment | null) => (a ? [...(visible.get(a.courseId) ?? [])] : []);
         const users = [...new Set(assignments.flatMap(wanted))];
         const load = () =>
