@@ -19,6 +19,10 @@
  *
  * The receiver runs in its own process with a certificate generated for the run. The machine's load
  * (1-minute load average, cores) is printed with every row: other work on the machine slows all of it.
+ * Each burst row also has the CPU time (user + system, all threads, from /proc) per message of the
+ * dispatching process(es), the receiver and the local MariaDB server, and how many cores each kept busy
+ * on average — a process busy well under one core is waiting (round trips, locks), not computing — and
+ * the dispatchers' claims: how many, how many found nothing, and rows one selected that another took.
  *
  * Knobs: BENCH_ENGINES (sqlite,mysql), BENCH_MYSQL_URL (default DATABASE_URL when it is mysql://, else
  * mysql://root@127.0.0.1:3306/; a database is created per run and dropped), BENCH_EVENTS,

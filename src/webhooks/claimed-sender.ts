@@ -66,10 +66,18 @@ export class ClaimedSender {
       hmacKeys: sub.transportType === 'https' ? signingKeysOf(this.tokenKey, sub) : undefined,
     });
     const timing = { startedAt, durationMs: performance.now() - started };
-    answered(outcome);
-    if (this.abandoned()) return;
-    if (outcome.ok) await this.results.success(m, token, sub, timing, outcome);
-    else await this.results.failure(m, token, sub, timing, outcome);
+    // A success frees its slot at once (its row is written with the next batch). A failure only once it
+    // is recorded: what it decides (a 410's deactivation, a dead letter) must hold before the next claim.
+    if (outcome.ok) {
+      answered(outcome);
+      if (!this.abandoned()) await this.results.success(m, token, sub, timing, outcome);
+      return;
+    }
+    try {
+      if (!this.abandoned()) await this.results.failure(m, token, sub, timing, outcome);
+    } finally {
+      answered(outcome);
+    }
   }
 
   /** Ends a message without an attempt (its subscription is gone, deactivated or no longer wants it). */

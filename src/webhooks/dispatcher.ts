@@ -60,9 +60,10 @@ export class Dispatcher {
   private loopDone: Promise<void> | null = null;
   private readonly inFlight = new Map<number, { abort: AbortController; done: Promise<void> }>();
   /**
-   * Deliveries still waiting for their receiver (the rest of inFlight is being recorded). Slots are
-   * counted by these: a delivery whose answer is in frees its slot while its result waits for the next
-   * batched write, so slow commits (MariaDB's log flush) no longer idle the connections.
+   * Deliveries still holding a slot (the rest of inFlight are successes being recorded). Slots are
+   * counted by these: a success frees its slot when the receiver has answered, while its result waits
+   * for the next batched write, so slow commits (MariaDB's log flush) no longer idle the connections;
+   * a failure keeps its slot until recorded (claimed-sender.ts).
    */
   private sending = 0;
   private wakeUp: (() => void) | null = null;
@@ -296,8 +297,8 @@ export class Dispatcher {
   // ---- delivering ------------------------------------------------------------------------------
 
   /**
-   * `destination`: the limiter slot this delivery holds, given back (with the receiver's answer) as
-   * soon as the answer is in, before the result is recorded; `sent` is called then too.
+   * `destination`: the limiter slot this delivery holds, given back with the receiver's answer when
+   * the sender says the slot is free (a success: at once; a failure: once recorded); `sent` then too.
    */
   private async deliver(claimed: Claimed, signal: AbortSignal, destination: string | null = null, sent: () => void = () => undefined): Promise<void> {
     let released = false;
