@@ -45,14 +45,11 @@ export class GroupMembershipService {
     return this.ctx.loaders
       .get('groups:membersCount', () =>
         new DataLoader<number, number>(async (ids) => {
-          const rows: { group_id: number; n: number | string }[] = await this.ctx.ds
-            .getRepository(GroupMembership)
-            .createQueryBuilder('m')
-            .select('m.group_id', 'group_id')
-            .addSelect('COUNT(*)', 'n')
-            .where('m.group_id IN (:...ids) AND m.workflow_state = :accepted', { ids: [...ids], accepted: 'accepted' })
-            .groupBy('m.group_id')
-            .getRawMany();
+          // Plain SQL (issue 11): the query builder's assembly cost more than this statement on a page of groups.
+          const rows: { group_id: number; n: number | string }[] = await this.ctx.ds.query(
+            `SELECT group_id, COUNT(*) AS n FROM group_memberships WHERE group_id IN (${ids.map(() => '?').join(', ')}) AND workflow_state = 'accepted' GROUP BY group_id`,
+            [...ids],
+          );
           const map = new Map(rows.map((r) => [Number(r.group_id), Number(r.n)]));
           return ids.map((id) => map.get(id) ?? 0);
         }),

@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import { In } from 'typeorm';
 import { Course } from '../courses/course.entity';
+import { leanFind } from '../db/lean-read';
 import type { RequestContext } from '../graphql/context';
 import { GroupCategory } from './group-category.entity';
 import { Group } from './group.entity';
@@ -52,20 +53,29 @@ const NONE: GroupRights = {
   canParticipate: false,
 };
 
+/** The rights a group draws from its context (course or account), the same for all its groups. */
+interface ContextRights {
+  contextAdmin: boolean;
+  canParticipate: boolean;
+  readSis: boolean;
+  manageSis: boolean;
+  manageStorageQuotas: boolean;
+}
+
+const NO_CONTEXT_RIGHTS: ContextRights = { contextAdmin: false, canParticipate: false, readSis: false, manageSis: false, manageStorageQuotas: false };
+
 export class GroupPolicy {
   private readonly ownMemberships: DataLoader<number, GroupMembership | null>;
   private readonly cache = new Map<number, Promise<GroupRights>>();
+  private readonly contexts = new Map<string, Promise<ContextRights>>();
 
   constructor(private readonly ctx: RequestContext) {
     this.ownMemberships = ctx.loaders.get('groups:viewerMemberships', () =>
       new DataLoader<number, GroupMembership | null>(async (groupIds) => {
         const viewer = ctx.viewer;
         if (!viewer) return groupIds.map(() => null);
-        const rows = await ctx.ds.getRepository(GroupMembership).findBy({
-          userId: viewer.id,
-          groupId: In([...groupIds]),
-          workflowState: In(['accepted', 'invited', 'requested']),
-        });
+        const where = { userId: viewer.id, groupId: In([...groupIds]), workflowState: In(['accepted', 'invited', 'requested']) };
+        const rows = (await leanFind(ctx.ds, GroupMembership, where)) ?? (await ctx.ds.getRepository(GroupMembership).findBy(where));
         return groupIds.map((id) => rows.find((r) => r.groupId === id) ?? null);
       }),
     );
@@ -86,35 +96,58 @@ export class GroupPolicy {
 
   /** Context admin rights for a group or category context: group management, or tags for tags. */
   async isContextAdmin(contextType: string, contextId: number, nonCollaborative: boolean): Promise<boolean> {
-    if (!this.ctx.viewer) return false;
-    if (contextType === 'Account') return this.ctx.authz.isAccountAdmin(contextId);
-    const course = await this.ctx.loaders.byId(Course).load(contextId);
-    if (!course) return false;
-    return this.ctx.authz.canCourse(course, nonCollaborative ? 'manage_tags' : 'manage_groups');
+    return (await this.contextRights(contextType, contextId, nonCollaborative)).contextAdmin;
   }
 
   /** Whether the user may take part in a context: enrolled in the course, or any user of the account. */
   async canParticipate(contextType: string, contextId: number): Promise<boolean> {
-    if (!this.ctx.viewer) return false;
-    if (contextType === 'Account') return true;
+    return (await this.contextRights(contextType, contextId, false)).canParticipate;
+  }
+
+  /**
+   * The viewer's rights over a group context, which every group of that context shares: computed once
+   * per context and kind in a request, so a page of groups checks its course once, not once per group.
+   */
+  private contextRights(contextType: string, contextId: number, nonCollaborative: boolean): Promise<ContextRights> {
+    const key = `${contextType}:${contextId}:${nonCollaborative}`;
+    let r = this.contexts.get(key);
+    if (!r) {
+      r = this.computeContext(contextType, contextId, nonCollaborative);
+      this.contexts.set(key, r);
+    }
+    return r;
+  }
+
+  private async computeContext(contextType: string, contextId: number, nonCollaborative: boolean): Promise<ContextRights> {
+    if (!this.ctx.viewer) return NO_CONTEXT_RIGHTS;
+    const authz = this.ctx.authz;
+    if (contextType === 'Account') {
+      const admin = await authz.isAccountAdmin(contextId);
+      return { contextAdmin: admin, canParticipate: true, readSis: admin, manageSis: admin, manageStorageQuotas: admin };
+    }
     const course = await this.ctx.loaders.byId(Course).load(contextId);
-    if (!course || course.workflowState === 'deleted') return false;
-    const roles = await this.ctx.authz.courseRoles(course);
-    return roles.admin || (roles.types.size > 0 && (await this.ctx.authz.canCourse(course, 'read')));
+    if (!course) return NO_CONTEXT_RIGHTS;
+    const [roles, contextAdmin, readSis, manageSis, manageStorageQuotas, read] = await Promise.all([
+      authz.courseRoles(course),
+      authz.canCourse(course, nonCollaborative ? 'manage_tags' : 'manage_groups'),
+      authz.canCourse(course, 'read_sis'),
+      authz.canCourse(course, 'manage_sis'),
+      authz.canCourse(course, 'manage_storage_quotas'),
+      authz.canCourse(course, 'read'),
+    ]);
+    const canParticipate = course.workflowState !== 'deleted' && (roles.admin || (roles.types.size > 0 && read));
+    return { contextAdmin, canParticipate, readSis, manageSis, manageStorageQuotas };
   }
 
   private async compute(group: Group): Promise<GroupRights> {
     const viewer = this.ctx.viewer;
     if (!viewer || group.workflowState === 'deleted') return NONE;
-    const [category, membership, contextAdmin, canParticipate] = await Promise.all([
+    const [category, membership, context] = await Promise.all([
       this.category(group),
       this.ownMemberships.load(group.id),
-      this.isContextAdmin(group.contextType, group.contextId, group.nonCollaborative),
-      this.canParticipate(group.contextType, group.contextId),
+      this.contextRights(group.contextType, group.contextId, group.nonCollaborative),
     ]);
-    const sis = group.contextType === 'Account' ? contextAdmin : await this.courseRight(group, 'read_sis');
-    const manageSis = group.contextType === 'Account' ? contextAdmin : await this.courseRight(group, 'manage_sis');
-    const quotas = group.contextType === 'Account' ? contextAdmin : await this.courseRight(group, 'manage_storage_quotas');
+    const { contextAdmin, canParticipate, readSis: sis, manageSis, manageStorageQuotas: quotas } = context;
     // Differentiation tags have no collaborative side: only tag managers see or touch them.
     if (group.nonCollaborative) {
       return { ...NONE, contextAdmin, membership, canParticipate, read: contextAdmin, readRoster: contextAdmin, update: contextAdmin, manage: contextAdmin, delete: contextAdmin, readSis: sis, manageSis, manageStorageQuotas: quotas };
@@ -154,8 +187,5 @@ export class GroupPolicy {
     };
   }
 
-  private async courseRight(group: Group, permission: 'read_sis' | 'manage_sis' | 'manage_storage_quotas'): Promise<boolean> {
-    const course = await this.ctx.loaders.byId(Course).load(group.contextId);
-    return course ? this.ctx.authz.canCourse(course, permission) : false;
-  }
+
 }

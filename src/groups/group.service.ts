@@ -15,6 +15,7 @@ import { Pseudonym } from '../users/pseudonym.entity';
 import { User } from '../users/user.entity';
 import { GroupCategory } from './group-category.entity';
 import { accountContext, GroupContext, loadContext, lookupContext } from './group-context';
+import { contextGroupPage } from './group-page';
 import { GroupInvitation } from './group-invitation.entity';
 import { GroupMembership } from './group-membership.entity';
 import type { GroupRights } from './group-policy';
@@ -441,16 +442,11 @@ export class GroupService {
       const rows = inCategory.filter((g) => g.contextType === context.type && g.contextId === context.id && kinds.includes(g.nonCollaborative));
       return toConnection(rows.slice(w.offset, w.offset + w.limit), rows.length, w);
     }
-    const qb = this.ctx.ds
-      .getRepository(Group)
-      .createQueryBuilder('g')
-      .where('g.context_type = :ct AND g.context_id = :cid AND g.workflow_state = :available', { ct: context.type, cid: context.id, available: 'available' })
-      .andWhere('g.non_collaborative IN (:...kinds)', { kinds });
-    if (args.categoryId != null) qb.andWhere('g.group_category_id = :cat', { cat: args.categoryId });
-    if (args.onlyOwnGroups) {
-      qb.andWhere(`g.id IN (SELECT m.group_id FROM group_memberships m WHERE m.user_id = :uid AND m.workflow_state = 'accepted')`, { uid: viewer.id });
-    }
-    const [rows, total] = await qb.orderBy('g.group_category_id', 'ASC').addOrderBy('g.name', 'ASC').addOrderBy('g.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
+    const { rows, total } = await contextGroupPage(
+      this.ctx.ds,
+      { contextType: context.type, contextId: context.id, kinds, categoryId: args.categoryId, memberId: args.onlyOwnGroups ? viewer.id : null },
+      w,
+    );
     return toConnection(rows, total, w);
   }
 
