@@ -343,6 +343,7 @@ export function baseline(db: Db, tokenKey: string) {
     if ((m = /^\/api\/v1\/courses\/(\d+)\/groups$/.exec(p))) return groups(req, url, base, Number(m[1]));
     if (p === '/api/v1/planner/items') return planner(req, url, base);
     if (p === '/api/v1/users/self') return self(req);
+    if (p === '/health/live') return { body: { status: 'ok' } };
     throw new HttpError(404, { errors: [{ message: 'The specified resource does not exist.' }] });
   };
 }
@@ -379,6 +380,8 @@ if (require.main === module && process.send) {
         (globalThis as { gc?: () => void }).gc?.();
         const mem = process.memoryUsage();
         process.send!({ id: msg.id, ok: true, rss: mem.rss, heapUsed: mem.heapUsed });
+      } else if (msg.type === 'cpu') {
+        process.send!({ id: msg.id, ok: true, ...process.cpuUsage() });
       } else if (msg.type === 'close') {
         server?.closeAllConnections();
         await new Promise((r) => (server ? server.close(r) : r(undefined)));

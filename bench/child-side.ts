@@ -16,7 +16,7 @@ export const fromDist = <T>(p: string): T => require(path.join(dist, p)) as T;
 /**
  * Answers each message with { id, ok: true, ...its result } or { id, ok: false, error }. profileStart
  * and profileStop { file } (a CPU profile of this process, sampled every `profileIntervalUs`
- * microseconds) and close (`close()`) are answered here, every other type by `handle`. When the parent
+ * microseconds), cpu (process.cpuUsage()) and close (`close()`) are answered here, every other type by `handle`. When the parent
  * goes away, runs `close()` and exits.
  */
 export function answerParent<M extends { id: number; type: string; file?: string }>(opts: {
@@ -36,6 +36,9 @@ export function answerParent<M extends { id: number; type: string; file?: string
       case 'close':
         await opts.close();
         return {};
+      case 'cpu':
+        // CPU time this process has used: the bench divides the difference over a run by its requests.
+        return process.cpuUsage();
       default:
         return opts.handle(msg);
     }

@@ -94,5 +94,16 @@ export function readEndpoints(w: ReadWorld, perPage: { items: number; modules: n
       restRows: (b) => (b?.id != null ? [String(b.id)] : []),
       graphqlRows: (d) => (d?.user?.id != null ? [String(d.user.id)] : []),
     },
+    {
+      // The floor: what each stack costs for a request that does no work (no token, no SQL), so the
+      // shares above can be read against what the framework alone allows.
+      key: 'floor',
+      label: 'floor: GET /health/live, { __typename }',
+      token: w.student.token,
+      path: '/health/live',
+      graphql: { query: '{ __typename }', variables: {} },
+      restRows: (b) => (b?.status === 'ok' ? ['ok'] : []),
+      graphqlRows: (d) => (d?.__typename === 'Query' ? ['ok'] : []),
+    },
   ];
 }

@@ -61,6 +61,8 @@ interface Target {
 interface Pooled {
   latencies: number[];
   requests: number;
+  /** Microseconds of CPU the serving process used over the measured runs (user + system). */
+  cpuUs: number;
   errors: number;
   bytes: number;
   seconds: number;
@@ -174,8 +176,11 @@ void runBench(async (seedServer) => {
         for (const t of targets) {
           const profiling = round === 1 && PROFILE === `${e.key}:${t.door}`;
           const server = t.door.endsWith('before') ? before! : after;
+          const serving = t.door === 'baseline' ? baseline : server;
           if (profiling) await server.request('profileStart');
+          const cpu0 = await serving.request<NodeJS.CpuUsage>('cpu');
           const r: LoadReport = await loader.run({ target: t.load, seconds: SECONDS, concurrency: CONCURRENCY });
+          const cpu1 = await serving.request<NodeJS.CpuUsage>('cpu');
           if (profiling) {
             const file = path.join(PROFILE_DIR, `bench-${e.key}-${t.door}-${Date.now()}.cpuprofile`);
             await server.request('profileStop', { file });
@@ -184,9 +189,10 @@ void runBench(async (seedServer) => {
           }
           if (r.firstError) console.log(`  note: ${e.key} ${t.label}: ${r.errors} failed request(s), first: ${r.firstError}`);
           const key = `${e.key}/${t.door}`;
-          const acc = pooled.get(key) ?? { latencies: [], requests: 0, errors: 0, bytes: 0, seconds: 0 };
+          const acc = pooled.get(key) ?? { latencies: [], requests: 0, cpuUs: 0, errors: 0, bytes: 0, seconds: 0 };
           for (const l of r.latencies) acc.latencies.push(l);
           acc.requests += r.requests;
+          acc.cpuUs += cpu1.user + cpu1.system - (cpu0.user + cpu0.system);
           acc.errors += r.errors;
           acc.bytes += r.bytes;
           acc.seconds += r.seconds;
@@ -204,18 +210,32 @@ void runBench(async (seedServer) => {
       const stat = (t: Target) => {
         const p = pooled.get(`${e.key}/${t.door}`)!;
         p.latencies.sort((a, b) => a - b);
-        return { rps: p.requests / p.seconds, p50: pct(p.latencies, 0.5), p99: pct(p.latencies, 0.99), bytes: p.requests ? Math.round(p.bytes / p.requests) : 0, errors: p.errors };
+        const cpu = p.requests ? p.cpuUs / p.requests : NaN;
+        return { rps: p.requests / p.seconds, cpu, p50: pct(p.latencies, 0.5), p99: pct(p.latencies, 0.99), bytes: p.requests ? Math.round(p.bytes / p.requests) : 0, errors: p.errors };
       };
       const base = stat(targets[0]);
       for (const t of targets) {
         const s = stat(t);
         const share = s.rps / base.rps;
-        rows.push([t === targets[0] ? `${e.label} [${n} rows]` : '', t.label, fmt(s.rps, 0), `${fmt(s.p50, 1)} ms`, `${fmt(s.p99, 1)} ms`, `${fmt(100 * share, 1)}%`, s.bytes, s.errors]);
-        const goal = t.door === 'rest' ? TARGETS.rest : t.door === 'graphql' ? TARGETS.graphql : null;
+        rows.push([
+          t === targets[0] ? `${e.label} [${n} rows]` : '',
+          t.label,
+          fmt(s.rps, 0),
+          `${fmt(s.p50, 1)} ms`,
+          `${fmt(s.p99, 1)} ms`,
+          `${fmt(100 * share, 1)}%`,
+          `${fmt(s.cpu, 0)} µs`,
+          `${fmt((100 * base.cpu) / s.cpu, 1)}%`,
+          s.bytes,
+          s.errors,
+        ]);
+        const goal = e.key === 'floor' ? null : t.door === 'rest' ? TARGETS.rest : t.door === 'graphql' ? TARGETS.graphql : null;
         if (goal != null) verdicts.push(`  ${share >= goal ? 'met  ' : 'below'} ${e.key} ${t.label}: ${fmt(100 * share, 1)}% of the baseline (target ${100 * goal}%)`);
       }
     }
-    printTable(['endpoint', 'door', 'req/s', 'p50', 'p99', 'share of baseline', 'bytes/resp', 'errors'], rows);
+    printTable(['endpoint', 'door', 'req/s', 'p50', 'p99', 'share of baseline', 'CPU/req', 'CPU share', 'bytes/resp', 'errors'], rows);
+    console.log('  CPU/req: CPU time of the serving process per request; CPU share: the baseline\'s CPU/req over the door\'s,');
+    console.log('  which other load on a shared machine disturbs far less than req/s (the load generator shares the cores too).');
     console.log('');
     console.log('Targets (shares of the baseline in this run):');
     for (const v of verdicts) console.log(v);
