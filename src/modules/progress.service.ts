@@ -3,6 +3,7 @@ import { EntityManager, In } from 'typeorm';
 import type { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
 import { nowToSecond } from '../db/columns';
+import { leanFind } from '../db/lean-read';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
@@ -93,9 +94,14 @@ export class ProgressService {
         async (keys) => {
           const pairs = keys.map((k) => k.split(':').map(Number) as [number, number]);
           const courseIds = [...new Set(pairs.map(([c]) => c))];
+          const ds = this.ctx.ds;
+          const moduleWhere = { courseId: In(courseIds), workflowState: In(['active', 'unpublished']) };
+          const moduleOrder = { position: 'ASC', id: 'ASC' } as const;
+          const storedWhere = { courseId: In(courseIds), userId: In([...new Set(pairs.map(([, u]) => u))]) };
+          // Every student's modules page reads these: lean reads (src/db/lean-read.ts) where they apply.
           const [modules, stored] = await Promise.all([
-            this.ctx.ds.getRepository(ContextModule).find({ where: { courseId: In(courseIds), workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } }),
-            this.ctx.ds.getRepository(ModuleProgression).findBy({ courseId: In(courseIds), userId: In([...new Set(pairs.map(([, u]) => u))]) }),
+            leanFind(ds, ContextModule, moduleWhere, moduleOrder).then((r) => r ?? ds.getRepository(ContextModule).find({ where: moduleWhere, order: moduleOrder })),
+            leanFind(ds, ModuleProgression, storedWhere).then((r) => r ?? ds.getRepository(ModuleProgression).findBy(storedWhere)),
           ]);
           return pairs.map(([c, u]) => [modules.filter((m) => m.courseId === c), stored.filter((p) => p.courseId === c && p.userId === u)]);
         },
@@ -228,8 +234,10 @@ export class ProgressService {
     const w = pageWindow(args);
     const page = visible.slice(w.offset, w.offset + w.limit);
     const nodes: ProgressionView[] = [];
-    for (const userId of page) {
-      const p = (await this.forStudent(course, userId)).get(module.id);
+    // Every student's progressions at once, so their stored rows load in one batch (storedLoader).
+    const all = await Promise.all(page.map((userId) => this.forStudent(course, userId)));
+    for (const [i, userId] of page.entries()) {
+      const p = all[i].get(module.id);
       if (p) nodes.push({ moduleId: module.id, userId, state: p.state, completedAt: p.completedAt, currentPosition: p.currentPosition, requirementsMet: p.met.map((m) => ({ moduleItemId: m.id, type: m.type })) });
     }
     return toConnection(nodes, visible.length, w);
