@@ -5,6 +5,7 @@ import { AccountUser } from '../accounts/account-user.entity';
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../common/errors';
 import { Course } from '../courses/course.entity';
 import { Enrollment, EnrollmentType } from '../courses/enrollment.entity';
+import { leanFind } from '../db/lean-read';
 import type { Loaders } from '../graphql/loaders';
 import type { User } from '../users/user.entity';
 import { Permission, ROLE_PERMISSIONS, STAFF_TYPES } from './permissions';
@@ -32,11 +33,9 @@ export class Authz {
   ) {
     this.enrollmentLoader = new DataLoader(async (courseIds) => {
       if (!viewer) return courseIds.map(() => []);
-      const rows = await ds.getRepository(Enrollment).findBy({
-        userId: viewer.id,
-        courseId: In([...courseIds]),
-        workflowState: In(['active', 'invited', 'creation_pending']),
-      });
+      const where = { userId: viewer.id, courseId: In([...courseIds]), workflowState: In(['active', 'invited', 'creation_pending']) };
+      // Every request that names a course asks this: a lean read (src/db/lean-read.ts), not the query builder.
+      const rows = (await leanFind(ds, Enrollment, where)) ?? (await ds.getRepository(Enrollment).findBy(where));
       return courseIds.map((id) => rows.filter((r) => r.courseId === id));
     });
   }
@@ -49,9 +48,9 @@ export class Authz {
   /** Accounts where the viewer holds an active admin role. */
   adminAccountIds(): Promise<Set<number>> {
     if (!this.viewer) return Promise.resolve(new Set());
-    this.adminIds ??= this.ds
-      .getRepository(AccountUser)
-      .findBy({ userId: this.viewer.id, workflowState: 'active' })
+    const where = { userId: this.viewer.id, workflowState: 'active' };
+    this.adminIds ??= leanFind(this.ds, AccountUser, where)
+      .then((rows) => rows ?? this.ds.getRepository(AccountUser).findBy(where))
       .then((rows) => new Set(rows.map((r) => r.accountId)));
     return this.adminIds;
   }
