@@ -15,20 +15,20 @@ import { leanFind } from './lean-read';
  * then read by id in one more statement.
  *
  * `qb` selects the rows of all the parents (its where clause states every rule, per parent where
- * rules differ); `parentColumn` and `order` are database column names of qb's main alias, and
- * `order` must end in a unique column so pages are stable.
+ * rules differ); `parentColumn` and `order` are database column names of qb's main alias (or an
+ * SQL expression over it), and `order` must end in a unique column so pages are stable.
  */
 export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   qb: SelectQueryBuilder<T>,
   parentColumn: string,
-  order: [column: string, direction: 'ASC' | 'DESC'][],
+  order: [column: string | { expression: string }, direction: 'ASC' | 'DESC'][],
   parentIds: readonly number[],
   w: PageWindow,
 ): Promise<Map<number, ConnectionResult<T>>> {
   const out = new Map<number, ConnectionResult<T>>();
   if (!parentIds.length) return out;
   const col = (c: string) => `${qb.escape(qb.alias)}.${qb.escape(c)}`;
-  const by = order.map(([c, d]) => `${col(c)} ${d}`).join(', ');
+  const by = order.map(([c, d]) => `${typeof c === 'string' ? col(c) : c.expression} ${d}`).join(', ');
   const parent = col(parentColumn);
   const inner = qb
     .clone()

@@ -2,10 +2,11 @@ import { Brackets, EntityManager, In } from 'typeorm';
 import { ForbiddenError, NotFoundError, ValidationError, Validator } from '../common/errors';
 import { sanitizeHtml } from '../common/sanitize';
 import { nowToSecond } from '../db/columns';
+import { pagePerParent, settleEach } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../graphql/context';
-import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import { ConnectionResult, pageWindow } from '../graphql/relay';
 import { User } from '../users/user.entity';
 import { DiscussionContext, DiscussionContexts, DiscussionRights, NO_RIGHTS } from './discussion-context';
 import { DiscussionEntry } from './discussion-entry.entity';
@@ -188,34 +189,58 @@ export class DiscussionService {
     return this.listIn(context, args);
   }
 
-  async listIn(context: DiscussionContext, args: TopicListArgs): Promise<ConnectionResult<DiscussionTopic>> {
-    const rights = await this.contexts.readable(context);
+  /** One context's list (as list). Batched across contexts of one type (listInMany): a list of courses each asking for its topics. */
+  listIn(context: DiscussionContext, args: TopicListArgs): Promise<ConnectionResult<DiscussionTopic>> {
+    return this.ctx.loaders.perParent(`discussions:${context.type}`, args, (contexts: readonly DiscussionContext[]) => this.listInMany(contexts, args)).load(context);
+  }
+
+  /**
+   * One page of topics per context (all of one type) in one statement pair: moderators see drafts,
+   * others active topics (and announcements once posted); a context the viewer may not read is
+   * refused alone.
+   */
+  async listInMany(contexts: readonly DiscussionContext[], args: TopicListArgs): Promise<(ConnectionResult<DiscussionTopic> | Error)[]> {
     const orderBy = args.orderBy ?? 'position';
-    if (!(ORDERS as readonly string[]).includes(orderBy)) throw ValidationError.of('order_by', 'inclusion', `order_by must be one of ${ORDERS.join(', ')}`);
-    const w = pageWindow(args);
+    // The permission first, as for one context: a refused caller learns nothing, not even about its arguments.
+    const rights = await settleEach(contexts, async (c) => {
+      const r = await this.contexts.readable(c);
+      if (!(ORDERS as readonly string[]).includes(orderBy)) throw ValidationError.of('order_by', 'inclusion', `order_by must be one of ${ORDERS.join(', ')}`);
+      return r;
+    });
+    const readable = contexts.filter((_, i) => !(rights[i] instanceof Error));
+    const moderated = readable.filter((c) => (rights[contexts.indexOf(c)] as DiscussionRights).moderate).map((c) => c.id);
+    const others = readable.filter((c) => !(rights[contexts.indexOf(c)] as DiscussionRights).moderate).map((c) => c.id);
     const qb = this.ctx.ds
       .getRepository(DiscussionTopic)
       .createQueryBuilder('t')
-      .where('t.context_type = :ct AND t.context_id = :cid', { ct: context.type, cid: context.id })
-      .andWhere('t.is_announcement = :ann', { ann: Boolean(args.onlyAnnouncements) });
-    if (rights.moderate) qb.andWhere('t.workflow_state <> :deleted', { deleted: 'deleted' });
-    else {
-      qb.andWhere('t.workflow_state = :active', { active: 'active' });
-      if (args.onlyAnnouncements) qb.andWhere('(t.delayed_post_at IS NULL OR t.delayed_post_at <= :now)', { now: new Date() });
-    }
+      .where('t.context_type = :ct', { ct: contexts[0]?.type })
+      .andWhere('t.is_announcement = :ann', { ann: Boolean(args.onlyAnnouncements) })
+      .andWhere(
+        new Brackets((b) => {
+          b.where('1 = 0');
+          if (moderated.length) b.orWhere('(t.workflow_state <> :deleted AND t.context_id IN (:...moderated))', { deleted: 'deleted', moderated });
+          if (others.length) {
+            const posted = args.onlyAnnouncements ? ' AND (t.delayed_post_at IS NULL OR t.delayed_post_at <= :now)' : '';
+            b.orWhere(`(t.workflow_state = :active AND t.context_id IN (:...others)${posted})`, { active: 'active', others, now: new Date() });
+          }
+        }),
+      );
     const term = args.searchTerm?.trim();
     if (term) {
       const like = containsPattern(term);
       qb.andWhere(new Brackets((b) => b.where("LOWER(t.title) LIKE :like ESCAPE '!'", { like }).orWhere("LOWER(t.message) LIKE :like ESCAPE '!'", { like })));
     }
-    if (args.onlyAnnouncements) qb.orderBy('t.posted_at', 'DESC').addOrderBy('t.id', 'DESC');
-    else if (orderBy === 'title') qb.orderBy('t.title', 'ASC').addOrderBy('t.id', 'ASC');
-    else if (orderBy === 'recent_activity') qb.orderBy('t.last_reply_at', 'DESC').addOrderBy('t.posted_at', 'DESC').addOrderBy('t.id', 'DESC');
-    else qb.orderBy('t.pinned', 'DESC').addOrderBy('t.position', 'ASC').addOrderBy('t.created_at', 'DESC').addOrderBy('t.id', 'DESC');
-    const [rows, total] = await qb.skip(w.offset).take(w.limit).getManyAndCount();
+    const order: [string, 'ASC' | 'DESC'][] = args.onlyAnnouncements
+      ? [['posted_at', 'DESC'], ['id', 'DESC']]
+      : orderBy === 'title'
+        ? [['title', 'ASC'], ['id', 'ASC']]
+        : orderBy === 'recent_activity'
+          ? [['last_reply_at', 'DESC'], ['posted_at', 'DESC'], ['id', 'DESC']]
+          : [['pinned', 'DESC'], ['position', 'ASC'], ['created_at', 'DESC'], ['id', 'DESC']];
+    const pages = await pagePerParent(qb, 'context_id', order, readable.map((c) => c.id), pageWindow(args));
     // The loader cache learns the rows, so per-topic lookups by id that follow cost nothing.
-    for (const r of rows) this.ctx.loaders.byId(DiscussionTopic).prime(r.id, r);
-    return toConnection(rows, total, w);
+    for (const page of pages.values()) for (const r of page.nodes) this.ctx.loaders.byId(DiscussionTopic).prime(r.id, r);
+    return contexts.map((c, i) => (rights[i] instanceof Error ? (rights[i] as Error) : pages.get(c.id)!));
   }
 
   // ---- writes -----------------------------------------------------------------------------------

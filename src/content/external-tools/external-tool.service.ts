@@ -1,9 +1,9 @@
-import { In } from 'typeorm';
 import { Validator } from '../../common/errors';
 import type { Course } from '../../courses/course.entity';
+import { pagePerParent, settleEach } from '../../db/page-per-parent';
 import { transaction } from '../../db/transaction';
 import type { RequestContext } from '../../graphql/context';
-import { ConnectionResult, pageWindow, toConnection } from '../../graphql/relay';
+import { ConnectionResult, pageWindow } from '../../graphql/relay';
 import { fitText } from '../content-columns';
 import { ExternalTool, PRIVACY_LEVELS } from './external-tool.entity';
 
@@ -40,16 +40,17 @@ export class ExternalToolService {
     return { course, tool: object };
   }
 
-  async listForCourse(course: Course, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<ExternalTool>> {
-    await this.access.assertReadable(course);
-    const w = pageWindow(args);
-    const [rows, total] = await this.ctx.ds.getRepository(ExternalTool).findAndCount({
-      where: { courseId: course.id, workflowState: In(['active']) },
-      order: { id: 'ASC' },
-      skip: w.offset,
-      take: w.limit,
-    });
-    return toConnection(rows, total, w);
+  /** Active tools of a course by id. Batched across courses. */
+  listForCourse(course: Course, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<ExternalTool>> {
+    return this.ctx.loaders.perParent('externalTools', args, (courses: readonly Course[]) => this.listForCourses(courses, args)).load(course);
+  }
+
+  /** One page of tools per course in one statement pair; a course the viewer may not read is refused alone. */
+  async listForCourses(courses: readonly Course[], args: { first?: number | null; after?: string | null }): Promise<(ConnectionResult<ExternalTool> | Error)[]> {
+    const readable = await settleEach(courses, (c) => this.access.assertReadable(c));
+    const qb = this.ctx.ds.getRepository(ExternalTool).createQueryBuilder('t').where('t.workflow_state = :active', { active: 'active' });
+    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], courses.filter((_, i) => !(readable[i] instanceof Error)).map((c) => c.id), pageWindow(args));
+    return courses.map((c, i) => (readable[i] instanceof Error ? (readable[i] as Error) : pages.get(c.id)!));
   }
 
   private validate(input: ExternalToolFields, existing: ExternalTool | null): void {

@@ -1,11 +1,12 @@
-import { In, Not } from 'typeorm';
+import { Brackets, In, Not } from 'typeorm';
 import { NotFoundError, RequestError, ValidationError, Validator } from '../../common/errors';
 import { decodePathValue } from '../../common/ids';
 import { sanitizeHtml } from '../../common/sanitize';
 import type { Course } from '../../courses/course.entity';
+import { pagePerParent, settleEach } from '../../db/page-per-parent';
 import { transaction } from '../../db/transaction';
 import type { RequestContext } from '../../graphql/context';
-import { ConnectionResult, pageWindow, toConnection } from '../../graphql/relay';
+import { ConnectionResult, pageWindow } from '../../graphql/relay';
 import { anyId } from '../content-access';
 import { fitText } from '../content-columns';
 import { PageState, WikiPage } from './page.entity';
@@ -91,29 +92,44 @@ export class PageService {
     return found;
   }
 
-  async listForCourse(course: Course, args: PageListArgs): Promise<ConnectionResult<WikiPage>> {
-    await this.access.assertReadable(course);
-    const w = pageWindow(args);
-    const seesAll = await this.access.seesUnpublished(course);
-    let states: PageState[] = seesAll ? ['active', 'unpublished'] : ['active'];
-    if (args.published != null && seesAll) states = [args.published ? 'active' : 'unpublished'];
-    const sort = SORTS[args.sort ?? 'title'] ?? 'title';
-    const dir = (args.order ?? (sort === 'title' ? 'asc' : 'desc')).toLowerCase() === 'desc' ? 'DESC' : 'ASC';
+  /** Pages of a course, by title unless sorted otherwise; published ones only for those who may not see unpublished content. Batched across courses. */
+  listForCourse(course: Course, args: PageListArgs): Promise<ConnectionResult<WikiPage>> {
+    return this.ctx.loaders.perParent('pages', args, (courses: readonly Course[]) => this.listForCourses(courses, args)).load(course);
+  }
+
+  /** One page of pages per course in one statement pair; a course the viewer may not read is refused alone. */
+  async listForCourses(courses: readonly Course[], args: PageListArgs): Promise<(ConnectionResult<WikiPage> | Error)[]> {
+    const term = args.searchTerm?.trim();
+    // The permission first, as for one course: a refused caller learns nothing, not even about its search term.
+    const sees = await settleEach(courses, async (c) => {
+      await this.access.assertReadable(c);
+      if (term && term.length < 2) throw new RequestError('search_term too short', 400, { errors: [{ field: 'search_term', code: 'invalid', message: '2 or more characters is required' }] });
+      return this.access.seesUnpublished(c);
+    });
+    // The states each course's viewer gets: published only, or what `published` asks for, or both.
+    const statesOf = (seesAll: boolean): PageState[] => (!seesAll ? ['active'] : args.published != null ? [args.published ? 'active' : 'unpublished'] : ['active', 'unpublished']);
+    const groups = new Map<string, number[]>();
+    courses.forEach((c, i) => {
+      if (sees[i] instanceof Error) return;
+      const key = statesOf(sees[i] as boolean).join(',');
+      groups.set(key, [...(groups.get(key) ?? []), c.id]);
+    });
     const qb = this.ctx.ds
       .getRepository(WikiPage)
       .createQueryBuilder('p')
-      .where('p.course_id = :cid', { cid: course.id })
-      .andWhere('p.workflow_state IN (:...states)', { states });
-    const term = args.searchTerm?.trim();
-    if (term) {
-      if (term.length < 2) throw new RequestError('search_term too short', 400, { errors: [{ field: 'search_term', code: 'invalid', message: '2 or more characters is required' }] });
-      qb.andWhere("LOWER(p.title) LIKE :like ESCAPE '!'", { like: containsPattern(term) });
-    }
+      .where(
+        new Brackets((b) => {
+          b.where('1 = 0');
+          [...groups].forEach(([states, ids], j) => b.orWhere(`(p.workflow_state IN (:...st${j}) AND p.course_id IN (:...ids${j}))`, { [`st${j}`]: states.split(','), [`ids${j}`]: ids }));
+        }),
+      );
+    if (term) qb.andWhere("LOWER(p.title) LIKE :like ESCAPE '!'", { like: containsPattern(term) });
+    const sort = SORTS[args.sort ?? 'title'] ?? 'title';
+    const dir = (args.order ?? (sort === 'title' ? 'asc' : 'desc')).toLowerCase() === 'desc' ? 'DESC' : 'ASC';
     // Titles sort without regard to case on both engines (Canvas sorts by a collation key).
-    if (sort === 'title') qb.addSelect('LOWER(p.title)', 'sort_title').orderBy('sort_title', dir);
-    else qb.orderBy(sort === 'createdAt' ? 'p.created_at' : 'p.updated_at', dir);
-    const [rows, total] = await qb.addOrderBy('p.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
-    return toConnection(rows, total, w);
+    const by = sort === 'title' ? { expression: `LOWER(${qb.escape('p')}.${qb.escape('title')})` } : sort === 'createdAt' ? 'created_at' : 'updated_at';
+    const pages = await pagePerParent(qb, 'course_id', [[by, dir], ['id', 'ASC']], [...groups.values()].flat(), pageWindow(args));
+    return courses.map((c, i) => (sees[i] instanceof Error ? (sees[i] as Error) : pages.get(c.id)!));
   }
 
   // ---- writes -----------------------------------------------------------------------------------
