@@ -68,7 +68,9 @@ it(`records ${N} successes with fewer statements than messages, each with its re
     tokenKey: w.server.app.tokenKey,
   });
   const before = w.server.queryCount();
+  const startedBy = Date.now();
   expect(await dispatcher.drain()).toBe(N);
+  const endedBy = Date.now();
   const statements = w.server.queryCount() - before;
   await dispatcher.stop();
 
@@ -77,6 +79,13 @@ it(`records ${N} successes with fewer statements than messages, each with its re
   const attempts = await w.server.app.ds.getRepository(WebhookAttempt).findBy({ outboxMessageId: In(after.map((m) => m.id)) });
   expect(attempts).toHaveLength(N);
   expect(attempts.every((a) => a.attempt === 1 && a.statusCode === 200 && a.errorClass === null && a.responseBody === '{"ok":true}')).toBe(true);
+  // The times written for the batch are each message's own, read back as the same instants.
+  const within = (d: Date | null) => d != null && d.getTime() >= startedBy - 1000 && d.getTime() <= endedBy + 1000;
+  for (const m of after) {
+    const a = attempts.find((x) => x.outboxMessageId === m.id)!;
+    expect(within(a.startedAt) && within(m.deliveredAt)).toBe(true);
+    expect([m.lastAttemptAt!.getTime(), m.firstAttemptAt!.getTime()]).toEqual([a.startedAt.getTime(), a.startedAt.getTime()]);
+  }
   // A transaction per message wrote at least three statements each (UPDATE, INSERT, COMMIT).
   expect(statements).toBeLessThan(N);
 });
