@@ -85,7 +85,10 @@ const courseFields = (roster: boolean, page = 'first: 10') => `_id name
   enrollmentsConnection(${page}) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor } nodes { _id userId type } }` : ''}
   groupSetsConnection(first: 3) { totalCount nodes { _id groupsConnection(first: 3) { nodes { _id membersConnection(first: 5) { totalCount nodes { _id user { _id } } } } } } }
   assignmentsConnection(${page}) { totalCount pageInfo { hasNextPage } nodes { _id name submissionsConnection(first: 5) { nodes { userId } } moduleItems { _id } } }
-  blackoutDates { _id }`;
+  blackoutDates { _id } viewerEnrollments { _id } quizExtensions { userId }
+  quizzesConnection(first: 5) { totalCount nodes { _id } } pagesConnection(first: 5) { totalCount nodes { _id } }
+  discussionsConnection(first: 5) { totalCount nodes { _id } } externalToolsConnection(first: 5) { totalCount nodes { _id } }
+  groupsConnection(first: 5) { totalCount nodes { _id membershipsConnection(first: 5) { nodes { _id } } } }`;
 
 // first: 6 at the top: neither room fills the page, so both skip the page's count statement alike.
 const viewerQuery = (roster: boolean, page?: string) => `{ viewer { coursesConnection(first: 6) { totalCount nodes { ${courseFields(roster, page)} } }
@@ -155,6 +158,10 @@ describe('a viewer’s courses and everything nested in them', () => {
           }
         }
         expect(_ids(c.assignmentsConnection.nodes)).toEqual(ids(ok(await api.get(`${base}/assignments?per_page=100`))));
+        for (const [field, path] of [['quizzesConnection', 'quizzes'], ['pagesConnection', 'pages'], ['discussionsConnection', 'discussion_topics'], ['externalToolsConnection', 'external_tools']]) {
+          const rest = (ok(await api.get(`${base}/${path}?per_page=100`)) as any[]).map((x) => Number(x.page_id ?? x.id));
+          expect({ field, ids: _ids(c[field].nodes).sort() }).toEqual({ field, ids: rest.sort() });
+        }
         // Blackout dates are for those who manage the course's pacing; REST refuses the others too.
         const dates = await api.get(`${base}/blackout_dates`);
         if (c.blackoutDates == null) expect(dates.status).toBeGreaterThanOrEqual(401);
@@ -162,6 +169,7 @@ describe('a viewer’s courses and everything nested in them', () => {
         if (who === 'observer') continue;
         expect(_ids(c.sectionsConnection.nodes)).toEqual(ids(ok(await api.get(`${base}/sections?per_page=100`))));
         expect(_ids(c.enrollmentsConnection.nodes)).toEqual(ids(ok(await api.get(`${base}/enrollments?per_page=100`))));
+        expect(_ids(c.groupsConnection.nodes)).toEqual(ids(ok(await api.get(`${base}/groups?per_page=100`))));
         const sets = c.groupSetsConnection.nodes;
         expect(_ids(sets)).toEqual(ids(ok(await api.get(`${base}/group_categories?per_page=100`))));
         for (const s of sets) {

@@ -8,6 +8,7 @@ import { containsPattern } from '../common/like';
 import { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
 import { nowToSecond } from '../db/columns';
+import { pagePerParent, settleEach } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
@@ -423,31 +424,74 @@ export class GroupService {
     args: { first?: number | null; after?: string | null; onlyOwnGroups?: boolean | null; collaborationState?: string | null; categoryId?: number | null },
   ): Promise<ConnectionResult<Group>> {
     const context = await lookupContext(this.ctx, contextType, contextRaw);
-    const viewer = this.ctx.authz.requireViewer();
+    this.ctx.authz.requireViewer();
     const state = args.collaborationState ?? 'collaborative';
     if (!['collaborative', 'non_collaborative', 'all'].includes(state)) {
       throw ValidationError.of('collaboration_state', 'inclusion', 'collaboration_state must be collaborative, non_collaborative or all');
     }
-    const admin = await this.policy.isContextAdmin(context.type, context.id, false);
-    const roster = admin || (context.course ? await this.ctx.authz.canCourse(context.course, 'read_roster') : false);
-    const tags = state !== 'collaborative' && (await this.policy.isContextAdmin(context.type, context.id, true));
-    if (!roster && !(state !== 'collaborative' && tags)) throw new ForbiddenError();
-    if (state === 'non_collaborative' && !tags) throw new ForbiddenError();
-    const kinds = state === 'all' ? (tags ? [false, true] : [false]) : state === 'non_collaborative' ? [true] : [false];
     const w = pageWindow(args);
     if (args.categoryId != null && !args.onlyOwnGroups) {
+      const kinds = await this.listKinds(context, state);
       // One category's groups (GroupSet.groupsConnection, GET /group_categories/:id/groups): the live
       // groups of every category asked in this request come in one batch, in the order below.
       const inCategory = await this.categoryGroups().load(args.categoryId);
       const rows = inCategory.filter((g) => g.contextType === context.type && g.contextId === context.id && kinds.includes(g.nonCollaborative));
       return toConnection(rows.slice(w.offset, w.offset + w.limit), rows.length, w);
     }
-    const { rows, total } = await contextGroupPage(
-      this.ctx.ds,
-      { contextType: context.type, contextId: context.id, kinds, categoryId: args.categoryId, memberId: args.onlyOwnGroups ? viewer.id : null },
-      w,
-    );
-    return toConnection(rows, total, w);
+    // A list of courses (or accounts) each asking for its groups shares one batch (listForContexts).
+    return this.ctx.loaders.perParent(`groups:${context.type}`, { ...args, state }, (contexts: readonly GroupContext[]) => this.listForContexts(contexts, state, args)).load(context);
+  }
+
+  /** The non_collaborative kinds the viewer may list in a context for a collaboration state; refuses otherwise. */
+  private async listKinds(context: GroupContext, state: string): Promise<boolean[]> {
+    const admin = await this.policy.isContextAdmin(context.type, context.id, false);
+    const roster = admin || (context.course ? await this.ctx.authz.canCourse(context.course, 'read_roster') : false);
+    const tags = state !== 'collaborative' && (await this.policy.isContextAdmin(context.type, context.id, true));
+    if (!roster && !(state !== 'collaborative' && tags)) throw new ForbiddenError();
+    if (state === 'non_collaborative' && !tags) throw new ForbiddenError();
+    return state === 'all' ? (tags ? [false, true] : [false]) : state === 'non_collaborative' ? [true] : [false];
+  }
+
+  /**
+   * One page of groups per context (all of one type), each refused alone when the viewer may not list
+   * it. One context (the REST list) reads through contextGroupPage; several through one windowed
+   * statement pair (pagePerParent), whatever their number.
+   */
+  async listForContexts(
+    contexts: readonly GroupContext[],
+    state: string,
+    args: { first?: number | null; after?: string | null; onlyOwnGroups?: boolean | null; categoryId?: number | null },
+  ): Promise<(ConnectionResult<Group> | Error)[]> {
+    const viewer = this.ctx.authz.requireViewer();
+    const kinds = await settleEach(contexts, (c) => this.listKinds(c, state));
+    const w = pageWindow(args);
+    const memberId = args.onlyOwnGroups ? viewer.id : null;
+    if (contexts.length === 1) {
+      if (kinds[0] instanceof Error) return [kinds[0]];
+      const c = contexts[0];
+      const { rows, total } = await contextGroupPage(this.ctx.ds, { contextType: c.type, contextId: c.id, kinds: kinds[0], categoryId: args.categoryId, memberId }, w);
+      return [toConnection(rows, total, w)];
+    }
+    const byKinds = new Map<string, number[]>();
+    contexts.forEach((c, i) => {
+      if (kinds[i] instanceof Error) return;
+      const key = (kinds[i] as boolean[]).map(Number).join(',');
+      byKinds.set(key, [...(byKinds.get(key) ?? []), c.id]);
+    });
+    const qb = this.ctx.ds
+      .getRepository(Group)
+      .createQueryBuilder('g')
+      .where('g.context_type = :type AND g.workflow_state = :available', { type: contexts[0].type, available: 'available' })
+      .andWhere(
+        new Brackets((b) => {
+          b.where('1 = 0');
+          [...byKinds].forEach(([k, ids], j) => b.orWhere(`(g.non_collaborative IN (:...k${j}) AND g.context_id IN (:...c${j}))`, { [`k${j}`]: k.split(',').map(Number), [`c${j}`]: ids }));
+        }),
+      );
+    if (args.categoryId != null) qb.andWhere('g.group_category_id = :cat', { cat: args.categoryId });
+    if (memberId != null) qb.andWhere("g.id IN (SELECT m.group_id FROM group_memberships m WHERE m.user_id = :member AND m.workflow_state = 'accepted')", { member: memberId });
+    const pages = await pagePerParent(qb, 'context_id', [['group_category_id', 'ASC'], ['name', 'ASC'], ['id', 'ASC']], [...byKinds.values()].flat(), w);
+    return contexts.map((c, i) => (kinds[i] instanceof Error ? (kinds[i] as Error) : pages.get(c.id)!));
   }
 
   /** Available groups by category, ordered as listForContext orders them (name, then id), batched per request. */
