@@ -32,6 +32,7 @@ import { courseGraphResolvers } from '../courses/course-graph.resolver';
 import { blackoutDateGraphResolvers } from '../blackout-dates/blackout-date-graph.resolver';
 import { CourseQuizExtensionsResolver } from '../quiz-extensions/quiz-extension-graph.resolver';
 import { UserPlannerResolver } from '../planner/planner-graph.resolver';
+import { resolveNodeIdsDirectly } from './node';
 import { DateTimeScalar } from './scalars';
 
 /** Every resolver of the schema; feature areas add theirs here. */
@@ -110,13 +111,15 @@ async function validateArgument(value: unknown): Promise<void> {
 }
 
 export function buildAppSchema(): GraphQLSchema {
-  if (!cached) plainFieldsResolveDirectly();
-  cached ??= buildSchemaSync({
+  if (cached) return cached;
+  plainFieldsResolveDirectly();
+  cached = buildSchemaSync({
     resolvers,
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     validateFn: validateArgument,
     emitSchemaFile: false,
     pubSub: schemaPubSub,
   });
+  resolveNodeIdsDirectly(cached);
   return cached;
 }

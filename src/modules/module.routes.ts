@@ -1,7 +1,7 @@
 import { RequestError } from '../common/errors';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { nullableStr, str, strArray, toBool, tree } from '../rest/params';
-import { numericIds } from '../rest/present';
+import { numericIds, reshape, Reshape } from '../rest/present';
 import { presentAssignment } from '../content/assignments/assignment.routes';
 import { bool, id, list, obj, params, text, z } from '../rest/input';
 
@@ -69,44 +69,49 @@ const hashOrMissing = (shape: ReturnType<typeof obj>) => z.union([shape, scalar,
 type Json = Record<string, any>;
 const VARS = '$withItems: Boolean!, $withDetails: Boolean!';
 
-/** Keys Canvas emits only where they apply. */
-export function presentItem(i: Json): Json {
-  const out: Json = numericIds(i, ['id', 'module_id', 'content_id']);
-  for (const k of ['content_id', 'html_url', 'url', 'page_url', 'external_url', 'published', 'completion_requirement']) if (out[k] == null) delete out[k];
-  if (i.type !== 'ExternalTool') delete out.new_tab;
-  if (out.completion_requirement) {
-    const r = { ...out.completion_requirement };
-    if (r.type !== 'min_score') delete r.min_score;
-    if (r.type !== 'min_percentage') delete r.min_percentage;
-    if (r.completed == null) delete r.completed;
-    out.completion_requirement = r;
-  }
-  if (out.content_details) {
-    const d = Object.fromEntries(Object.entries(out.content_details).filter(([, v]) => v != null));
-    if (d.lock_info) {
-      // Canvas's lock_info: asset_string, the dates that lock it, and the module that locks it.
-      const { context_module_id: moduleId, context_module_name: moduleName, ...rest } = d.lock_info as Json;
-      const info: Json = Object.fromEntries(Object.entries(rest).filter(([, v]) => v != null));
-      if (moduleId != null) info.context_module = { id: Number(moduleId), name: moduleName };
-      d.lock_info = info;
+const REQUIREMENT: Reshape = {
+  omit: (k, r) => (k === 'min_score' && r.type !== 'min_score') || (k === 'min_percentage' && r.type !== 'min_percentage') || (k === 'completed' && r.completed == null),
+};
+
+function presentDetails(details: Json): Json {
+  const d: Json = {};
+  for (const k in details) {
+    const v = details[k];
+    if (v == null) continue;
+    if (k !== 'lock_info') {
+      d[k] = v;
+      continue;
     }
-    out.content_details = d;
+    // Canvas's lock_info: asset_string, the dates that lock it, and the module that locks it.
+    const { context_module_id: moduleId, context_module_name: moduleName, ...rest } = v as Json;
+    const info: Json = Object.fromEntries(Object.entries(rest).filter(([, x]) => x != null));
+    if (moduleId != null) info.context_module = { id: Number(moduleId), name: moduleName };
+    d.lock_info = info;
   }
-  return out;
+  return d;
 }
 
+const ITEM: Reshape = {
+  numeric: new Set(['id', 'module_id', 'content_id']),
+  omitNull: new Set(['content_id', 'html_url', 'url', 'page_url', 'external_url', 'published', 'completion_requirement']),
+  omit: (k, i) => k === 'new_tab' && i.type !== 'ExternalTool',
+  nested: { completion_requirement: (r: Json) => reshape(r, REQUIREMENT), content_details: presentDetails },
+};
+
+/** Keys Canvas emits only where they apply. */
+export function presentItem(i: Json): Json {
+  return reshape(i, ITEM);
+}
+
+const MODULE: Reshape = {
+  numeric: new Set(['id', 'prerequisite_module_ids']),
+  omitNull: new Set(['published', 'items']),
+  omit: (k, m) => m.state == null && (k === 'state' || k === 'completed_at'),
+  nested: { items: (items: Json[]) => items.map(presentItem) },
+};
+
 export function presentModule(m: Json): Json {
-  const out: Json = numericIds(m, ['id', 'prerequisite_module_ids']);
-  if (out.state == null) {
-    delete out.state;
-    delete out.completed_at;
-  }
-  if (out.published == null) delete out.published;
-  if ('items' in out) {
-    if (out.items == null) delete out.items;
-    else out.items = out.items.map(presentItem);
-  }
-  return out;
+  return reshape(m, MODULE);
 }
 
 function includes(input: RestInput): Json {

@@ -4,12 +4,44 @@
  */
 export function numericIds<T extends Record<string, unknown>>(obj: T, keys: readonly string[]): T {
   const out: Record<string, unknown> = { ...obj };
-  for (const k of keys) {
-    const v = out[k];
-    if (typeof v === 'string' && /^\d+$/.test(v)) out[k] = Number(v);
-    else if (Array.isArray(v)) out[k] = v.map((x) => (typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x));
-  }
+  for (const k of keys) out[k] = numericId(out[k]);
   return out as T;
+}
+
+/** A digits-only string id (or a list of them) as a JSON number; anything else as it is. */
+export function numericId(v: unknown): unknown {
+  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
+  if (Array.isArray(v)) return v.map((x) => (typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x));
+  return v;
+}
+
+export interface Reshape {
+  /** Keys whose ids become JSON numbers (see numericIds). */
+  numeric?: ReadonlySet<string>;
+  /** Keys left out when their value is null or undefined. */
+  omitNull?: ReadonlySet<string>;
+  /** Keys left out of this object (decided per object). */
+  omit?: (key: string, obj: Record<string, any>) => boolean;
+  /** Keys whose (non-null) value is reshaped further. */
+  nested?: Readonly<Record<string, (value: any) => unknown>>;
+}
+
+/**
+ * A presenter's usual work on a GraphQL result object in one pass: one new object in the same key
+ * order, with no `delete` (a deleted key turns an object into a slow dictionary, for the presenter
+ * and again for JSON serialisation; issue 11 measured both on 1,000-item pages).
+ */
+export function reshape(obj: Record<string, any>, rules: Reshape): Record<string, any> {
+  const out: Record<string, any> = {};
+  for (const k in obj) {
+    let v = obj[k];
+    if (v == null && rules.omitNull?.has(k)) continue;
+    if (rules.omit?.(k, obj)) continue;
+    if (rules.numeric?.has(k)) v = numericId(v);
+    else if (v != null && rules.nested?.[k]) v = rules.nested[k](v);
+    out[k] = v;
+  }
+  return out;
 }
 
 const ID_KEY = /(^id$|_id$|_ids$)/;
