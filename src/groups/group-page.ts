@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { selectColumns } from '../db/entity-columns';
 import { leanRows } from '../db/lean-read';
 import type { PageWindow } from '../graphql/relay';
 import { Group } from './group.entity';
@@ -11,21 +12,6 @@ export interface ContextGroupsFilter {
   categoryId?: number | null;
   /** Only groups this user belongs to (accepted). */
   memberId?: number | null;
-}
-
-const COLUMNS = new WeakMap<DataSource, string>();
-
-/** Every Group column, named as the entity's database columns (what leanRows maps back). */
-function columnsOf(ds: DataSource): string {
-  let cols = COLUMNS.get(ds);
-  if (!cols) {
-    cols = ds
-      .getMetadata(Group)
-      .columns.map((c) => `g.${ds.driver.escape(c.databaseName)}`)
-      .join(', ');
-    COLUMNS.set(ds, cols);
-  }
-  return cols;
 }
 
 /**
@@ -46,7 +32,7 @@ export async function contextGroupPage(ds: DataSource, f: ContextGroupsFilter, w
   }
   const from = `FROM ${ds.driver.escape('groups')} g WHERE ${conds.join(' AND ')}`;
   // The window is two integers from pageWindow, never client text.
-  const page = `SELECT ${columnsOf(ds)} ${from} ORDER BY g.group_category_id, g.name, g.id LIMIT ${Math.trunc(w.limit)} OFFSET ${Math.trunc(w.offset)}`;
+  const page = `SELECT ${selectColumns(ds, Group, 'g')} ${from} ORDER BY g.group_category_id, g.name, g.id LIMIT ${Math.trunc(w.limit)} OFFSET ${Math.trunc(w.offset)}`;
   const [rows, [{ n }]] = await Promise.all([leanRows(ds, Group, page, params), ds.query(`SELECT COUNT(*) AS n ${from}`, params)]);
   // Group is a plain entity (no relations or embedded columns): leanRows always maps it.
   return { rows: rows!, total: Number(n) };

@@ -1,10 +1,10 @@
-import { In } from 'typeorm';
 import { ForbiddenError, RequestError } from '../common/errors';
 import { parseCanvasDate } from '../common/dates';
 import { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
+import { selectColumns } from '../db/entity-columns';
+import { leanRows } from '../db/lean-read';
 import type { RequestContext } from '../graphql/context';
-import { GroupMembership } from '../groups/group-membership.entity';
 import { Group } from '../groups/group.entity';
 import type { User } from '../users/user.entity';
 
@@ -189,31 +189,37 @@ async function subjectContexts(
   includeConcluded: boolean,
   only: Set<number> | null,
 ): Promise<{ courses: Map<number, Course>; groups: Map<number, Group> }> {
-  const [enrollments, memberships] = await Promise.all([
-    ctx.ds.getRepository(Enrollment).find({
-      select: { courseId: true, workflowState: true },
-      where: { userId, type: 'StudentEnrollment', workflowState: In(includeConcluded ? ['active', 'completed'] : ['active']) },
-    }),
-    ctx.ds.getRepository(GroupMembership).find({ select: { groupId: true }, where: { userId, workflowState: 'accepted' } }),
-  ]);
-  const completedIn = new Set(enrollments.filter((e) => e.workflowState === 'completed').map((e) => e.courseId));
-  const courseIds = [...new Set(enrollments.map((e) => e.courseId))].filter((id) => !only || only.has(id));
-  const groupIds = memberships.map((m) => m.groupId);
+  // Two plain statements mapped by leanRows (issue 11): the courses behind the student enrollments and
+  // the groups behind the accepted memberships, each found through a subquery instead of reading the
+  // enrollment and membership rows first.
+  const ds = ctx.ds;
   const [courseRows, groupRows] = await Promise.all([
-    courseIds.length ? ctx.ds.getRepository(Course).findBy({ id: In(courseIds) }) : Promise.resolve([] as Course[]),
-    groupIds.length ? ctx.ds.getRepository(Group).findBy({ id: In(groupIds), workflowState: 'available' }) : Promise.resolve([] as Group[]),
+    leanRows(
+      ds,
+      Course,
+      `SELECT ${selectColumns(ds, Course, 'c')} FROM courses c WHERE c.id IN (SELECT e.course_id FROM enrollments e WHERE e.user_id = ? AND e.type = 'StudentEnrollment' AND e.workflow_state IN (${includeConcluded ? "'active', 'completed'" : "'active'"}))`,
+      [userId],
+    ),
+    leanRows(
+      ds,
+      Group,
+      `SELECT ${selectColumns(ds, Group, 'g')} FROM ${ds.driver.escape('groups')} g WHERE g.id IN (SELECT m.group_id FROM group_memberships m WHERE m.user_id = ? AND m.workflow_state = 'accepted') AND g.workflow_state = 'available'`,
+      [userId],
+    ),
   ]);
   const courses = new Map<number, Course>();
   const now = new Date();
-  for (const c of courseRows) {
+  // Course and Group are plain entities: leanRows always maps them.
+  for (const c of courseRows!) {
+    if (only && !only.has(c.id)) continue;
     ctx.loaders.byId(Course).prime(c.id, c);
     if (c.workflowState === 'deleted' || c.workflowState === 'unpublished') continue;
-    const concluded = c.isConcluded(now) || completedIn.has(c.id);
-    if (concluded && !includeConcluded) continue;
+    // A completed enrollment is read only when concluded courses are asked for, so it needs no test here.
+    if (!includeConcluded && c.isConcluded(now)) continue;
     courses.set(c.id, c);
   }
   const groups = new Map<number, Group>();
-  for (const g of groupRows) {
+  for (const g of groupRows!) {
     if (g.contextType === 'Course' ? courses.has(g.contextId) : !only) groups.set(g.id, g);
   }
   return { courses, groups };
