@@ -47,6 +47,7 @@ async function fill(k: ModulesKit, name: string) {
   const cat = await createCategory(k.teacher, k.cid);
   const g = await createGroup(k.teacher, cat.id);
   await addMembers(k.teacher, g.id, [k.room.student, k.room.student2]);
+  ok(await k.room.student.api.post(`/api/v1/groups/${g.id}/discussion_topics`, { title: `${name} group talk`, message: '<p>Hi</p>' }), 'group topic');
   ok(await k.teacher.post(`/api/v1/courses/${k.cid}/blackout_dates`, { blackout_date: { start_date: '2035-01-02', end_date: '2035-01-03', event_title: `${name} break` } }));
   await k.submit(k.room.student, assignment.id);
   return section;
@@ -78,7 +79,7 @@ const CONTENT = `content { __typename ... on Assignment { _id name } ... on Quiz
 /** The nested lists of one course; `roster` leaves out the roster lists (refused to observers, and non-null). */
 const courseFields = (roster: boolean, page = 'first: 10') => `_id name
   modulesConnection(first: 4) { totalCount nodes { _id name prerequisites { id }
-    moduleItems { _id title ${CONTENT} }
+    moduleItems { _id title next { _id } previous { _id } module { _id } ${CONTENT} }
     moduleItemsConnection(first: 10) { totalCount pageInfo { hasNextPage endCursor } nodes { _id } }
     progressionsConnection(first: 5) { nodes { userId state } } assignmentOverrides { totalCount } } }
   ${roster ? `sectionsConnection(${page}) { totalCount pageInfo { hasNextPage hasPreviousPage } nodes { _id name } }
@@ -92,7 +93,8 @@ const courseFields = (roster: boolean, page = 'first: 10') => `_id name
 
 // first: 6 at the top: neither room fills the page, so both skip the page's count statement alike.
 const viewerQuery = (roster: boolean, page?: string) => `{ viewer { coursesConnection(first: 6) { totalCount nodes { ${courseFields(roster, page)} } }
-  groups { _id membersConnection(first: 5) { nodes { _id } } } groupsConnection(first: 6) { nodes { _id membersConnection(first: 5) { nodes { _id } } } }
+  groups { _id membersConnection(first: 5) { nodes { _id } } usersConnection(first: 5) { totalCount nodes { _id } }
+    discussionsConnection(first: 5) { totalCount nodes { _id } } filesConnection(first: 5) { totalCount nodes { _id } } } groupsConnection(first: 6) { nodes { _id membersConnection(first: 5) { nodes { _id } } } }
   enrollments { _id } } }`;
 
 const courseQuery = (roster: boolean, page?: string) => `query($c: ID!) { course(id: $c) { ${courseFields(roster, page)} } }`;
@@ -181,7 +183,11 @@ describe('a viewer’s courses and everything nested in them', () => {
       // viewer -> groups -> members, as the single-group lists answer.
       expect(_ids(d.viewer.groups)).toEqual(ids(ok(await api.get('/api/v1/users/self/groups?per_page=100'))));
       for (const g of d.viewer.groups) {
-        expect(_ids(g.membersConnection.nodes)).toEqual(_ids((await data(api, `query($g: ID!) { legacyNode(type: Group, _id: $g) { ... on Group { membersConnection(first: 5) { nodes { _id } } } } }`, { g: g._id })).legacyNode.membersConnection.nodes));
+        const one = await data(api, `query($g: ID!) { legacyNode(type: Group, _id: $g) { ... on Group { _id membersConnection(first: 5) { nodes { _id } } usersConnection(first: 5) { totalCount nodes { _id } }
+          discussionsConnection(first: 5) { totalCount nodes { _id } } filesConnection(first: 5) { totalCount nodes { _id } } } } }`, { g: g._id });
+        expect(g).toEqual(one.legacyNode);
+        expect(g.discussionsConnection.totalCount).toBe(1);
+        expect(_ids(g.usersConnection.nodes)).toEqual(ids(ok(await api.get(`/api/v1/groups/${g._id}/users?per_page=100`))));
       }
     });
   }

@@ -15,12 +15,13 @@ import { leanFind } from './lean-read';
  * then read by id in one more statement.
  *
  * `qb` selects the rows of all the parents (its where clause states every rule, per parent where
- * rules differ); `parentColumn` and `order` are database column names of qb's main alias (or an
- * SQL expression over it), and `order` must end in a unique column so pages are stable.
+ * rules differ); `parentColumn` and `order` are database column names of qb's main alias (or SQL
+ * expressions, e.g. a joined membership's group_id), and `order` must end in a unique column so
+ * pages are stable.
  */
 export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   qb: SelectQueryBuilder<T>,
-  parentColumn: string,
+  parentColumn: string | { expression: string },
   order: [column: string | { expression: string }, direction: 'ASC' | 'DESC'][],
   parentIds: readonly number[],
   w: PageWindow,
@@ -29,7 +30,7 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   if (!parentIds.length) return out;
   const col = (c: string) => `${qb.escape(qb.alias)}.${qb.escape(c)}`;
   const by = order.map(([c, d]) => `${typeof c === 'string' ? col(c) : c.expression} ${d}`).join(', ');
-  const parent = col(parentColumn);
+  const parent = typeof parentColumn === 'string' ? col(parentColumn) : parentColumn.expression;
   const inner = qb
     .clone()
     .select(col('id'), 'pid_id')

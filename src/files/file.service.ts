@@ -4,10 +4,11 @@ import { EntityManager, In, Not } from 'typeorm';
 import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
 import { numericId } from '../common/ids';
 import { nowToSecond } from '../db/columns';
+import { pagePerParent } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../graphql/context';
-import { ConnectionResult, pageWindow, parseAnyId, toConnection } from '../graphql/relay';
+import { ConnectionResult, pageWindow, parseAnyId } from '../graphql/relay';
 import { Attachment, OnDuplicate } from './attachment.entity';
 import { assertManageFiles, canReadFiles, FileContext, FileContextType, isFileContextType, loadFileContext, lookupFileContext } from './file-context';
 import { adoptDirectUpload, storeReceivedUpload, usedBytes } from './file-uploads';
@@ -302,17 +303,21 @@ export class FileService {
   }
 
   /** Available files of a context, by name (Group.filesConnection, GET /groups/:id/files). */
-  async listForContext(fc: FileContext, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<Attachment>> {
+  /** Available files of a context by name. Batched across contexts of one type (listForContexts). */
+  listForContext(fc: FileContext, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<Attachment>> {
     this.ctx.authz.requireViewer();
-    if (!(await canReadFiles(this.ctx, fc))) throw new ForbiddenError();
-    const w = pageWindow(args);
-    const [rows, total] = await this.ctx.ds.getRepository(Attachment).findAndCount({
-      where: { contextType: fc.type, contextId: fc.id, workflowState: 'available' },
-      order: { displayName: 'ASC', id: 'ASC' },
-      skip: w.offset,
-      take: w.limit,
-    });
-    return toConnection(rows, total, w);
+    return this.ctx.loaders.perParent(`files:${fc.type}`, args, (fcs: readonly FileContext[]) => this.listForContexts(fcs, args)).load(fc);
+  }
+
+  /** One page of files per context (all of one type) in one statement pair; a context whose files the viewer may not read is refused alone. */
+  async listForContexts(fcs: readonly FileContext[], args: { first?: number | null; after?: string | null }): Promise<(ConnectionResult<Attachment> | Error)[]> {
+    const readable = await Promise.all(fcs.map((fc) => canReadFiles(this.ctx, fc)));
+    const qb = this.ctx.ds
+      .getRepository(Attachment)
+      .createQueryBuilder('a')
+      .where('a.context_type = :type AND a.workflow_state = :available', { type: fcs[0]?.type, available: 'available' });
+    const pages = await pagePerParent(qb, 'context_id', [['display_name', 'ASC'], ['id', 'ASC']], fcs.filter((_, i) => readable[i]).map((fc) => fc.id), pageWindow(args));
+    return fcs.map((fc, i) => (readable[i] ? pages.get(fc.id)! : new ForbiddenError()));
   }
 
   /**

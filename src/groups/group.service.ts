@@ -22,6 +22,8 @@ import { GroupMembership } from './group-membership.entity';
 import type { GroupRights } from './group-policy';
 import { Group, JOIN_LEVELS, JoinLevel, STICKY_FIELDS } from './group.entity';
 
+type GroupUsersArgs = { first?: number | null; after?: string | null; searchTerm?: string | null; excludeInactive?: boolean | null };
+
 export interface GroupInput {
   name?: string | null;
   description?: string | null;
@@ -331,17 +333,25 @@ export class GroupService {
   // ---- reads ------------------------------------------------------------------------------------
 
   /** Accepted members of the group, by sortable name (GET /groups/:id/users). */
-  async users(raw: string, args: { first?: number | null; after?: string | null; searchTerm?: string | null; excludeInactive?: boolean | null }): Promise<ConnectionResult<User>> {
+  /** A group's accepted members by sortable name (groupUsersConnection). Batched across groups (usersOfGroups). */
+  async users(raw: string, args: GroupUsersArgs): Promise<ConnectionResult<User>> {
     const { group } = await this.withRight(raw, 'read');
+    return this.ctx.loaders.perParent('groupUsers', args, (groups: readonly Group[]) => this.usersOfGroups(groups, args)).load(group);
+  }
+
+  /**
+   * One page of members per group (groups the viewer may read) in one statement pair: the search
+   * term and, with excludeInactive, each course group's active enrollments apply per group.
+   */
+  async usersOfGroups(groups: readonly Group[], args: GroupUsersArgs): Promise<(ConnectionResult<User> | Error)[]> {
     const term = args.searchTerm?.trim();
     if (term != null && term.length < 3 && args.searchTerm !== undefined && args.searchTerm !== null) {
       throw new RequestError('search_term too short', 400, { errors: [{ field: 'search_term', code: 'invalid', message: '3 or more characters is required' }] });
     }
-    const w = pageWindow(args);
     const qb = this.ctx.ds
       .getRepository(User)
       .createQueryBuilder('u')
-      .innerJoin(GroupMembership, 'm', 'm.user_id = u.id AND m.group_id = :gid AND m.workflow_state = :accepted', { gid: group.id, accepted: 'accepted' })
+      .innerJoin(GroupMembership, 'm', 'm.user_id = u.id AND m.group_id IN (:...gids) AND m.workflow_state = :accepted', { gids: groups.map((g) => g.id), accepted: 'accepted' })
       .where('u.workflow_state != :deleted', { deleted: 'deleted' });
     if (term) {
       const like = containsPattern(term);
@@ -350,11 +360,16 @@ export class GroupService {
         if (/^\d+$/.test(term)) b.orWhere('u.id = :tid', { tid: Number(term) });
       }));
     }
-    if (args.excludeInactive && group.contextType === 'Course') {
-      qb.andWhere(`u.id IN (SELECT e.user_id FROM enrollments e WHERE e.course_id = :cid AND e.workflow_state = 'active')`, { cid: group.contextId });
+    const inCourses = groups.filter((g) => g.contextType === 'Course');
+    if (args.excludeInactive && inCourses.length) {
+      // A course group's members need an active enrollment in its course; other groups are unfiltered.
+      qb.andWhere(new Brackets((b) => {
+        b.where('m.group_id NOT IN (:...courseGroups)', { courseGroups: inCourses.map((g) => g.id) });
+        inCourses.forEach((g, j) => b.orWhere(`(m.group_id = :g${j} AND u.id IN (SELECT e.user_id FROM enrollments e WHERE e.course_id = :c${j} AND e.workflow_state = 'active'))`, { [`g${j}`]: g.id, [`c${j}`]: g.contextId }));
+      }));
     }
-    const [rows, total] = await qb.orderBy('u.sortable_name', 'ASC').addOrderBy('u.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
-    return toConnection(rows, total, w);
+    const pages = await pagePerParent(qb, { expression: `${qb.escape('m')}.${qb.escape('group_id')}` }, [['sortable_name', 'ASC'], ['id', 'ASC']], groups.map((g) => g.id), pageWindow(args));
+    return groups.map((g) => pages.get(g.id)!);
   }
 
   /**
