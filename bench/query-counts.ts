@@ -81,10 +81,67 @@ function summarize(statements: string[]): Map<string, number> {
   return m;
 }
 
+/**
+ * Fan-out across parents (issue 12): a viewer's (or the account's) first n courses, each with its
+ * modules, items of several content types and their content, sections, enrollments, group sets with
+ * groups and members, assignments with submissions, and blackout dates.
+ */
+const FANOUT_COURSE = `_id modulesConnection(first: 2) { nodes { _id prerequisites { id } progressionsConnection(first: 3) { nodes { userId } }
+    moduleItems { _id content { __typename ... on Assignment { _id name } ... on Page { _id } ... on Quiz { _id } ... on Discussion { _id } } } } }
+  sectionsConnection(first: 3) { totalCount nodes { _id } } enrollmentsConnection(first: 3) { totalCount nodes { _id } }
+  groupSetsConnection(first: 2) { nodes { groupsConnection(first: 2) { nodes { membersConnection(first: 3) { nodes { _id } } } } } }
+  assignmentsConnection(first: 3) { totalCount nodes { _id submissionsConnection(first: 3) { nodes { userId } } } }
+  quizzesConnection(first: 3) { nodes { _id } } pagesConnection(first: 3) { nodes { _id } } discussionsConnection(first: 3) { nodes { _id } }
+  blackoutDates { _id }`;
+/** Observers may not read the roster (non-null lists, refused): their query leaves those out. */
+const FANOUT_VIEWER = (roster: boolean) => `{ viewer { coursesConnection(first: 100) { nodes { ${roster ? FANOUT_COURSE : FANOUT_COURSE.replace(/sectionsConnection.*\n/, '')} } }
+  groups { _id membersConnection(first: 3) { nodes { _id } } } } }`;
+const FANOUT_ACCOUNT = `query($n: Int) { account(id: "self") { coursesConnection(first: $n) { nodes { ${FANOUT_COURSE} } } } }`;
+
 void runBench(async (server) => {
   const world = new World(server);
   const recorder = statementRecorder(server);
   const seedStart = performance.now();
+
+  // Fan-out courses first, so they are also the account's first MAX courses (its list is by id).
+  const fanTeacher = await world.user('Fan Teacher', { token: true });
+  const fanCourses = await mapLimit(Array.from({ length: MAX }, (_, i) => `Fan ${String(i + 1).padStart(3, '0')}`), 4, (n) => world.course(n));
+  const fanOwner = fanTeacher.api as Client;
+  const ensure = async (res: Promise<ClientResponse>, what: string) => {
+    const r = await res;
+    if (r.status >= 300) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 200)}`);
+    return r.body;
+  };
+  const fanStudents = await world.users('Fan Student', 2, { token: true });
+  await mapLimit(fanCourses, 4, async (c) => {
+    const base = `/api/v1/courses/${c.id}`;
+    await world.enroll(c.id, fanTeacher.id, 'TeacherEnrollment');
+    for (const s of fanStudents) await world.enroll(c.id, s.id, 'StudentEnrollment');
+    const a = await ensure(fanOwner.post(`${base}/assignments`, { assignment: { name: 'Essay', points_possible: 10, submission_types: ['online_text_entry'], published: true } }), 'assignment');
+    const page = await ensure(fanOwner.post(`${base}/pages`, { wiki_page: { title: 'Reading', body: '<p>Read</p>', published: true } }), 'page');
+    const topic = await ensure(fanOwner.post(`${base}/discussion_topics`, { title: 'Talk', message: '<p>Talk</p>', published: true }), 'topic');
+    const mod = await ensure(fanOwner.post(`${base}/modules`, { module: { name: 'Week 1' } }), 'module');
+    for (const item of [{ type: 'Assignment', content_id: a.id }, { type: 'Page', page_url: page.url }, { type: 'Discussion', content_id: topic.id }, { type: 'SubHeader', title: 'Heading' }]) {
+      await ensure(fanOwner.post(`${base}/modules/${mod.id}/items`, { module_item: item }), 'item');
+    }
+    await ensure(fanOwner.request('PUT', `${base}/modules/${mod.id}`, { module: { published: true } }), 'publish');
+    await world.section(c.id, 'Section B');
+    const cat = await ensure(fanOwner.post(`${base}/group_categories`, { name: 'Projects' }), 'group set');
+    const g = await ensure(fanOwner.post(`/api/v1/group_categories/${cat.id}/groups`, { name: 'Team' }), 'group');
+    await ensure(fanOwner.post(`/api/v1/groups/${g.id}/memberships`, { user_id: fanStudents[0].id }), 'member');
+    await ensure(fanOwner.post(`${base}/blackout_dates`, { blackout_date: { start_date: '2035-01-02', end_date: '2035-01-03', event_title: 'Break' } }), 'blackout');
+  });
+  // Per list length n, a teacher, a student and an observer enrolled in exactly the first n fan-out courses.
+  const fanViewers = new Map<number, Record<'teacher' | 'student' | 'observer', BenchUser>>();
+  for (const n of LENGTHS) {
+    const [t, s, o] = [await world.user(`Fan T${n}`, { token: true }), await world.user(`Fan S${n}`, { token: true }), await world.user(`Fan O${n}`, { token: true })];
+    await mapLimit(fanCourses.slice(0, n), 4, async (c) => {
+      await world.enroll(c.id, t.id, 'TeacherEnrollment');
+      await world.enroll(c.id, s.id, 'StudentEnrollment');
+      await ensure(server.admin.post(`/api/v1/courses/${c.id}/enrollments`, { enrollment: { user_id: o.id, type: 'ObserverEnrollment', enrollment_state: 'active', associated_user_id: s.id } }), 'observer');
+    });
+    fanViewers.set(n, { teacher: t, student: s, observer: o });
+  }
 
   // One big course: a teacher, MAX+5 students spread over MAX extra sections, and a student viewer.
   const big = await world.course('Big Course');
@@ -181,6 +238,18 @@ void runBench(async (server) => {
       request: (n) => t.graphql(GROUPS_GRAPH_QUERY, { id: String(graphCourses.get(n)!.groups) }),
       rows: (res) => res.body?.data?.course?.groupSetsConnection?.nodes?.[0]?.groupsConnection?.nodes?.length,
     },
+    ...(['teacher', 'student', 'observer'] as const).map((who) => ({
+      endpoint: 'POST /graphql viewer -> N courses -> modules/items/content, sections, enrollments, group sets, assignments, …',
+      viewer: `${who} in N courses`,
+      request: (n: number) => (fanViewers.get(n)![who].api as Client).graphql(FANOUT_VIEWER(who !== 'observer')),
+      rows: (res: ClientResponse) => res.body?.data?.viewer?.coursesConnection?.nodes?.length,
+    })),
+    {
+      endpoint: 'POST /graphql account -> coursesConnection(first: N) -> the same nested lists',
+      viewer: 'site admin',
+      request: (n) => (server.admin as Client).graphql(FANOUT_ACCOUNT, { n }),
+      rows: (res) => res.body?.data?.account?.coursesConnection?.nodes?.length,
+    },
     {
       endpoint: 'POST /graphql enrollmentsConnection',
       viewer: 'teacher',
@@ -213,6 +282,7 @@ void runBench(async (server) => {
     `  world: 1 course with 1 teacher + ${students.length + 1} students over ${sections.length + 1} sections; ${smallCourses.length} more courses; one student enrolled in each of ${LENGTHS.join(', ')} of them`,
   );
   console.log(`  graph cases: per n, a course of n modules with ${ITEMS_PER_MODULE} items each, and a course with one group set of n groups`);
+  console.log('  fan-out cases: per n, a teacher, a student and an observer in n courses (each: a module of 4 items, 2 sections, a group set, 2 assignments, a page, a topic, a blackout date)');
   console.log('  each figure: CountingLogger.total delta around one request, after one warm-up request of the same kind');
   console.log('');
 
