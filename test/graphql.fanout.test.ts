@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Api } from './support/api';
 import { addMembers, createCategory, createGroup, makeAccountAdmin } from './support/groups';
 import { ModulesKit, ok, startModulesWorld } from './support/modules';
@@ -254,5 +256,16 @@ describe('an account’s courses and everything nested in them', () => {
     expect(await cost(run(5))).toBe(await cost(run(2)));
     const d = await data(admin.api, ACCOUNT_QUERY, { n: 5 });
     for (const c of d.account.coursesConnection.nodes) expect(c).toEqual((await data(admin.api, courseQuery(true), { c: c._id })).course);
+  });
+});
+
+describe('README', () => {
+  it('its cross-course query runs within the default cost limit and answers the viewer’s courses', async () => {
+    const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+    const query = /### A navigable graph[\s\S]*?```graphql\n[\s\S]*?```[\s\S]*?```graphql\n([\s\S]*?)```/.exec(readme)![1];
+    expect(query).toContain('query MyCourses');
+    const d = await data(five[0].room.student.api, query);
+    expect(d.viewer.coursesConnection.nodes.map((c: any) => c.name).sort()).toEqual(five.map((k) => k.room.course.name).sort());
+    expect(d.viewer.coursesConnection.nodes[0].modulesConnection.nodes.length).toBe(2);
   });
 });
