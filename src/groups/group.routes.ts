@@ -1,6 +1,6 @@
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
 import { nullableStr, str, strArray, toBool } from '../rest/params';
-import { numericIds } from '../rest/present';
+import { numericIds, reshape } from '../rest/present';
 import { groupParams as P, membershipParams } from './group.params';
 
 defineFragment(`fragment GroupCategoryJson on GroupSet {
@@ -47,14 +47,24 @@ export function presentCategory(c: Json): Json {
   return out;
 }
 
-/** Group JSON with Canvas's presence rules: SIS fields only for callers with the SIS rights. */
+/** Keys of the group fragment that the presenter places itself (or drops). */
+const GROUP_PLACED = new Set(['context_id', 'sis_rights', 'leader', 'users', 'permissions', 'group_category']);
+const GROUP_NUMERIC = new Set(['id', 'group_category_id']);
+
+/**
+ * Group JSON with Canvas's presence rules: SIS fields only for callers with the SIS rights. One pass
+ * over the result (reshape) instead of a copy per rule: a page has 100 groups (issue 11).
+ */
 export function presentGroup(g: Json, input?: RestInput): Json {
-  const { sis_rights, users, permissions, group_category, leader, ...rest } = g;
-  const out = contextKey(numericIds(rest, ['id', 'group_category_id']));
-  const rights = granted(sis_rights);
-  if (!rights.read_sis) delete out.sis_group_id;
-  if (!rights.manage_sis) delete out.sis_import_id;
+  const rights = granted(g.sis_rights);
+  const out = reshape(g, {
+    numeric: GROUP_NUMERIC,
+    omit: (k) => GROUP_PLACED.has(k) || (k === 'sis_group_id' && !rights.read_sis) || (k === 'sis_import_id' && !rights.manage_sis),
+  });
+  // `course_id` or `account_id`, named after the context, as Canvas does.
+  out[g.context_type === 'Course' ? 'course_id' : 'account_id'] = Number(g.context_id);
   // Canvas's user_display_json: html_url is the user's page in the group's course (or the user page).
+  const { leader, users, permissions, group_category } = g;
   const base = input?.ctx.baseUrl ?? '';
   const leaderUrl = (id: unknown) => (out.context_type === 'Course' ? `${base}/courses/${out.course_id}/users/${id}` : `${base}/users/${id}`);
   out.leader = leader ? { ...numericIds(leader, ['id']), html_url: leaderUrl(leader.id) } : null;
