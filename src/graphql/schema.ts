@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { GraphQLSchema } from 'graphql';
-import { validateOrReject, ValidatorOptions } from 'class-validator';
+import { getMetadataStorage as getValidationStorage, validateOrReject, ValidatorOptions } from 'class-validator';
 import { ArgumentValidationError, buildSchemaSync, getMetadataStorage, NonEmptyArray } from 'type-graphql';
 import { AccountResolver } from '../accounts/account.resolver';
 import { AccessTokenResolver } from '../auth/access-token.resolver';
@@ -98,13 +98,42 @@ function plainFieldsResolveDirectly(): void {
 const VALIDATOR_OPTIONS: ValidatorOptions = { forbidUnknownValues: false, skipMissingProperties: true };
 const validatable = (v: unknown): v is object => v !== null && typeof v === 'object';
 
+type QuickCheck = (o: Record<string, unknown>) => boolean;
+const quickChecks = new Map<unknown, QuickCheck | null>();
+
+/**
+ * A class's rules as a plain function when every rule is a numeric @Min/@Max of a property (as on
+ * ConnectionArgs.first): true when the object passes them all. class-validator assembles its rules
+ * from metadata on every call, which cost more than the rest of a small list request's arguments
+ * (issue 11); it still runs when a check fails, so failures are worded exactly as before. Null for
+ * classes with other rules: those always go to class-validator.
+ */
+function quickCheckFor(ctor: unknown): QuickCheck | null {
+  if (quickChecks.has(ctor)) return quickChecks.get(ctor)!;
+  const rules = typeof ctor === 'function' ? getValidationStorage().getTargetValidationMetadatas(ctor, '', true, false) : [];
+  const simple = rules.every((r) => r.type === 'customValidation' && (r.name === 'min' || r.name === 'max') && !r.each && !r.groups?.length && typeof r.constraints?.[0] === 'number');
+  const check: QuickCheck | null = simple
+    ? (o) =>
+        rules.every((r) => {
+          const v = o[r.propertyName];
+          // skipMissingProperties: an absent or null argument is not checked.
+          if (v == null) return true;
+          return typeof v === 'number' && (r.name === 'min' ? v >= r.constraints[0] : v <= r.constraints[0]);
+        })
+    : null;
+  quickChecks.set(ctor, check);
+  return check;
+}
+
+const passesQuickly = (o: object): boolean => quickCheckFor(o.constructor)?.(o as Record<string, unknown>) === true;
+
 async function validateArgument(value: unknown): Promise<void> {
   if (!validatable(value)) return;
   try {
     if (Array.isArray(value)) {
-      const objects = value.filter(validatable);
+      const objects = value.filter((o) => validatable(o) && !passesQuickly(o));
       if (objects.length) await Promise.all(objects.map((o) => validateOrReject(o, VALIDATOR_OPTIONS)));
-    } else await validateOrReject(value, VALIDATOR_OPTIONS);
+    } else if (!passesQuickly(value)) await validateOrReject(value, VALIDATOR_OPTIONS);
   } catch (err) {
     throw new ArgumentValidationError(err as never);
   }
