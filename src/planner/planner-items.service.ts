@@ -149,6 +149,18 @@ interface Plan {
   branches: () => Branch[];
 }
 
+/** An edge whose cursor is encoded only when read: REST and most clients ask for pageInfo alone (issue 11). */
+class ItemEdge {
+  constructor(
+    private readonly position: Cursor,
+    readonly node: PlannerItemView | null,
+  ) {}
+
+  get cursor(): string {
+    return encodeCursor(this.position);
+  }
+}
+
 type ItemContext = Pick<PlannerItemView, 'contextType' | 'courseId' | 'groupId' | 'contextName'>;
 const NO_CONTEXT: ItemContext = { contextType: null, courseId: null, groupId: null, contextName: null };
 
@@ -199,15 +211,14 @@ export class PlannerItemsService {
     const shown = rows.slice(0, w.limit);
     // Aligned with the rows; a row whose object vanished since the union read is left out.
     const hydrated = await this.hydrate(plan, shown);
-    const kept = shown.map((r, i) => ({ cursor: encodeCursor(r), node: hydrated[i] })).filter((e): e is { cursor: string; node: PlannerItemView } => e.node != null);
+    const kept = shown.map((r, i) => new ItemEdge(r, hydrated[i])).filter((e): e is ItemEdge & { node: PlannerItemView } => e.node != null);
     const items = kept.map((e) => e.node);
-    const cursors = kept.map((e) => e.cursor);
     const count = () => this.countAll(plan);
     return {
       nodes: items,
       edges: kept,
       // The next page starts after the last row read, shown or not.
-      pageInfo: { hasNextPage: hasNext, hasPreviousPage: cursor != null, startCursor: cursors[0] ?? null, endCursor: shown.length ? encodeCursor(shown[shown.length - 1]) : null },
+      pageInfo: { hasNextPage: hasNext, hasPreviousPage: cursor != null, startCursor: kept.length ? kept[0].cursor : null, endCursor: shown.length ? encodeCursor(shown[shown.length - 1]) : null },
       // Counted only when a client asks for it: reading the property starts the count.
       get totalCount() {
         return count();
