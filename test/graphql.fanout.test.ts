@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Api } from './support/api';
+import { statementCost } from './support/graph';
 import { addMembers, createCategory, createGroup, makeAccountAdmin } from './support/groups';
 import { ModulesKit, ok, startModulesWorld } from './support/modules';
 import type { TestServer } from './support/server';
@@ -29,14 +30,7 @@ async function fill(k: ModulesKit, name: string) {
   ];
   await k.assignment({ name: `${name} draft essay`, published: false });
   const m = await k.module({ name: `${name} M1` });
-  await k.addItem(m.id, { type: 'Assignment', content_id: assignment.id });
-  await k.addItem(m.id, { type: 'Quiz', content_id: quiz.id });
-  await k.addItem(m.id, { type: 'Page', page_url: page.url });
-  await k.addItem(m.id, { type: 'Discussion', content_id: topic.id });
-  await k.addItem(m.id, { type: 'File', content_id: file.id });
-  await k.addItem(m.id, { type: 'ExternalTool', content_id: tool.id, external_url: 'https://lab.example.com/launch' });
-  await k.addItem(m.id, { type: 'ExternalUrl', external_url: 'https://example.com', title: 'Link' });
-  await k.addItem(m.id, { type: 'SubHeader', title: 'Header' });
+  await k.addEveryKind(m.id, { assignment, quiz, page, topic, file, tool });
   await k.publish(m.id);
   const draftItem = await k.addItem(m.id, { type: 'ExternalUrl', external_url: 'https://example.com/draft', title: 'Draft link' });
   ok(await k.teacher.put(k.item(m.id, draftItem.id), { module_item: { published: false } }), 'unpublish item');
@@ -113,17 +107,6 @@ async function data(api: Api, query: string, variables: Record<string, unknown> 
   return res.data;
 }
 
-/** SQL statements of one request (the fewer of two runs: token bookkeeping now and then adds one). */
-async function cost(fn: () => Promise<unknown>): Promise<number> {
-  const counts: number[] = [];
-  for (let i = 0; i < 2; i++) {
-    const before = server.queryCount();
-    await fn();
-    counts.push(server.queryCount() - before);
-  }
-  return Math.min(...counts);
-}
-
 const blackouts = (body: any) => body.blackout_dates ?? body;
 const ids = (list: { id: number | string }[]) => list.map((x) => Number(x.id));
 const _ids = (list: { _id: string }[]) => list.map((x) => Number(x._id));
@@ -139,7 +122,7 @@ describe('a viewer’s courses and everything nested in them', () => {
       // First reads evaluate and store progressions (a write); measure reads.
       await run(five[0])();
       await run(two[0])();
-      expect({ who, statements: await cost(run(five[0])) }).toEqual({ who, statements: await cost(run(two[0])) });
+      expect({ who, statements: await statementCost(server, run(five[0])) }).toEqual({ who, statements: await statementCost(server, run(two[0])) });
     });
 
     it(`answers per course what course(id:) and the REST lists answer (${who})`, async () => {
@@ -253,7 +236,7 @@ describe('an account’s courses and everything nested in them', () => {
     const run = (n: number) => async () => expect((await data(admin.api, ACCOUNT_QUERY, { n })).account.coursesConnection.nodes).toHaveLength(n);
     await run(5)();
     await run(2)();
-    expect(await cost(run(5))).toBe(await cost(run(2)));
+    expect(await statementCost(server, run(5))).toBe(await statementCost(server, run(2)));
     const d = await data(admin.api, ACCOUNT_QUERY, { n: 5 });
     for (const c of d.account.coursesConnection.nodes) expect(c).toEqual((await data(admin.api, courseQuery(true), { c: c._id })).course);
   });

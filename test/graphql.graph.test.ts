@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Api } from './support/api';
+import { statementCost } from './support/graph';
 import { addMembers, createCategory, createGroup, makeAccountAdmin } from './support/groups';
 import { ModulesKit, ok, startModulesWorld } from './support/modules';
 import type { TestServer } from './support/server';
@@ -30,20 +31,6 @@ async function data(api: Api, query: string, variables: Record<string, unknown> 
   const res = await gql(api, query, variables);
   expect(res.errors).toBeUndefined();
   return res.data;
-}
-
-/**
- * SQL statements one request costs (requests run one at a time): the fewer of two runs, since token
- * bookkeeping (the token cache expiring, last_used_at) now and then adds a statement to a request.
- */
-async function cost(fn: () => Promise<unknown>): Promise<number> {
-  const counts: number[] = [];
-  for (let i = 0; i < 2; i++) {
-    const before = server.queryCount();
-    await fn();
-    counts.push(server.queryCount() - before);
-  }
-  return Math.min(...counts);
 }
 
 const ids = (list: { id: number | string }[]) => list.map((x) => Number(x.id));
@@ -140,7 +127,7 @@ describe('Course -> modules -> items -> content', () => {
       // A first read evaluates and stores progressions (modules.graphql.test.ts counts that); measure reads.
       await run(big.k.cid)();
       await run(small.k.cid)();
-      expect({ who: who.name, statements: await cost(run(big.k.cid)) }).toEqual({ who: who.name, statements: await cost(run(small.k.cid)) });
+      expect({ who: who.name, statements: await statementCost(server, run(big.k.cid)) }).toEqual({ who: who.name, statements: await statementCost(server, run(small.k.cid)) });
     }
   });
 
@@ -198,7 +185,7 @@ describe('Course -> group sets -> groups -> members', () => {
     expect(_ids(d.course.groupsConnection.nodes)).toEqual(ids(groups));
     const read = (k: ModulesKit) => async () => expect((await gql(t, QUERY, { c: String(k.cid) })).errors).toBeUndefined();
     await read(small)();
-    expect(await cost(read(big))).toBe(await cost(read(small)));
+    expect(await statementCost(server, read(big))).toBe(await statementCost(server, read(small)));
   });
 
   it('gives an outsider and a user of another course nothing nested', async () => {

@@ -100,14 +100,7 @@ describe('mutations and queries', () => {
     const k = await kit.sibling(world, 'Union');
     const m = await k.module({ name: 'Everything' });
     const [assignment, quiz, page, topic, file, tool] = [await k.assignment({ name: 'U essay' }), await k.quiz({ title: 'U quiz' }), await k.page({ title: 'U page' }), await k.discussion({ title: 'U topic' }), await k.file('u.txt'), await k.tool({ name: 'U tool' })];
-    await k.addItem(m.id, { type: 'Assignment', content_id: assignment.id });
-    await k.addItem(m.id, { type: 'Quiz', content_id: quiz.id });
-    await k.addItem(m.id, { type: 'Page', page_url: page.url });
-    await k.addItem(m.id, { type: 'Discussion', content_id: topic.id });
-    await k.addItem(m.id, { type: 'File', content_id: file.id });
-    await k.addItem(m.id, { type: 'ExternalTool', content_id: tool.id, external_url: 'https://lab.example.com/launch' });
-    await k.addItem(m.id, { type: 'ExternalUrl', external_url: 'https://example.com', title: 'Link' });
-    await k.addItem(m.id, { type: 'SubHeader', title: 'Header' });
+    await k.addEveryKind(m.id, { assignment, quiz, page, topic, file, tool });
     await k.publish(m.id);
     const res = await gql(k.room.student.api, `query($c: ID!, $id: ID!) { module(courseId: $c, id: $id) { items { type content {
       __typename ... on Assignment { _id name } ... on Quiz { _id title } ... on Page { url title } ... on Discussion { _id title }

@@ -1,13 +1,14 @@
 import DataLoader from 'dataloader';
-import { EntityManager, EntityTarget, In } from 'typeorm';
+import { Brackets, EntityManager, EntityTarget, In, ObjectLiteral } from 'typeorm';
 import type { Permission } from '../auth/permissions';
 import { ForbiddenError, NotFoundError } from '../common/errors';
 import { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
+import { pagePerParent, settleEach } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import { ContentKind, raise } from '../events/domain-events';
 import type { RequestContext } from '../graphql/context';
-import { idArg, parseAnyId } from '../graphql/relay';
+import { ConnectionResult, idArg, pageWindow, parseAnyId } from '../graphql/relay';
 
 /** A path id that may also be a global id of the given type (GraphQL callers send either). */
 export const anyId = idArg;
@@ -106,6 +107,38 @@ export class ContentAccess {
   /** Staff who author or review content see unpublished objects. */
   async seesUnpublished(course: Course): Promise<boolean> {
     return (await this.can(course, 'view_unpublished_items')) || (await this.can(course, 'manage_assignments')) || this.can(course, 'manage_content');
+  }
+
+  /**
+   * One page per course of a content list (assignments, quizzes) whose rows are `published` for
+   * everyone who may read the course and also `unpublished` for those who see unpublished content:
+   * the per-course rule for many courses in one windowed statement pair. A course the viewer may not
+   * read is refused alone.
+   */
+  async visibleContentPages<T extends ObjectLiteral & { id: number }>(
+    courses: readonly Course[],
+    target: EntityTarget<T>,
+    states: { published: string; unpublished: string },
+    order: [string, 'ASC' | 'DESC'][],
+    args: { first?: number | null; after?: string | null },
+  ): Promise<(ConnectionResult<T> | Error)[]> {
+    const sees = await settleEach(courses, async (c) => {
+      await this.assertReadable(c);
+      return this.seesUnpublished(c);
+    });
+    const staff = courses.filter((_, i) => sees[i] === true).map((c) => c.id);
+    const qb = this.ctx.ds
+      .getRepository(target)
+      .createQueryBuilder('x')
+      .where(
+        new Brackets((b) => {
+          b.where('x.workflow_state = :published', { published: states.published });
+          if (staff.length) b.orWhere('(x.workflow_state = :unpublished AND x.course_id IN (:...staff))', { unpublished: states.unpublished, staff });
+        }),
+      );
+    const readable = courses.filter((_, i) => !(sees[i] instanceof Error)).map((c) => c.id);
+    const pages = await pagePerParent(qb, 'course_id', order, readable, pageWindow(args));
+    return courses.map((c, i) => (sees[i] instanceof Error ? (sees[i] as Error) : pages.get(c.id)!));
   }
 
   /** Those who grade or review grades see every student's work. */

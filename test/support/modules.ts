@@ -122,6 +122,22 @@ export class ModulesKit {
     return ok(await this.teacher.post(this.items(moduleId), { module_item: fields }), 'create item');
   }
 
+  /** One item of every type, in this order: the given content's six kinds, then an ExternalUrl and a SubHeader. */
+  async addEveryKind(moduleId: number, c: { assignment: any; quiz: any; page: any; topic: any; file: any; tool: any }): Promise<any[]> {
+    const items: any[] = [];
+    for (const fields of [
+      { type: 'Assignment', content_id: c.assignment.id },
+      { type: 'Quiz', content_id: c.quiz.id },
+      { type: 'Page', page_url: c.page.url },
+      { type: 'Discussion', content_id: c.topic.id },
+      { type: 'File', content_id: c.file.id },
+      { type: 'ExternalTool', content_id: c.tool.id, external_url: 'https://lab.example.com/launch' },
+      { type: 'ExternalUrl', external_url: 'https://example.com', title: 'Link' },
+      { type: 'SubHeader', title: 'Header' },
+    ]) items.push(await this.addItem(moduleId, fields));
+    return items;
+  }
+
   // ---- course content through its own endpoints ------------------------------------------------
 
   async assignment(fields: Record<string, unknown> = {}): Promise<any> {

@@ -1,12 +1,11 @@
 import DataLoader from 'dataloader';
-import { Brackets, EntityManager, In, IsNull, Not } from 'typeorm';
+import { EntityManager, In, IsNull, Not } from 'typeorm';
 import { Course } from '../../courses/course.entity';
 import { NotFoundError, ValidationError, Validator } from '../../common/errors';
 import { sanitizeHtml } from '../../common/sanitize';
-import { pagePerParent, settleEach } from '../../db/page-per-parent';
 import { transaction } from '../../db/transaction';
 import type { RequestContext } from '../../graphql/context';
-import { ConnectionResult, pageWindow } from '../../graphql/relay';
+import { ConnectionResult } from '../../graphql/relay';
 import type { LockView } from '../content-access';
 import { fitText } from '../content-columns';
 import { Submission } from '../submissions/submission.entity';
@@ -73,23 +72,7 @@ export class AssignmentService {
 
   /** One page of assignments per course in one statement pair; a course the viewer may not read is refused alone. */
   async listForCourses(courses: readonly Course[], args: { first?: number | null; after?: string | null }): Promise<(ConnectionResult<Assignment> | Error)[]> {
-    const sees = await settleEach(courses, async (c) => {
-      await this.access.assertReadable(c);
-      return this.access.seesUnpublished(c);
-    });
-    const staff = courses.filter((_, i) => sees[i] === true).map((c) => c.id);
-    const qb = this.ctx.ds
-      .getRepository(Assignment)
-      .createQueryBuilder('a')
-      .where(
-        new Brackets((b) => {
-          b.where('a.workflow_state = :published', { published: 'published' });
-          if (staff.length) b.orWhere('(a.workflow_state = :unpublished AND a.course_id IN (:...staff))', { unpublished: 'unpublished', staff });
-        }),
-      );
-    const readable = courses.filter((_, i) => !(sees[i] instanceof Error)).map((c) => c.id);
-    const pages = await pagePerParent(qb, 'course_id', [['position', 'ASC'], ['id', 'ASC']], readable, pageWindow(args));
-    return courses.map((c, i) => (sees[i] instanceof Error ? (sees[i] as Error) : pages.get(c.id)!));
+    return this.access.visibleContentPages(courses, Assignment, { published: 'published', unpublished: 'unpublished' }, [['position', 'ASC'], ['id', 'ASC']], args);
   }
 
   // ---- writes -----------------------------------------------------------------------------------

@@ -1,12 +1,11 @@
 import DataLoader from 'dataloader';
-import { Brackets, EntityManager, In, Not } from 'typeorm';
+import { EntityManager, In, Not } from 'typeorm';
 import { NotFoundError, ValidationError, Validator } from '../../common/errors';
 import { sanitizeHtml } from '../../common/sanitize';
 import { Course } from '../../courses/course.entity';
-import { pagePerParent, settleEach } from '../../db/page-per-parent';
 import { transaction } from '../../db/transaction';
 import type { RequestContext } from '../../graphql/context';
-import { ConnectionResult, pageWindow } from '../../graphql/relay';
+import { ConnectionResult } from '../../graphql/relay';
 import type { LockView } from '../content-access';
 import { fitText } from '../content-columns';
 import { Assignment } from '../assignments/assignment.entity';
@@ -70,23 +69,7 @@ export class QuizService {
 
   /** One page of quizzes per course in one statement pair; a course the viewer may not read is refused alone. */
   async listForCourses(courses: readonly Course[], args: { first?: number | null; after?: string | null }): Promise<(ConnectionResult<Quiz> | Error)[]> {
-    const sees = await settleEach(courses, async (c) => {
-      await this.access.assertReadable(c);
-      return this.access.seesUnpublished(c);
-    });
-    const staff = courses.filter((_, i) => sees[i] === true).map((c) => c.id);
-    const qb = this.ctx.ds
-      .getRepository(Quiz)
-      .createQueryBuilder('q')
-      .where(
-        new Brackets((b) => {
-          b.where('q.workflow_state = :available', { available: 'available' });
-          if (staff.length) b.orWhere('(q.workflow_state = :unpublished AND q.course_id IN (:...staff))', { unpublished: 'unpublished', staff });
-        }),
-      );
-    const readable = courses.filter((_, i) => !(sees[i] instanceof Error)).map((c) => c.id);
-    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], readable, pageWindow(args));
-    return courses.map((c, i) => (sees[i] instanceof Error ? (sees[i] as Error) : pages.get(c.id)!));
+    return this.access.visibleContentPages(courses, Quiz, { published: 'available', unpublished: 'unpublished' }, [['id', 'ASC']], args);
   }
 
   // ---- writes -----------------------------------------------------------------------------------
