@@ -4,7 +4,6 @@ import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
 import { idArg } from '../graphql/relay';
 import { courseIdArg } from '../courses/course.resolver';
-import { contentAdapter } from './content-registry';
 import { ModuleItem } from './module-item.entity';
 import { itemContent, ModuleItemContent } from './module-item-content';
 import { moduleIdArg } from './module.resolver';
@@ -74,20 +73,6 @@ export class ModuleItemResolver extends NodeResolver(NodeType.ModuleItem, Module
   @Mutation(() => RedirectPayload, { description: 'Records a view of an ExternalUrl item and returns where it points.' })
   followModuleItemRedirect(@Arg('courseId', () => ID) courseId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
     return mutationPayload(() => ctx.services.moduleItems.followRedirect(courseIdArg(courseId), itemIdArg(id)));
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  htmlUrl(@Root() v: ModuleItemView, @Ctx() ctx: RequestContext): string | null {
-    const { courseId, id, contentType } = v.item;
-    if (contentType === 'SubHeader') return null;
-    if (contentType === 'ExternalUrl') return `${ctx.baseUrl}/api/v1/courses/${courseId}/module_item_redirect/${id}`;
-    return `${ctx.baseUrl}/courses/${courseId}/modules/items/${id}`;
-  }
-
-  @FieldResolver(() => String, { nullable: true })
-  url(@Root() v: ModuleItemView, @Ctx() ctx: RequestContext): string | null {
-    if (!v.content) return null;
-    return contentAdapter(v.item.contentType)?.apiUrl(ctx.baseUrl, v.item.courseId, v.content) ?? null;
   }
 
   @FieldResolver(() => ContentDetailsType)

@@ -204,7 +204,7 @@ export class ModuleItemService {
       await repo.save(item);
       await repo.save(placeAt([...siblings, item], item, input.position));
       await this.ctx.services.progress.markStale(em, { courseId: course.id });
-      return { moduleItem: new ModuleItemView(item, new ModuleView(module, course, null, true, null), info) };
+      return { moduleItem: new ModuleItemView(item, new ModuleView(module, course, null, true, null, this.ctx.baseUrl), info) };
     });
   }
 
@@ -263,7 +263,7 @@ export class ModuleItemService {
       }
       await repo.save(item);
       await this.ctx.services.progress.markStale(em, { courseId: course.id });
-      const view = new ModuleView(target, course, null, true, null);
+      const view = new ModuleView(target, course, null, true, null, this.ctx.baseUrl);
       return { moduleItem: new ModuleItemView(item, view, info) };
     });
   }
@@ -281,7 +281,7 @@ export class ModuleItemService {
       const siblings = await repo.find({ where: { moduleId: module.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });
       await repo.save(renumber(siblings));
       await this.ctx.services.progress.markStale(em, { courseId: course.id });
-      return { moduleItem: new ModuleItemView(item, new ModuleView(module, course, null, true, null), info) };
+      return { moduleItem: new ModuleItemView(item, new ModuleView(module, course, null, true, null, this.ctx.baseUrl), info) };
     });
   }
 

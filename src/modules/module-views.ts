@@ -1,5 +1,5 @@
 import type { Course } from '../courses/course.entity';
-import type { ContentInfo } from './content-registry';
+import { contentAdapter, ContentInfo } from './content-registry';
 import type { ModuleItem } from './module-item.entity';
 import type { ContextModule } from './module.entity';
 import type { ModuleProgression } from './progression.entity';
@@ -17,6 +17,8 @@ export class ModuleView {
     /** The caller may see unpublished content (and so `published`). */
     readonly showPublished: boolean,
     readonly progression: ModuleProgression | null,
+    /** The origin of the request's absolute URLs (items' html_url and url). */
+    readonly baseUrl: string,
   ) {}
 
   /** With modules' search_term and include[]=items: only items whose titles match, unless the module's name does. */
@@ -114,6 +116,17 @@ export class ModuleItemView {
   }
   get published(): boolean | null {
     return this.module.showPublished ? this.item.published : null;
+  }
+  // html_url and url are read for every item of every page: getters, not per-row resolver calls.
+  get htmlUrl(): string | null {
+    const { courseId, id, contentType } = this.item;
+    if (contentType === 'SubHeader') return null;
+    if (contentType === 'ExternalUrl') return `${this.module.baseUrl}/api/v1/courses/${courseId}/module_item_redirect/${id}`;
+    return `${this.module.baseUrl}/courses/${courseId}/modules/items/${id}`;
+  }
+  get url(): string | null {
+    if (!this.content) return null;
+    return contentAdapter(this.item.contentType)?.apiUrl(this.module.baseUrl, this.item.courseId, this.content) ?? null;
   }
   get completionRequirement(): { type: string; minScore: number | null; minPercentage: number | null; completed: boolean | null } | null {
     const { item } = this;

@@ -65,7 +65,7 @@ export class ModuleService {
   private async views(course: Course, modules: ContextModule[], student: number | null): Promise<ModuleView[]> {
     const showPublished = student == null && (await this.ctx.services.moduleVisibility.canSeeUnpublished(course));
     const progressions = student != null ? await this.ctx.services.progress.forStudent(course, student) : null;
-    return modules.map((m) => new ModuleView(m, course, student, showPublished, progressions?.get(m.id) ?? null));
+    return modules.map((m) => new ModuleView(m, course, student, showPublished, progressions?.get(m.id) ?? null, this.ctx.baseUrl));
   }
 
   private liveModules(courseId: number, em?: EntityManager): Promise<ContextModule[]> {
