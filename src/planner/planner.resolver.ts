@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { NodeResolver, NodeType, registerNode } from '../graphql/node';
 import { mutationPayload } from '../graphql/payload';
@@ -155,4 +155,16 @@ export class PlannerOverrideResolver extends NodeResolver(NodeType.PlannerOverri
   }
 }
 
-export const plannerResolvers = [PlannerItemResolver, PlannerNoteResolver, PlannerOverrideResolver] as const;
+/**
+ * The planner items list counts its items only when a client asks (its totalCount is a promise read
+ * lazily): a resolver, so the compiled plan awaits it instead of reading the property inline.
+ */
+@Resolver(() => PlannerItemConnection)
+export class PlannerItemConnectionResolver {
+  @FieldResolver(() => Int, { description: 'Total number of items across all pages.' })
+  totalCount(@Root() c: { totalCount: number | Promise<number> }): number | Promise<number> {
+    return c.totalCount;
+  }
+}
+
+export const plannerResolvers = [PlannerItemResolver, PlannerItemConnectionResolver, PlannerNoteResolver, PlannerOverrideResolver] as const;
