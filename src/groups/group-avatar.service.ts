@@ -12,10 +12,16 @@ export class GroupAvatarService {
     return file?.id ?? null;
   }
 
-  /** The avatar's thumbnail URL; null without an avatar or once its file is gone or replaced. */
-  async url(group: Group): Promise<string | null> {
-    if (group.avatarAttachmentId == null) return null;
-    const file = await this.ctx.loaders.byId(Attachment).load(group.avatarAttachmentId);
+  /**
+   * The avatar's thumbnail URL; null without an avatar or once its file is gone or replaced. A group
+   * without one answers at once, not through a promise (most of a page of groups; issue 11).
+   */
+  url(group: Group): Promise<string | null> | null {
+    return group.avatarAttachmentId == null ? null : this.fileUrl(group, group.avatarAttachmentId);
+  }
+
+  private async fileUrl(group: Group, attachmentId: number): Promise<string | null> {
+    const file = await this.ctx.loaders.byId(Attachment).load(attachmentId);
     if (!file || file.contextType !== 'Group' || file.contextId !== group.id || file.workflowState !== 'available' || !file.isImage) return null;
     return this.ctx.services.files.thumbnailUrl(file);
   }

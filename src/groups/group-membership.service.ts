@@ -41,7 +41,7 @@ export class GroupMembershipService {
     return this.ctx.loaders.manyBy(GroupMembership, 'groupId', { workflowState: 'accepted' });
   }
 
-  async membersCount(group: Group): Promise<number> {
+  membersCount(group: Group): Promise<number> {
     return this.ctx.loaders
       .get('groups:membersCount', () =>
         new DataLoader<number, number>(async (ids) => {

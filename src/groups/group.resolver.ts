@@ -97,7 +97,7 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
   }
 
   @FieldResolver(() => String, { nullable: true })
-  avatarUrl(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<string | null> {
+  avatarUrl(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<string | null> | null {
     return ctx.services.groupAvatars.url(g);
   }
 
