@@ -42,9 +42,12 @@ export class ClaimedSender {
   }
 
   /** Sends one claimed message (unless it may no longer be sent) and records the result. */
-  async attempt({ message: m, token, subscription: sub, tool }: Claimed, signal: AbortSignal, answered: (o: DeliveryOutcome) => void): Promise<void> {
+  async attempt({ message: m, token, subscription: sub, tool, claimedAt }: Claimed, signal: AbortSignal, answered: (o: DeliveryOutcome) => void): Promise<void> {
     if (!sub || sub.state !== 'Active') return this.finish(m, token, 'cancelled', 'subscription deleted');
     if (sub.deactivatedAt) return this.finish(m, token, 'dead', `subscription deactivated: ${sub.deactivationReason ?? ''}`.trim());
+    // Deactivated by this dispatcher since the claim (a 410 to a message sent just before this one).
+    const deactivated = this.results.deactivatedSince(sub.id, claimedAt);
+    if (deactivated) return this.finish(m, token, 'dead', `subscription deactivated: ${deactivated}`);
     // Queued before the tool lost the capability (or the subscription the event type): not sent.
     const unwanted = unwantedReason(sub, tool, m.eventName);
     if (unwanted) return this.finish(m, token, 'cancelled', unwanted);

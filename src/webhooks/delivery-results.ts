@@ -58,6 +58,25 @@ export class DeliveryResults {
     this.successes = new SuccessBatch(ds, ds.options.type === 'mysql' || ds.options.type === 'mariadb');
   }
 
+  /**
+   * Subscriptions this dispatcher deactivated, and when. A message claimed before that (a dispatcher
+   * claims ahead of its free slots) carries the subscription as it was then: it must not be sent.
+   */
+  private readonly deactivations = new Map<string, { at: number; reason: string }>();
+
+  private deactivatedHere(subscriptionId: string, reason: string): void {
+    const now = Date.now();
+    // A claim older than an hour has long lost its lease: nothing claimed then can still be sent.
+    for (const [id, d] of this.deactivations) if (now - d.at > 3_600_000) this.deactivations.delete(id);
+    this.deactivations.set(subscriptionId, { at: now, reason });
+  }
+
+  /** Why the subscription was deactivated here after `claimedAt` (ms), or null. */
+  deactivatedSince(subscriptionId: string, claimedAt: number): string | null {
+    const d = this.deactivations.get(subscriptionId);
+    return d && d.at >= claimedAt ? d.reason : null;
+  }
+
   /** Waits for batched successes to be written (a stopping dispatcher records what it delivered). */
   settled(): Promise<void> {
     return this.successes.settled();
@@ -100,7 +119,7 @@ export class DeliveryResults {
     const gone = outcome.statusCode === GONE;
     const exhausted = gone || now.getTime() >= m.retryUntil.getTime();
     const next = nextAttemptAt(now, backoffMs(attempt, c.WEBHOOK_RETRY_BASE_MS, c.WEBHOOK_RETRY_MAX_MS), outcome.retryAfterMs ?? null, m.retryUntil);
-    let deactivated = false;
+    let deactivated: string | null = null;
     await transaction(this.ds, async (em) => {
       const res = await em
         .createQueryBuilder()
@@ -128,6 +147,7 @@ export class DeliveryResults {
       if (gone) deactivated = await this.deactivate(em, sub.id, now, `the endpoint answered 410 Gone at ${at.toISOString()}`);
       else deactivated = await this.maybeDeactivate(em, sub.id, now, outcome.error);
     });
+    if (deactivated) this.deactivatedHere(sub.id, deactivated);
     this.stats.failed++;
     if (exhausted || deactivated) this.stats.dead++;
     // A failed attempt, and (when retries are over or the subscription was deactivated) a dead message.
@@ -141,28 +161,28 @@ export class DeliveryResults {
     }
   }
 
-  /** Deactivates a subscription (unless it already is) and dead-letters its pending messages. */
-  private async deactivate(em: EntityManager, subscriptionId: string, now: Date, reason: string): Promise<boolean> {
+  /** Deactivates a subscription (unless it already is) and dead-letters its pending messages; the reason when it did. */
+  private async deactivate(em: EntityManager, subscriptionId: string, now: Date, reason: string): Promise<string | null> {
     const res = await em
       .createQueryBuilder()
       .update(WebhookSubscription)
       .set({ deactivatedAt: now, deactivationReason: reason.slice(0, 255) })
       .where('id = :id AND deactivated_at IS NULL', { id: subscriptionId })
       .execute();
-    if (!res.affected) return false;
+    if (!res.affected) return null;
     await em
       .createQueryBuilder()
       .update(OutboxMessage)
       .set({ status: 'dead', lastError: `subscription deactivated: ${reason}`.slice(0, 1000), leaseToken: null, updatedAt: now })
       .where("subscription_id = :id AND status = 'pending'", { id: subscriptionId })
       .execute();
-    return true;
+    return reason;
   }
 
-  private async maybeDeactivate(em: EntityManager, subscriptionId: string, now: Date, lastError: string | null): Promise<boolean> {
+  private async maybeDeactivate(em: EntityManager, subscriptionId: string, now: Date, lastError: string | null): Promise<string | null> {
     const c = this.config;
     const sub = await em.getRepository(WebhookSubscription).findOneBy({ id: subscriptionId });
-    if (!sub || sub.deactivatedAt || sub.consecutiveFailures < c.WEBHOOK_DEACTIVATE_FAILURES) return false;
+    if (!sub || sub.deactivatedAt || sub.consecutiveFailures < c.WEBHOOK_DEACTIVATE_FAILURES) return null;
     const lastSuccess = rawDate(
       (
         await em
@@ -180,7 +200,7 @@ export class DeliveryResults {
       .where("m.subscription_id = :id AND m.status <> 'delivered' AND m.first_attempt_at IS NOT NULL", { id: subscriptionId });
     if (lastSuccess) firstFailure.andWhere('m.first_attempt_at > :since', { since: lastSuccess });
     const failingSince = rawDate((await firstFailure.getRawOne<{ at: unknown }>())?.at) ?? now;
-    if (now.getTime() - failingSince.getTime() < c.WEBHOOK_DEACTIVATE_WINDOW_MS) return false;
+    if (now.getTime() - failingSince.getTime() < c.WEBHOOK_DEACTIVATE_WINDOW_MS) return null;
     const reason = `${sub.consecutiveFailures} failed deliveries in a row since ${failingSince.toISOString()}; last error: ${lastError ?? 'unknown'}`;
     return this.deactivate(em, subscriptionId, now, reason);
   }

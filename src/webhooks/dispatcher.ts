@@ -66,6 +66,10 @@ export class Dispatcher {
    * a failure keeps its slot until recorded (claimed-sender.ts).
    */
   private sending = 0;
+  /** Claimed messages waiting for a slot (the loop claims the next batch while these go out). */
+  private ready: Claimed[] = [];
+  /** Hand-backs of messages held for a full or paused destination, under way (the loop's end waits for them). */
+  private readonly releasing = new Set<Promise<void>>();
   private wakeUp: (() => void) | null = null;
   private woken = false;
   /** The last claim filled its batch: more is probably due, so freed slots wake the loop. */
@@ -183,44 +187,67 @@ export class Dispatcher {
     });
   }
 
+  /** Claim when fewer than this many claimed messages wait for a slot: half a batch (or of the slots). */
+  private get lowWater(): number {
+    return Math.max(1, Math.floor(Math.min(this.config.WEBHOOK_BATCH_SIZE, this.config.WEBHOOK_CONCURRENCY) / 2));
+  }
+
+  /** Results waiting to be recorded are bounded too: past this many, claims wait for the writes. */
+  private get recordingLimit(): number {
+    return 4 * this.config.WEBHOOK_CONCURRENCY;
+  }
+
+  /** Whether to claim more: the claimed messages waiting for a slot run low (and the results have room). */
+  private hungry(): boolean {
+    return this.ready.length < this.lowWater && this.inFlight.size + this.ready.length < this.recordingLimit;
+  }
+
+  /**
+   * Claims a batch at a time, ahead of need: the next claim is made while the messages already claimed
+   * go out, so its round trips (several, each slow when the database is busy) overlap deliveries
+   * instead of leaving slots empty. Claiming the one slot each finished delivery frees would cost a
+   * claim's statements per message, so it waits until fewer than half a batch are left to send.
+   */
   private async loop(): Promise<void> {
     const c = this.config;
-    // Claim a batch at a time: claiming the one slot each finished delivery frees would cost a
-    // claim's five statements per message. So claim once at least half a batch of slots is free.
-    const lowWater = Math.max(1, Math.floor(Math.min(c.WEBHOOK_BATCH_SIZE, c.WEBHOOK_CONCURRENCY) / 2));
-    // Results waiting to be recorded are bounded too: past this many, claims wait for the writes.
-    const recordingLimit = 4 * c.WEBHOOK_CONCURRENCY;
     while (this.running) {
-      const room = Math.min(c.WEBHOOK_CONCURRENCY - this.sending, recordingLimit - this.inFlight.size);
       let claimed = 0;
-      if (room >= lowWater || (room > 0 && this.sending === 0)) {
+      if (this.hungry()) {
         try {
-          const limit = Math.min(room, c.WEBHOOK_BATCH_SIZE);
+          const limit = Math.min(c.WEBHOOK_BATCH_SIZE, this.recordingLimit - this.inFlight.size - this.ready.length);
           const batch = await this.claim(limit);
           claimed = batch.length;
           this.backlog = claimed === limit;
-          if (this.running) await this.admit(batch);
-          else await this.release(batch);
+          if (this.running) {
+            this.ready.push(...batch);
+            this.launchReady();
+          } else await this.release(batch);
         } catch (e) {
           this.log.error({ err: { message: (e as Error).message } }, 'webhook claim failed');
         }
       }
       if (!this.running) break;
       if (Date.now() - this.lastPurge > 10 * 60_000) await this.purge();
-      // Full: wait for slots. Nothing due: wait for a poll, a commit that wrote messages, or a slot.
-      if (claimed === 0 || Math.min(c.WEBHOOK_CONCURRENCY - this.sending, recordingLimit - this.inFlight.size) < lowWater) await this.idle(c.WEBHOOK_POLL_MS);
+      // Enough claimed: wait for slots. Nothing more due: wait for a poll, a commit that wrote messages, or a slot.
+      if (claimed === 0 || !this.backlog || !this.hungry()) await this.idle(c.WEBHOOK_POLL_MS);
     }
+    // Claimed but never sent: back to the outbox now (abandoned, they wait for their lease, as after a crash).
+    const unsent = this.ready.splice(0);
+    if (!this.abandoned) await this.release(unsent).catch((e) => this.log.error({ err: { message: (e as Error).message } }, 'webhook release failed'));
+    await Promise.allSettled(this.releasing);
   }
 
   /**
-   * Launches each claimed message whose destination has room; hands the others back to the outbox,
-   * due when their destination's pause ends (or shortly, when it is only full), so they hold no
-   * delivery slot and messages to other destinations go ahead of them.
+   * Launches waiting messages into free slots, each only when its destination has room; hands the
+   * others back to the outbox, due when their destination's pause ends (or shortly, when it is only
+   * full), so they hold no delivery slot and messages to other destinations go ahead of them.
    */
-  private async admit(batch: Claimed[]): Promise<void> {
+  private launchReady(): void {
+    if (!this.running) return;
     const now = Date.now();
     const later = new Map<number, Claimed[]>();
-    for (const b of batch) {
+    while (this.ready.length && this.sending < this.config.WEBHOOK_CONCURRENCY) {
+      const b = this.ready.shift()!;
       const key = b.subscription?.transportType === 'https' ? DestinationLimiter.keyOf(b.subscription.transportUrl) : null;
       const slot = this.limiter.tryAcquire(key, now);
       if (slot.ok) {
@@ -231,7 +258,10 @@ export class Dispatcher {
       later.set(due, [...(later.get(due) ?? []), b]);
     }
     for (const [due, held] of later) {
-      await this.release(held, new Date(due));
+      const released: Promise<void> = this.release(held, new Date(due))
+        .catch((e) => this.log.error({ err: { message: (e as Error).message } }, 'webhook release failed'))
+        .finally(() => this.releasing.delete(released));
+      this.releasing.add(released);
       // Claim them again when due, not at the next poll (which may be a second away).
       setTimeout(() => this.onWritten(), Math.max(0, due - Date.now())).unref();
     }
@@ -242,14 +272,15 @@ export class Dispatcher {
     this.sending++;
     const sent = () => {
       this.sending--;
-      // A freed slot is worth a claim only when the last one found more than it could take.
-      if (this.backlog) this.wake();
+      this.launchReady();
+      // Claiming ahead is worth it only when the last claim found more than it could take.
+      if (this.backlog && this.hungry()) this.wake();
     };
     const done = this.deliver(b, abort.signal, destination, sent)
       .catch((e) => this.log.error({ err: { message: (e as Error).message }, messageId: b.message.messageId }, 'webhook delivery failed unexpectedly'))
       .finally(() => {
         this.inFlight.delete(b.message.id);
-        if (this.backlog) this.wake();
+        if (this.backlog && this.hungry()) this.wake();
       });
     this.inFlight.set(b.message.id, { abort, done });
   }
@@ -289,9 +320,11 @@ export class Dispatcher {
     return claimed;
   }
 
-  /** Gives claimed rows back (claimed while stopping, or held back for their destination). */
-  private release(batch: Claimed[], dueAt?: Date): Promise<void> {
-    return releaseClaimed(this.ds, batch, dueAt);
+  /** Gives claimed rows back (claimed while stopping, or held back for their destination), per claim. */
+  private async release(batch: Claimed[], dueAt?: Date): Promise<void> {
+    const byClaim = new Map<string, Claimed[]>();
+    for (const b of batch) byClaim.set(b.token, [...(byClaim.get(b.token) ?? []), b]);
+    for (const claim of byClaim.values()) await releaseClaimed(this.ds, claim, dueAt);
   }
 
   // ---- delivering ------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ export interface Claimed {
   subscription: WebhookSubscription | null;
   /** The subscription's tool proxy as it is now: its capabilities decide what may still be sent. */
   tool: ToolProxy | null;
+  /** When the claim began (ms): the subscription and tool above are as they were then. */
+  claimedAt: number;
 }
 
 export interface ClaimOptions {
@@ -81,7 +83,7 @@ export async function claimDue(ds: DataSource, o: ClaimOptions): Promise<Claimed
     : [];
   return rows.map((message) => {
     const subscription = subs.find((s) => s.id === message.subscriptionId) ?? null;
-    return { message, token, subscription, tool: tools.find((t) => t.id === subscription?.toolProxyId) ?? null };
+    return { message, token, subscription, tool: tools.find((t) => t.id === subscription?.toolProxyId) ?? null, claimedAt: now.getTime() };
   });
 }
 
