@@ -64,11 +64,19 @@ export class ModuleView {
     return this.showPublished ? this.module.published : null;
   }
 
-  private metKeys?: Set<string>;
+  private metByItem?: Map<number, Set<string>>;
   /** Whether the shown student met the requirement `type` of item `id` (the stored JSON parsed once per view, not per item). */
   met(id: number, type: string): boolean {
-    this.metKeys ??= new Set((this.progression?.met ?? []).map((m) => `${m.id}:${m.type}`));
-    return this.metKeys.has(`${id}:${type}`);
+    if (!this.metByItem) {
+      // Keyed by item id, then type: no key string built per item of a 1,000-item page.
+      this.metByItem = new Map();
+      for (const m of this.progression?.met ?? []) {
+        let types = this.metByItem.get(m.id);
+        if (!types) this.metByItem.set(m.id, (types = new Set()));
+        types.add(m.type);
+      }
+    }
+    return this.metByItem.get(id)?.has(type) ?? false;
   }
 }
 
