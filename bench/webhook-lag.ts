@@ -149,6 +149,27 @@ class CpuMeter {
   }
 }
 
+/**
+ * InnoDB's row lock waits so far (SHOW GLOBAL STATUS: the whole server, so other databases' work on a
+ * shared server counts too): a delta near zero over a burst means the dispatchers did not wait on
+ * each other's locks.
+ */
+async function rowLockWaits(url: string): Promise<{ waits: number; ms: number } | null> {
+  const ds = new DataSource({ type: 'mysql', url });
+  try {
+    await ds.initialize();
+    const rows: { Variable_name: string; Value: string }[] = await ds.query("SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_%'");
+    const v = (name: string) => Number(rows.find((r) => r.Variable_name === name)?.Value ?? 0);
+    return { waits: v('Innodb_row_lock_waits'), ms: v('Innodb_row_lock_time') };
+  } catch {
+    return null;
+  } finally {
+    if (ds.isInitialized) await ds.destroy();
+  }
+}
+const lockCell = (a: { waits: number; ms: number } | null, b: { waits: number; ms: number } | null) =>
+  a && b ? `; InnoDB row lock waits ${b.waits - a.waits} (${b.ms - a.ms} ms)` : '';
+
 interface WorkerStats {
   claims?: number;
   emptyClaims?: number;
@@ -353,6 +374,7 @@ async function runCase(engine: Engine, build: { label: string; dist: string }, r
       for (const n of [1, WORKERS]) {
         await queueBurst();
         const loadAt = load();
+        const locksBefore = await rowLockWaits(engine.url);
         // Workers log their totals (claims, empty claims, rows lost to another worker) when they stop.
         const logs: string[] = [];
         for (let w = 0; w < n; w++) {
@@ -369,6 +391,7 @@ async function runCase(engine: Engine, build: { label: string; dist: string }, r
         const atFirst = receiver.receipts.length;
         got = await waitReceipts(expected);
         const cpu = meter.end(expected - atFirst);
+        const locks = lockCell(locksBefore, await rowLockWaits(engine.url));
         const first = Math.min(...got.map((r) => r.t));
         const last = Math.max(...got.map((r) => r.t));
         await Promise.all(workers.splice(0).map((w) => new Promise((r) => (w.exitCode != null ? r(null) : (w.once('exit', r), w.kill('SIGTERM'))))));
@@ -390,7 +413,7 @@ async function runCase(engine: Engine, build: { label: string; dist: string }, r
           '',
           dups(got),
           cpu,
-          claimsCell(stats),
+          claimsCell(stats) + locks,
           `${loadAt} → ${load()}`,
         ]);
       }

@@ -109,7 +109,11 @@ export class SuccessBatch {
       const batch = this.queue.splice(0, MAX_ROWS);
       const started = Date.now();
       try {
-        const recorded = await transaction(this.ds, (em) => this.write(em, batch));
+        // READ COMMITTED on MySQL/MariaDB, as claims are: the locking read then takes record locks on
+        // these rows only, no gap locks that would hold up other workers' claims and writes.
+        const recorded = this.mysql
+          ? await this.ds.transaction('READ COMMITTED', (em) => this.write(em, batch))
+          : await transaction(this.ds, (em) => this.write(em, batch));
         for (const w of batch) w.done(recorded.has(w.message.id));
       } catch (e) {
         for (const w of batch) w.fail(e);
@@ -128,7 +132,9 @@ export class SuccessBatch {
       .getRepository(OutboxMessage)
       .createQueryBuilder('m')
       .select('m.id', 'id')
-      .where("m.status = 'delivering'")
+      .where('m.id IN (:...all)', { all: batch.map((w) => w.message.id) })
+      // By primary key first (the id list), so the locking read touches only these rows.
+      .andWhere("m.status = 'delivering'")
       .andWhere(
         new Brackets((q) => {
           let i = 0;
