@@ -14,7 +14,7 @@ export async function transaction<T>(ds: DataSource, fn: (em: EntityManager) => 
     return fn(em);
   };
   let result: T;
-  if (ds.options.type !== 'better-sqlite3') result = await ds.transaction(body);
+  if (ds.options.type !== 'better-sqlite3') result = await retryingDeadlocks(() => ds.transaction(body));
   else {
     const prev = queues.get(ds) ?? Promise.resolve();
     const run = prev.catch(() => undefined).then(() => ds.transaction(body));
@@ -23,4 +23,31 @@ export async function transaction<T>(ds: DataSource, fn: (em: EntityManager) => 
   }
   if (manager) await flushAfterCommit(manager);
   return result;
+}
+
+/** InnoDB's answers that roll the whole transaction back and ask for it to be run again. */
+const RETRYABLE = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
+const ATTEMPTS = 4;
+
+function retryable(e: unknown): boolean {
+  const err = e as { code?: string; driverError?: { code?: string } } | null;
+  return RETRYABLE.has(err?.code ?? '') || RETRYABLE.has(err?.driverError?.code ?? '');
+}
+
+/**
+ * MySQL/MariaDB pick a victim when two transactions lock rows in opposite orders (two joins of one
+ * user to groups of one set each insert their row, then clear the user's other memberships of the
+ * set). The victim was rolled back whole, so running it again is what InnoDB asks for; a short
+ * random pause lets the winner commit first. Nothing of a rolled-back attempt escapes: domain
+ * events are flushed only after a commit, from the attempt that committed.
+ */
+async function retryingDeadlocks<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (e) {
+      if (attempt >= ATTEMPTS || !retryable(e)) throw e;
+      await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+    }
+  }
 }
