@@ -48,6 +48,12 @@ beforeAll(async () => {
           body = Buffer.from(JSON.stringify(doc));
         }
       }
+      if (refused.length && action === 'SendMessageBatch' && JSON.parse(body.toString('utf8')).Entries.length === 0) {
+        // Every entry refused: SQS answers the call itself (the emulator refuses an empty batch).
+        const text = JSON.stringify({ Successful: [], Failed: refused });
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'content-length': String(Buffer.byteLength(text)) }).end(text);
+        return;
+      }
       const headers = { ...req.headers, host: upstream.host, 'content-length': String(body.length) };
       const up = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers }, (answer) => {
         const parts: Buffer[] = [];
