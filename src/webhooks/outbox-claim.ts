@@ -54,7 +54,11 @@ export async function claimDue(ds: DataSource, o: ClaimOptions): Promise<Claimed
         .andWhere('m.next_attempt_at <= :dueBy', { dueBy })
         .orderBy('m.next_attempt_at', 'ASC')
         .limit(o.limit - ids.length);
-      if (o.mysql) qb.setLock('pessimistic_write').setOnLocked('skip_locked');
+      // Due rows are taken with FOR UPDATE SKIP LOCKED. Rows whose lease ran out are read without a
+      // lock: the scan stops at the first row still under lease, and a locking read would hold that
+      // row (another delivery's, in flight) until this claim commits, stalling its result write.
+      // The UPDATE below re-checks each row is still due, so two claims cannot both take one.
+      if (o.mysql && status === 'pending') qb.setLock('pessimistic_write').setOnLocked('skip_locked');
       ids.push(...(await qb.getRawMany<{ id: number | string }>()).map((r) => Number(r.id)));
       if (ids.length >= o.limit) break;
     }
