@@ -93,6 +93,16 @@ function startWorker(): ChildProcess {
 const killed = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode != null || child.signalCode != null ? resolve() : child.once('exit', () => resolve())));
 
 it('SIGKILLed and restarted dispatch workers lose nothing, resend under the same message id, and duplicate under 1%', async () => {
+  // A retry (jest.retryTimes above) starts again from nothing: no worker left over, no message in the
+  // outbox, nothing received; otherwise an earlier attempt's messages would fail every count below.
+  for (const w of [...workers]) {
+    w.kill('SIGKILL');
+    await killed(w);
+  }
+  await server.app.ds.query('DELETE FROM webhook_attempts');
+  await server.app.ds.query('DELETE FROM outbox_messages');
+  receiver.received.length = 0;
+
   const random = prng(SEED);
   for (let i = 0; i < WORKERS; i++) startWorker();
 
