@@ -10,16 +10,11 @@ import { World } from './support/world';
  * the set, as Canvas's exclusive categories require.
  */
 let server: TestServer;
-let world: World;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  world = new World(server);
-});
+beforeAll(async () => (server = await startTestServer()));
 afterAll(() => server.close());
 
 it('adds one user to every group of a set at once without a 500, leaving one live membership', async () => {
-  const { course, teacher, student } = await world.classroom();
+  const { course, teacher, student } = await new World(server).classroom();
   for (let round = 0; round < 3; round++) {
     const cat = await createCategory(teacher.api, course.id, { name: `Set ${round}` });
     const groups = await Promise.all(Array.from({ length: 6 }, (_, i) => createGroup(teacher.api, cat.id, { name: `G${round}.${i}` })));
