@@ -10,4 +10,8 @@ module.exports = {
   // A guard against hangs, not a speed check: world-building hooks run long when both workers start processes.
   testTimeout: 90000,
   maxWorkers: 2,
+  // Each test file loads its own copy of the whole app into its worker, and not every copy is released
+  // (drivers and SDKs leave handles on the shared process), so a worker's heap grows file by file: one ran
+  // out of memory near 4 GB in CI. A worker past this limit after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '1GB',
 };
