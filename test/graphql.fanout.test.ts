@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Api } from './support/api';
-import { statementCost } from './support/graph';
+import { expectFlatCost } from './support/graph';
 import { addMembers, createCategory, createGroup, makeAccountAdmin } from './support/groups';
 import { ModulesKit, ok, startModulesWorld } from './support/modules';
 import type { TestServer } from './support/server';
@@ -122,7 +122,7 @@ describe('a viewer’s courses and everything nested in them', () => {
       // First reads evaluate and store progressions (a write); measure reads.
       await run(five[0])();
       await run(two[0])();
-      expect({ who, statements: await statementCost(server, run(five[0])) }).toEqual({ who, statements: await statementCost(server, run(two[0])) });
+      await expectFlatCost(server, who, run(five[0]), run(two[0]));
     });
 
     it(`answers per course what course(id:) and the REST lists answer (${who})`, async () => {
@@ -236,7 +236,7 @@ describe('an account’s courses and everything nested in them', () => {
     const run = (n: number) => async () => expect((await data(admin.api, ACCOUNT_QUERY, { n })).account.coursesConnection.nodes).toHaveLength(n);
     await run(5)();
     await run(2)();
-    expect(await statementCost(server, run(5))).toBe(await statementCost(server, run(2)));
+    await expectFlatCost(server, 'account admin', run(5), run(2));
     const d = await data(admin.api, ACCOUNT_QUERY, { n: 5 });
     for (const c of d.account.coursesConnection.nodes) expect(c).toEqual((await data(admin.api, courseQuery(true), { c: c._id })).course);
   });
