@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
 import { flushAfterCommit } from '../events/domain-events';
 
@@ -14,7 +15,7 @@ export async function transaction<T>(ds: DataSource, fn: (em: EntityManager) => 
     return fn(em);
   };
   let result: T;
-  if (ds.options.type !== 'better-sqlite3') result = await retryingDeadlocks(() => ds.transaction(body));
+  if (ds.options.type !== 'better-sqlite3') result = await withPoolSlot(ds, () => retryingDeadlocks(() => ds.transaction(body)));
   else {
     const prev = queues.get(ds) ?? Promise.resolve();
     const run = prev.catch(() => undefined).then(() => ds.transaction(body));
@@ -49,5 +50,53 @@ async function retryingDeadlocks<T>(run: () => Promise<T>): Promise<T> {
       if (attempt >= ATTEMPTS || !retryable(e)) throw e;
       await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
     }
+  }
+}
+
+/**
+ * Transactions at once on one pool: its size less two. Code inside a transaction also reads through
+ * the pool (per-request loaders, permission checks), so when every pooled connection held an open
+ * transaction, each waited for a connection the others held and nothing moved (seen on MariaDB: ten
+ * idle transactions and a hung request, as mysql2's pool waits without limit). The connections kept
+ * free serve those reads, which wait on no transaction. A transaction started inside another (found
+ * through async context) runs on its parent's slot, so nesting cannot wait on itself.
+ */
+const RESERVED_FOR_READS = 2;
+const insideTransaction = new AsyncLocalStorage<true>();
+
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  async acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
+const poolSlots = new WeakMap<DataSource, Slots>();
+
+async function withPoolSlot<T>(ds: DataSource, run: () => Promise<T>): Promise<T> {
+  if (insideTransaction.getStore()) return run();
+  let slots = poolSlots.get(ds);
+  if (!slots) {
+    const limit = Number((ds.options as { extra?: { connectionLimit?: number } }).extra?.connectionLimit ?? 10);
+    poolSlots.set(ds, (slots = new Slots(Math.max(1, limit - RESERVED_FOR_READS))));
+  }
+  await slots.acquire();
+  try {
+    return await insideTransaction.run(true, run);
+  } finally {
+    slots.release();
   }
 }
