@@ -48,10 +48,13 @@ export class Authz {
   /** Accounts where the viewer holds an active admin role. */
   adminAccountIds(): Promise<Set<number>> {
     if (!this.viewer) return Promise.resolve(new Set());
-    const where = { userId: this.viewer.id, workflowState: 'active' };
-    this.adminIds ??= leanFind(this.ds, AccountUser, where)
-      .then((rows) => rows ?? this.ds.getRepository(AccountUser).findBy(where))
-      .then((rows) => new Set(rows.map((r) => r.accountId)));
+    if (!this.adminIds) {
+      // Read once per request; every course check after the first reuses the promise.
+      const where = { userId: this.viewer.id, workflowState: 'active' };
+      this.adminIds = leanFind(this.ds, AccountUser, where)
+        .then((rows) => rows ?? this.ds.getRepository(AccountUser).findBy(where))
+        .then((rows) => new Set(rows.map((r) => r.accountId)));
+    }
     return this.adminIds;
   }
 
