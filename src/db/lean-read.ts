@@ -40,6 +40,12 @@ function shapeOf(ds: DataSource, entity: EntityTarget<unknown>): Shape | null {
 }
 
 type Convert = (value: unknown) => unknown;
+
+function hydrateAll<T>(shape: Shape, rows: Record<string, unknown>[]): T[] {
+  const out = new Array<T>(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = shape.hydrate(rows[i]) as T;
+  return out;
+}
 const digit = (s: string, i: number) => s.charCodeAt(i) - 48;
 
 /**
@@ -120,10 +126,7 @@ function compileHydrator(ds: DataSource, metadata: EntityMetadata, columns: Colu
 export async function leanRows<T extends ObjectLiteral>(ds: DataSource, entity: EntityTarget<T>, sql: string, params: unknown[]): Promise<T[] | null> {
   const shape = shapeOf(ds, entity);
   if (!shape) return null;
-  const rows: Record<string, unknown>[] = await ds.query(sql, params);
-  const out = new Array<T>(rows.length);
-  for (let i = 0; i < rows.length; i++) out[i] = shape.hydrate(rows[i]) as T;
-  return out;
+  return hydrateAll<T>(shape, await ds.query(sql, params));
 }
 
 /** Rows of `entity` matching `where` in `order`, or null when the shape needs the repository. */
@@ -169,8 +172,36 @@ export async function leanFind<T extends ObjectLiteral>(
   }
   const sql = `${shape.select}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}${orderBy.length ? ` ORDER BY ${orderBy.join(', ')}` : ''}`;
   // better-sqlite3 binds no booleans; TypeORM's runner turns them into 0/1 as its own reads do.
-  const rows: Record<string, unknown>[] = await ds.query(sql, params);
-  const out = new Array<T>(rows.length);
-  for (let i = 0; i < rows.length; i++) out[i] = shape.hydrate(rows[i]) as T;
-  return out;
+  return hydrateAll<T>(shape, await ds.query(sql, params));
+}
+
+const selectLists = new WeakMap<DataSource, Map<unknown, Map<string, string>>>();
+
+/**
+ * The select list of hand-written SQL read through leanRows (issue 11): the entity's columns as
+ * `alias.column, …`, named as the database columns leanRows maps back — every column, or only the
+ * properties given (the others stay unset on the entities, so list everything the caller reads).
+ * Built once per data source, entity, alias and property list; an unknown property is a programming
+ * error and throws.
+ */
+export function selectColumns(ds: DataSource, entity: EntityTarget<unknown>, alias: string, props?: readonly string[]): string {
+  let perDs = selectLists.get(ds);
+  if (!perDs) selectLists.set(ds, (perDs = new Map()));
+  let perEntity = perDs.get(entity);
+  if (!perEntity) perDs.set(entity, (perEntity = new Map()));
+  const key = `${alias}|${props?.join(',') ?? '*'}`;
+  let list = perEntity.get(key);
+  if (!list) {
+    const metadata = ds.getMetadata(entity);
+    const columns = props
+      ? props.map((p) => {
+          const col = metadata.findColumnWithPropertyName(p);
+          if (!col) throw new Error(`${metadata.name} has no column ${p}`);
+          return col;
+        })
+      : metadata.columns.filter((c) => c.isSelect);
+    list = columns.map((c) => `${alias}.${ds.driver.escape(c.databaseName)}`).join(', ');
+    perEntity.set(key, list);
+  }
+  return list;
 }

@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { selectColumns } from '../db/entity-columns';
-import { leanRows } from '../db/lean-read';
+import { leanRows, selectColumns } from '../db/lean-read';
 import type { PageWindow } from '../graphql/relay';
 import { Group } from './group.entity';
 

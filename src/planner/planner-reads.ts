@@ -5,8 +5,7 @@ import { Quiz } from '../content/quizzes/quiz.entity';
 import { Submission } from '../content/submissions/submission.entity';
 import { DiscussionParticipant } from '../discussions/discussion-participant.entity';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
-import { selectColumns } from '../db/entity-columns';
-import { leanRows } from '../db/lean-read';
+import { leanRows, selectColumns } from '../db/lean-read';
 import { PlannerNote } from './planner-note.entity';
 import { PlannerOverride } from './planner-override.entity';
 
