@@ -71,7 +71,9 @@ export class UserService {
    */
   async find(raw: string | number): Promise<User> {
     const { user, bySis } = await this.resolve(raw);
-    if (!(await this.canSee(user))) throw bySis ? new NotFoundError() : new ForbiddenError();
+    if (bySis) {
+      if (!(await this.canSeeQuietly(user))) throw new NotFoundError();
+    } else if (!(await this.canSee(user))) throw new ForbiddenError();
     return user;
   }
 
