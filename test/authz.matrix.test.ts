@@ -13,6 +13,11 @@ import { World, WorldUser } from './support/world';
  * resource carries unique text; a refusal must not contain it. A positive control per row shows the
  * text does come back to someone allowed, so a row cannot pass by probing the wrong thing.
  *
+ * Section limits (issue 19): a student of course A whose enrollment has
+ * limit_privileges_to_course_section sees only their own section's people and enrollments, by id as
+ * in lists; the victim, an observer link to the victim and another enrollment of a person they do see
+ * all sit in another section. Wherever a classmate is refused, so is the section-limited student.
+ *
  * A new resource type is one row of ROWS.
  */
 let server: TestServer;
@@ -28,8 +33,11 @@ let admin: WorldUser;
 // The callers.
 type Who = 'outsider' | 'otherStudent' | 'otherTeacher' | 'unlinkedObserver' | 'anonymous' | Insider;
 const CALLERS: Who[] = ['outsider', 'otherStudent', 'otherTeacher', 'unlinkedObserver', 'anonymous'];
-/** People of course A itself, refused where the object is another person's: a classmate, and an observer of someone else. */
-type Insider = 'classmate' | 'courseObserver';
+/**
+ * People of course A itself, refused where the object is another person's: a classmate, an observer of
+ * someone else, and a student limited to the default section (the victim's is another).
+ */
+type Insider = 'classmate' | 'courseObserver' | 'sectionLimited';
 const callers = {} as Record<Who, Api>;
 
 /** Ids and texts of what the world holds, filled in beforeAll. */
@@ -56,6 +64,10 @@ const S = {
   tool: secret('Tool'),
   hook: `https://hooks.example.com/${secret('Hook')}`,
   report: secret('Report'),
+  watcher: secret('Watcher'),
+  // Distinct start dates mark enrollments in REST and GraphQL answers alike.
+  bridgeStart: `2031-0${1 + (randomBytes(1)[0] % 9)}-1${randomBytes(1)[0] % 10}T0${randomBytes(1)[0] % 10}:17:43Z`,
+  watchStart: `2032-0${1 + (randomBytes(1)[0] % 9)}-1${randomBytes(1)[0] % 10}T0${randomBytes(1)[0] % 10}:29:51Z`,
 };
 const ids: Record<string, number | string> = {};
 
@@ -77,6 +89,8 @@ interface Row {
   nested?: () => Probe[];
   /** Insiders of course A who must be refused as well (objects personal to the victim or staff-only). */
   insiders?: Insider[];
+  /** Insiders to whom the REST path, a list, answers 200 (without the object). */
+  listFor?: Insider[];
   /** The top-level probe returns a parent the caller may see (the object is a field of it), so only the texts are checked. */
   topIsParent?: boolean;
   /** Who may see it, and the probe that shows them its text (the positive control). */
@@ -113,19 +127,54 @@ const ROWS: Row[] = [
   },
   {
     type: 'enrollment',
-    insiders: ['courseObserver'],
+    insiders: ['courseObserver', 'sectionLimited'],
+    listFor: ['sectionLimited'],
     texts: () => [S.victim],
     rest: () => `/api/v1/courses/${courseA.id}/enrollments`,
     node: () => ({ type: 'Enrollment', id: n('enrollment') }),
     nested: () => [
       q(`query($id: ID!) { x: course(id: $id) { enrollmentsConnection { nodes { user { name } } } } }`, { id: String(courseA.id) }),
       q(`query($id: ID!) { x: legacyNode(type: Enrollment, _id: $id) { ... on Enrollment { user { name } } } }`, { id: String(ids.enrollment) }),
+      q(`query($id: ID!) { x: node(id: $id) { ... on Enrollment { user { name } } } }`, { id: gid('Enrollment', n('enrollment')) }),
     ],
     allowed: () => ({ api: teacher.api, probe: { rest: `/api/v1/courses/${courseA.id}/enrollments` } }),
   },
   {
+    // An observer link to the victim, in the victim's section: who watches them is the victim's business.
+    type: 'observer link',
+    insiders: ['courseObserver', 'sectionLimited'],
+    listFor: ['sectionLimited'],
+    texts: () => [S.watcher, S.watchStart],
+    rest: () => `/api/v1/courses/${courseA.id}/enrollments?type[]=ObserverEnrollment`,
+    node: () => ({ type: 'Enrollment', id: n('watch') }),
+    nested: () => [
+      q(`query($id: ID!) { x: legacyNode(type: Enrollment, _id: $id) { ... on Enrollment { startAt user { name } associatedUser { name } } } }`, { id: String(ids.watch) }),
+      q(`query($id: ID!) { x: course(id: $id) { enrollmentsConnection(types: ["ObserverEnrollment"]) { nodes { startAt user { name } } } } }`, { id: String(courseA.id) }),
+      q(`query($id: ID!) { x: user(id: $id) { name enrollments { startAt } } }`, { id: String(ids.watcher) }),
+    ],
+    allowed: () => ({ api: teacher.api, probe: { rest: `/api/v1/courses/${courseA.id}/enrollments?type[]=ObserverEnrollment` } }),
+  },
+  {
+    // A person the section-limited student does see (they share the default section), enrolled in the
+    // victim's section as well: that other enrollment stays hidden, through the person too.
+    type: 'enrollment of a visible person in another section',
+    insiders: ['courseObserver', 'sectionLimited'],
+    listFor: ['sectionLimited'],
+    topIsParent: true,
+    texts: () => [S.bridgeStart],
+    rest: () => `/api/v1/courses/${courseA.id}/enrollments?user_id=${ids.bridge}`,
+    top: () => q(`query($id: ID!) { x: user(id: $id) { name enrollments { startAt } } }`, { id: String(ids.bridge) }),
+    node: () => ({ type: 'Enrollment', id: n('bridgeOther') }),
+    nested: () => [
+      q(`query($id: ID!, $c: ID!) { x: legacyNode(type: User, _id: $id) { ... on User { enrollments(courseId: $c) { startAt section { name } } } } }`, { id: String(ids.bridge), c: String(courseA.id) }),
+      q(`query($id: ID!) { x: legacyNode(type: Enrollment, _id: $id) { ... on Enrollment { startAt } } }`, { id: String(ids.bridgeOther) }),
+      q(`query($id: ID!) { x: course(id: $id) { enrollmentsConnection { nodes { startAt } } } }`, { id: String(courseA.id) }),
+    ],
+    allowed: () => ({ api: teacher.api, probe: q(`query($id: ID!) { x: user(id: $id) { enrollments { startAt } } }`, { id: String(ids.bridge) }) }),
+  },
+  {
     type: 'user',
-    insiders: ['courseObserver'],
+    insiders: ['courseObserver', 'sectionLimited'],
     texts: () => [S.victim],
     rest: () => `/api/v1/users/${victim.id}`,
     top: () => q(`query($id: ID!) { x: user(id: $id) { name } }`, { id: String(victim.id) }),
@@ -133,6 +182,9 @@ const ROWS: Row[] = [
     nested: () => [
       q(`query($id: ID!) { x: legacyNode(type: Group, _id: $id) { ... on Group { users { name } leader { name } } } }`, { id: String(ids.group) }),
       q(`query($id: ID!) { x: legacyNode(type: Submission, _id: $id) { ... on Submission { user { name } } } }`, { id: String(ids.submission) }),
+      // An observer link in the section-limited student's own section, to the victim in another.
+      q(`query($id: ID!) { x: legacyNode(type: Enrollment, _id: $id) { ... on Enrollment { associatedUser { name } } } }`, { id: String(ids.crossLink) }),
+      q(`query($id: ID!) { x: course(id: $id) { enrollmentsConnection { nodes { user { name } associatedUser { name } } } } }`, { id: String(courseA.id) }),
     ],
     allowed: () => ({ api: teacher.api, probe: { rest: `/api/v1/users/${victim.id}` } }),
   },
@@ -390,7 +442,18 @@ beforeAll(async () => {
   await world.enroll(courseA.id, classmate.id, 'StudentEnrollment');
   await world.enroll(courseA.id, observed.id, 'StudentEnrollment');
   await world.enroll(courseA.id, courseObserver.id, 'ObserverEnrollment', { associatedUserId: observed.id });
-  Object.assign(callers, { classmate: classmate.api, courseObserver: courseObserver.api, outsider: outsider.api, otherStudent: otherStudent.api, otherTeacher: otherTeacher.api, unlinkedObserver: unlinkedObserver.api, anonymous: server.as(null) });
+  // Section limits: a student limited to the default section; the victim's section holds an observer
+  // link to the victim and a second enrollment of a default-section student; an observer in the
+  // default section observes the victim.
+  const [sectionLimited, watcher, bridge, crossObserver] = await Promise.all([world.user('Lim Sectioned'), world.user(S.watcher), world.user('Bri Bridge'), world.user('Cro Observer')]);
+  await world.enroll(courseA.id, sectionLimited.id, 'StudentEnrollment', { limitToSection: true });
+  ids.watcher = watcher.id;
+  ids.bridge = bridge.id;
+  ids.watch = (await ok(admin.api.post(`/api/v1/courses/${courseA.id}/enrollments`, { enrollment: { user_id: watcher.id, type: 'ObserverEnrollment', enrollment_state: 'active', course_section_id: ids.section, associated_user_id: victim.id, start_at: S.watchStart } }), 'watcher')).id;
+  await world.enroll(courseA.id, bridge.id, 'StudentEnrollment');
+  ids.bridgeOther = (await ok(admin.api.post(`/api/v1/courses/${courseA.id}/enrollments`, { enrollment: { user_id: bridge.id, type: 'StudentEnrollment', enrollment_state: 'active', course_section_id: ids.section, start_at: S.bridgeStart } }), 'bridge')).id;
+  ids.crossLink = (await world.enroll(courseA.id, crossObserver.id, 'ObserverEnrollment', { associatedUserId: victim.id })).id;
+  Object.assign(callers, { sectionLimited: sectionLimited.api, classmate: classmate.api, courseObserver: courseObserver.api, outsider: outsider.api, otherStudent: otherStudent.api, otherTeacher: otherTeacher.api, unlinkedObserver: unlinkedObserver.api, anonymous: server.as(null) });
 
   const base = `/api/v1/courses/${courseA.id}`;
   // Groups: a category and a group with the victim as member and leader.
@@ -444,6 +507,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+/** The insiders a row refuses: a row that refuses a classmate refuses the section-limited student too. */
+function insidersOf(row: Row): Insider[] {
+  const listed = row.insiders ?? [];
+  return listed.includes('classmate') && !listed.includes('sectionLimited') ? [...listed, 'sectionLimited'] : listed;
+}
+
 /** The response says nothing of the object: none of its texts appear. */
 function expectNothingOf(row: Row, who: string, how: string, text: string) {
   for (const t of row.texts()) {
@@ -467,10 +536,11 @@ describe.each(ROWS.map((r) => [r.type, r] as const))('%s', (_type, row) => {
 
   if (row.rest) {
     it('REST GET refuses every outsider', async () => {
-      for (const who of [...CALLERS, ...(row.insiders ?? [])]) {
+      for (const who of [...CALLERS, ...insidersOf(row)]) {
         const res = await callers[who].get(row.rest!());
         expect({ who, status: res.status, json: res.body !== undefined }).toEqual({ who, status: expect.any(Number), json: true });
-        if (![401, 403, 404].includes(res.status)) throw new Error(`${row.type}: ${who} got ${res.status} from GET ${row.rest!()}: ${res.text.slice(0, 300)}`);
+        const listed = res.status === 200 && (row.listFor as Who[] | undefined)?.includes(who);
+        if (![401, 403, 404].includes(res.status) && !listed) throw new Error(`${row.type}: ${who} got ${res.status} from GET ${row.rest!()}: ${res.text.slice(0, 300)}`);
         if (who === 'anonymous' && res.status === 403) throw new Error(`${row.type}: anonymous got 403 rather than 401/404`);
         expectNothingOf(row, who, `GET ${row.rest!()}`, res.text);
       }
@@ -488,7 +558,7 @@ describe.each(ROWS.map((r) => [r.type, r] as const))('%s', (_type, row) => {
       probes.push({ how: 'aliased legacyNode', probe: q(`query($id: ID!) { me: viewer { _id } a: legacyNode(type: ${type}, _id: $id) { id } b: legacyNode(type: ${type}, _id: $id) { id } }`, { id: String(id) }) });
     }
     for (const p of row.nested?.() ?? []) probes.push({ how: 'nested field', probe: p });
-    for (const who of [...CALLERS, ...(row.insiders ?? [])]) {
+    for (const who of [...CALLERS, ...insidersOf(row)]) {
       for (const { how, probe, mustBeNull } of probes) {
         const res = await gql(callers[who], probe);
         if (res.status >= 500) throw new Error(`${row.type}: ${who} got ${res.status} through ${how}`);

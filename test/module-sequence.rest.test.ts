@@ -203,7 +203,7 @@ describe('module assignment overrides', () => {
     expect(await k.stateOf(k.room.student2.api, m.id)).toBe('unlocked');
   });
 
-  it('shows observers what their observed students are assigned (together); an observer following nobody sees every published module', async () => {
+  it('shows observers what their observed students are assigned (together); an observer following nobody sees none of the restricted ones (issue 19 item 10)', async () => {
     const forStudent = await k.module({ name: 'For Sam' }, { publish: true });
     const forSally = await k.module({ name: 'For Sally' }, { publish: true });
     const forSection = await k.module({ name: 'For Blue' }, { publish: true });
@@ -225,7 +225,9 @@ describe('module assignment overrides', () => {
     expect(await seen(k.room.observer)).toEqual(['For Sam']);
     expect(await seen(sectionObserver)).toEqual(['For Sam']);
     expect(await seen(both)).toEqual(['For Sam', 'For Sally']);
-    expect(await seen(nobody)).toEqual(targeted);
+    // No audience: no override targets them, so only modules without overrides (none of these) show.
+    expect(await seen(nobody)).toEqual([]);
+    expect(await nobody.api.get(k.modules(`/${forSection.id}`))).toMatchObject({ status: 404, body: NOT_FOUND });
     // Shows and item lists follow the same rule; observers get no progress state.
     expect(await k.room.observer.api.get(k.modules(`/${forSally.id}`))).toMatchObject({ status: 404, body: NOT_FOUND });
     expect(await k.room.observer.api.get(k.items(forSally.id))).toMatchObject({ status: 404 });

@@ -2,7 +2,7 @@ import { ModuleItem } from '../src/modules/module-item.entity';
 import { parseLinks } from './support/api';
 import { FORBIDDEN, ISO, MODULE_KEYS, moduleTables, ModulesKit, NOT_FOUND, ok, UNAUTHENTICATED, startModulesWorld } from './support/modules';
 import type { TestServer } from './support/server';
-import type { World } from './support/world';
+import type { World, WorldUser } from './support/world';
 
 /** Modules themselves: create, list, show, update, publish, delete, relock, with Canvas shapes and refusals. */
 
@@ -240,6 +240,53 @@ describe('GET /api/v1/courses/:course_id/modules and /modules/:id', () => {
     const other = await freshKit();
     const foreign = await other.module({ name: 'Elsewhere' });
     for (const id of ['999999', 'abc', String(foreign.id)]) expect(await k.teacher.get(k.modules(`/${id}`))).toMatchObject({ status: 404, body: NOT_FOUND });
+  });
+});
+
+describe('an observer linked to no student (issue 19 item 10)', () => {
+  // With nobody to stand in for, no override targets them: only modules without overrides show.
+  let k: ModulesKit;
+  let lonely: WorldUser;
+  const m = {} as Record<'open' | 'bySection' | 'byStudent', any>;
+  const names = (list: any[]) => list.map((x: any) => x.name);
+  beforeAll(async () => {
+    k = await freshKit();
+    const section = await world.section(k.cid, 'Section Red');
+    lonely = await world.user('Lonely Observer');
+    await world.enroll(k.cid, lonely.id, 'ObserverEnrollment');
+    for (const [key, overrides] of [['open', null], ['bySection', [{ course_section_id: section.id }]], ['byStudent', [{ student_ids: [k.room.student.id] }]]] as const) {
+      const made = await k.module({ name: `Week ${key}` });
+      await k.addItem(made.id, { type: 'SubHeader', title: `Heading ${key}` });
+      if (overrides) expect((await k.teacher.put(k.modules(`/${made.id}/assignment_overrides`), { overrides }, { json: true })).status).toBe(204);
+      m[key] = await k.publish(made.id);
+    }
+  });
+
+  it('lists, shows and opens only the modules without overrides, over REST', async () => {
+    expect(names(ok(await lonely.api.get(k.modules())))).toEqual(['Week open']);
+    expect(ok(await lonely.api.get(k.modules(`/${m.open.id}/items`))).map((i: any) => i.title)).toEqual(['Heading open']);
+    for (const key of ['bySection', 'byStudent'] as const) {
+      expect(await lonely.api.get(k.modules(`/${m[key].id}`))).toMatchObject({ status: 404, body: NOT_FOUND });
+      expect(await lonely.api.get(k.modules(`/${m[key].id}/items`))).toMatchObject({ status: 404, body: NOT_FOUND });
+    }
+  });
+
+  it('gives the same through GraphQL', async () => {
+    const list = await lonely.api.graphql(`query($c: ID!) { modulesConnection(courseId: $c) { nodes { name items { title } } } }`, { c: String(k.cid) });
+    expect(list.data?.modulesConnection.nodes).toEqual([{ name: 'Week open', items: [{ title: 'Heading open' }] }]);
+    for (const key of ['bySection', 'byStudent'] as const) {
+      const one = await lonely.api.graphql(`query($c: ID!, $id: ID!) { module(courseId: $c, id: $id) { name } }`, { c: String(k.cid), id: String(m[key].id) });
+      expect({ key, module: one.data?.module ?? null, code: one.errors?.[0].extensions.code }).toEqual({ key, module: null, code: 'NOT_FOUND' });
+      const node = await lonely.api.graphql(`query($id: ID!) { legacyNode(type: Module, _id: $id) { ... on Module { name } } }`, { id: String(m[key].id) });
+      expect({ key, node: node.data?.legacyNode ?? null }).toEqual({ key, node: null });
+    }
+  });
+
+  it('leaves linked observers, students and teachers as they were (the controls)', async () => {
+    expect(names(ok(await k.room.observer.api.get(k.modules())))).toEqual(['Week open', 'Week byStudent']);
+    expect(names(ok(await k.room.student.api.get(k.modules())))).toEqual(['Week open', 'Week byStudent']);
+    expect(names(ok(await k.room.student2.api.get(k.modules())))).toEqual(['Week open']);
+    expect(names(ok(await k.teacher.get(k.modules())))).toEqual(['Week open', 'Week bySection', 'Week byStudent']);
   });
 });
 

@@ -325,3 +325,91 @@ describe('GET /api/v1/accounts/self and /api/v1/accounts/:id', () => {
     expect((await server.admin.get('/api/v1/accounts/bogus')).body).toEqual(NOT_FOUND);
   });
 });
+
+describe('SIS ids never tell whether a login exists (issue 19 item 9)', () => {
+  /**
+   * A caller who may not see a user gets, for that user's sis_login_id: or sis_user_id:, exactly what
+   * they get for a login nobody has: same status, same body, on every door that resolves a user from a
+   * SIS id (users, planner, tokens, files, enrollment and module filters; GraphQL user, accessTokens,
+   * plannerItems), anonymous GraphQL included. Numeric ids keep Canvas's 403.
+   */
+  let room: Awaited<ReturnType<World['classroom']>>;
+  let hidden: { id: number; login: string; sis: string };
+  beforeAll(async () => {
+    room = await world.classroom();
+    const login = `Hidden.Person.${uniq()}@example.com`;
+    const sis = `SIS-HIDDEN-${uniq()}`;
+    const made = await server.admin.post('/api/v1/accounts/self/users', { user: { name: 'Hidden Person' }, pseudonym: { unique_id: login, sis_user_id: sis } });
+    expect(made.status).toBe(200);
+    hidden = { id: made.body.id, login, sis };
+  });
+
+  const existing = () => [`sis_login_id:${hidden.login}`, `sis_login_id:${hidden.login.toUpperCase()}`, `sis_user_id:${hidden.sis}`];
+  const missing = () => [`sis_login_id:nobody.${uniq()}@example.com`, `sis_user_id:SIS-NOBODY-${uniq()}`];
+  const enc = encodeURIComponent;
+  const restPaths = (id: string) => [
+    `/api/v1/users/${enc(id)}`,
+    `/api/v1/users/${enc(id)}/planner/items`,
+    `/api/v1/planner/items?observed_user_id=${enc(id)}&context_codes[]=course_${room.course.id}`,
+    `/api/v1/users/${enc(id)}/user_generated_tokens`,
+    `/api/v1/users/${enc(id)}/tokens/1`,
+    `/api/v1/users/${enc(id)}/files`,
+    `/api/v1/courses/${room.course.id}/enrollments?user_id=${enc(id)}`,
+    `/api/v1/courses/${room.course.id}/modules?student_id=${enc(id)}`,
+  ];
+
+  it('answers REST reads for an unseen user exactly as for a missing login', async () => {
+    for (const who of [room.outsider, room.student]) {
+      for (const i of restPaths('x').keys()) {
+        const answers = new Set<string>();
+        for (const id of [...missing(), ...existing()]) {
+          const path = restPaths(id)[i];
+          const res = await who.api.get(path);
+          expect({ path, status: res.status }).toEqual({ path, status: expect.any(Number) });
+          if (res.status < 400) throw new Error(`${who.name} read ${path}: ${res.status} ${res.text.slice(0, 200)}`);
+          answers.add(`${res.status} ${res.text}`);
+        }
+        // One answer for all: 404 as for no such login (or the course's own refusal, whatever the id).
+        expect({ who: who.name, path: restPaths('<id>')[i], answers: [...answers] }).toEqual({ who: who.name, path: restPaths('<id>')[i], answers: [expect.stringMatching(/^40[34] /)] });
+      }
+    }
+    // REST token writes too.
+    const posted = new Set<string>();
+    for (const id of [...missing(), ...existing()]) {
+      const res = await room.outsider.api.post(`/api/v1/users/${enc(id)}/tokens`, { token: { purpose: 'probe' } });
+      posted.add(`${res.status} ${res.text}`);
+    }
+    expect([...posted]).toEqual([expect.stringMatching(/^404 /)]);
+  });
+
+  it('answers GraphQL user, accessTokens and plannerItems alike, anonymous callers included', async () => {
+    const probes = [
+      `query($id: ID!) { x: user(id: $id) { _id name } }`,
+      `query($id: ID!) { x: accessTokens(userId: $id) { nodes { _id } } }`,
+      `query($id: ID!) { x: plannerItems(userId: $id) { nodes { plannableId } } }`,
+      `query($id: ID!) { x: legacyNode(type: Course, _id: "${room.course.id}") { ... on Course { enrollmentsConnection(userId: $id) { nodes { _id } } } } }`,
+    ];
+    for (const api of [room.outsider.api, room.student.api, server.as(null)]) {
+      for (const query of probes) {
+        const answers = new Set<string>();
+        for (const id of [...missing(), ...existing()]) {
+          const res = await api.request('POST', '/graphql', { query, variables: { id } }, { json: true });
+          answers.add(`${res.status} ${res.text}`);
+        }
+        expect({ query, answers: [...answers] }).toEqual({ query, answers: [expect.any(String)] });
+        expect([...answers][0]).not.toContain('Hidden Person');
+      }
+    }
+  });
+
+  it('still resolves SIS ids of users the caller may see, and keeps 403 for numeric ids', async () => {
+    const byAdmin = await server.admin.get(`/api/v1/users/sis_login_id:${enc(hidden.login)}`);
+    expect({ status: byAdmin.status, id: byAdmin.body.id }).toEqual({ status: 200, id: hidden.id });
+    const classmate = await room.student.api.get(`/api/v1/users/sis_login_id:${enc(room.student2.login)}`);
+    expect({ status: classmate.status, id: classmate.body.id }).toEqual({ status: 200, id: room.student2.id });
+    const own = await room.student.api.get(`/api/v1/users/sis_login_id:${enc(room.student.login)}/user_generated_tokens`);
+    expect(own.status).toBe(200);
+    const numeric = await room.outsider.api.get(`/api/v1/users/${hidden.id}`);
+    expect({ status: numeric.status, body: numeric.body }).toEqual({ status: 403, body: FORBIDDEN });
+  });
+});

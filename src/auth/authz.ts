@@ -115,6 +115,30 @@ export class Authz {
   }
 
   /**
+   * The sections of the course whose people and enrollments the viewer may see, or null for the whole
+   * roster: a viewer all of whose active enrollments there limit privileges to their section (Canvas's
+   * limit_privileges_to_course_section) sees only those sections. Admins are never limited.
+   */
+  async rosterSections(course: Course): Promise<number[] | null> {
+    const roles = await this.courseRoles(course);
+    if (roles.admin) return null;
+    const active = roles.enrollments.filter((e) => e.workflowState === 'active');
+    if (!active.length || !active.every((e) => e.limitPrivilegesToCourseSection)) return null;
+    return [...new Set(active.map((e) => e.courseSectionId))];
+  }
+
+  /**
+   * Whether the viewer may see one roster entry (an enrollment, or a person through it) of the course's
+   * section: the roster right plus the section limit. Every by-id read of a person or enrollment checks
+   * this, so a section-limited viewer learns no more by id than its lists show.
+   */
+  async canReadRosterEntry(course: Course, sectionId: number): Promise<boolean> {
+    if (!(await this.canCourse(course, 'read_roster'))) return false;
+    const sections = await this.rosterSections(course);
+    return sections == null || sections.includes(sectionId);
+  }
+
+  /**
    * Throws unless the viewer holds `permission` on the course: 404 when it does not exist, otherwise
    * Canvas's 403, whose body says nothing about the course.
    */

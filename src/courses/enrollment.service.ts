@@ -54,7 +54,10 @@ export class EnrollmentService {
     const e = await this.ctx.loaders.byId(Enrollment).load(id);
     if (!e || e.workflowState === 'deleted') throw new NotFoundError();
     const course = await this.ctx.services.courses.find(e.courseId, 'read');
-    if (e.userId !== this.ctx.viewer?.id && !(await this.ctx.authz.canCourse(course, 'read_roster'))) throw new ForbiddenError();
+    if (e.userId === this.ctx.viewer?.id) return e;
+    if (!(await this.ctx.authz.canCourse(course, 'read_roster'))) throw new ForbiddenError();
+    // Another section's enrollment is, to a section-limited viewer, as absent as in their lists.
+    if (!(await this.ctx.authz.canReadRosterEntry(course, e.courseSectionId))) throw new NotFoundError();
     return e;
   }
 
@@ -82,7 +85,8 @@ export class EnrollmentService {
     if (input.startAt && input.endAt && input.endAt < input.startAt) v.add('end_at', 'invalid', 'end_at cannot be before start_at');
     v.throwIfInvalid();
 
-    const user = await this.ctx.services.users.lookup(input.userId!);
+    // The caller may add people of the account, so a SIS id may name anyone (the check above came first).
+    const user = await this.ctx.services.users.lookupAny(input.userId!);
     const section = input.courseSectionId
       ? await this.ctx.services.sections.lookupInCourse(course, input.courseSectionId)
       : await this.defaultSection(course);
@@ -92,7 +96,7 @@ export class EnrollmentService {
       // An observer link opens the student's work and planner to its holder, so only an account admin
       // may give one to themself; a teacher (who may add observers for others) may not.
       if (user.id === this.ctx.viewer?.id && !(await this.ctx.authz.courseRoles(course)).admin) throw new ForbiddenError();
-      const student = await this.ctx.services.users.lookup(input.associatedUserId);
+      const student = await this.ctx.services.users.lookupAny(input.associatedUserId);
       const isStudent = await this.ctx.ds.getRepository(Enrollment).findOneBy({
         courseId: course.id,
         userId: student.id,
@@ -138,8 +142,7 @@ export class EnrollmentService {
     return sections[0];
   }
 
-  /** A course's enrollments, by id. Students with section-limited privileges see only their sections. */
-  /** A course's enrollments the viewer may read, by id. Batched across courses (listForCourses). */
+  /** A course's enrollments the viewer may read, by id (section-limited viewers: their sections'). Batched across courses (listForCourses). */
   listForCourse(course: Course, filter: EnrollmentFilter & { first?: number | null; after?: string | null }): Promise<ConnectionResult<Enrollment>> {
     return this.ctx.loaders.perParent('enrollments', filter, (courses: readonly Course[]) => this.listForCourses(courses, filter)).load(course);
   }
@@ -174,7 +177,7 @@ export class EnrollmentService {
           if (found instanceof Error) return found;
           sections.push([found.id]);
         }
-        const limited = await this.limitedSections(course);
+        const limited = await this.ctx.authz.rosterSections(course);
         if (limited) sections.push(limited);
         return sections;
       }),
@@ -194,14 +197,5 @@ export class EnrollmentService {
     );
     const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], readable.map((c) => c.id), pageWindow(filter));
     return courses.map((c, i) => (perCourse[i] instanceof Error ? (perCourse[i] as Error) : pages.get(c.id)!));
-  }
-
-  /** Section ids a viewer whose every enrollment limits privileges to its section may see; null for no limit. */
-  private async limitedSections(course: Course): Promise<number[] | null> {
-    const roles = await this.ctx.authz.courseRoles(course);
-    if (roles.admin) return null;
-    const active = roles.enrollments.filter((e) => e.workflowState === 'active');
-    if (!active.length || !active.every((e) => e.limitPrivilegesToCourseSection)) return null;
-    return active.map((e) => e.courseSectionId);
   }
 }

@@ -32,7 +32,8 @@ export function itemVisibleToStudents(item: ModuleItem, content: ContentInfo | n
  * Who sees which modules: content managers see every live module; students see published modules,
  * and a module with overrides only when one of its overrides targets them (their section, them, or a
  * tag they carry); observers of students see what those students are assigned, together (Canvas's
- * DifferentiableAssignment filter); anyone else (an observer following nobody) sees every published module.
+ * DifferentiableAssignment filter); anyone else (an observer following nobody, an invitee) has no
+ * audience, so no override targets them: they see only the published modules without overrides.
  */
 export class ModuleVisibility {
   constructor(private readonly ctx: RequestContext) {}
@@ -101,7 +102,11 @@ export class ModuleVisibility {
     if (asStudent == null && (await this.canSeeUnpublished(course))) return live;
     const published = live.filter((m) => m.published);
     const audience = asStudent != null ? [asStudent] : await this.observedStudents(course);
-    if (!audience.length) return published;
+    if (!audience.length) {
+      // Restricted modules open only to those their overrides name; with nobody to stand in for, none does.
+      const open = await Promise.all(published.map(async (m) => (await this.overridesOf(m.id)).length === 0));
+      return published.filter((_, i) => open[i]);
+    }
     const ok = await Promise.all(published.map(async (m) => (await Promise.all(audience.map((u) => this.assigned(m, u)))).some(Boolean)));
     return published.filter((_, i) => ok[i]);
   }

@@ -6,6 +6,7 @@ import { NotFoundError, RequestError, ForbiddenError, Validator } from '../commo
 import { parseIdParam } from '../common/ids';
 import { sortableName } from '../common/names';
 import { containsPattern } from '../common/like';
+import type { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../graphql/context';
@@ -30,8 +31,26 @@ export interface CreateUserInput {
 export class UserService {
   constructor(private readonly ctx: RequestContext) {}
 
-  /** A user by numeric id, `self`, `sis_user_id:` or `sis_login_id:`, with no permission check. */
+  /**
+   * A user by numeric id, `self`, `sis_user_id:` or `sis_login_id:`. Numeric ids and `self` are not
+   * checked; a SIS id resolves only to a user the caller may see (canSee), else 404 as for no such
+   * login, so no caller (anonymous included) can probe which logins exist by the answer it gets.
+   */
   async lookup(raw: string | number): Promise<User> {
+    const { user, bySis } = await this.resolve(raw);
+    if (bySis && !(await this.canSeeQuietly(user))) throw new NotFoundError();
+    return user;
+  }
+
+  /**
+   * lookup without the SIS-id visibility check, for callers that already hold a right to reach any user
+   * of the account by login (adding enrollments), where a refusal would tell nothing new.
+   */
+  async lookupAny(raw: string | number): Promise<User> {
+    return (await this.resolve(raw)).user;
+  }
+
+  private async resolve(raw: string | number): Promise<{ user: User; bySis: boolean }> {
     const p = parseIdParam(raw, ['sis_user_id', 'sis_login_id'], true);
     let user: User | null = null;
     if (p.kind === 'self') user = this.ctx.authz.requireViewer();
@@ -43,14 +62,24 @@ export class UserService {
       user = login ? await this.ctx.loaders.byId(User).load(login.userId) : null;
     }
     if (!user || user.workflowState === 'deleted') throw new NotFoundError();
+    return { user, bySis: p.kind === 'prefixed' };
+  }
+
+  /**
+   * A user the viewer may see: themself, users of accounts they administer, people in their courses.
+   * One they may not see is 403 by numeric id (Canvas's answer) but 404 by SIS id (see lookup).
+   */
+  async find(raw: string | number): Promise<User> {
+    const { user, bySis } = await this.resolve(raw);
+    if (bySis) {
+      if (!(await this.canSeeQuietly(user))) throw new NotFoundError();
+    } else if (!(await this.canSee(user))) throw new ForbiddenError();
     return user;
   }
 
-  /** A user the viewer may see: themself, users of accounts they administer, people in their courses. */
-  async find(raw: string | number): Promise<User> {
-    const user = await this.lookup(raw);
-    if (!(await this.canSee(user))) throw new ForbiddenError();
-    return user;
+  /** canSee for a caller who may be anonymous (who sees nobody). */
+  private async canSeeQuietly(user: User): Promise<boolean> {
+    return this.ctx.viewer != null && this.canSee(user);
   }
 
   async canSee(user: User): Promise<boolean> {
@@ -75,13 +104,20 @@ export class UserService {
     return (await this.ctx.authz.isSiteAdmin()) === true;
   }
 
+  /**
+   * Whether the viewer may read the roster entry of one of the user's enrollments: the course's roster
+   * right and, for a section-limited viewer, the enrollment's section (Authz.canReadRosterEntry).
+   */
   private async sharesRosterWith(user: User): Promise<boolean> {
     const theirs = await this.ctx.loaders
       .manyBy(Enrollment, 'userId', { workflowState: In(['active', 'invited', 'creation_pending', 'completed', 'inactive']) })
       .load(user.id);
-    const courseIds = [...new Set(theirs.map((e) => e.courseId))];
-    const courses = await this.ctx.services.courses.loadMany(courseIds);
-    for (const c of courses) if (c && (await this.ctx.authz.canCourse(c, 'read_roster'))) return true;
+    const courses = new Map<number, Course>();
+    for (const c of await this.ctx.services.courses.loadMany([...new Set(theirs.map((e) => e.courseId))])) if (c) courses.set(c.id, c);
+    for (const e of theirs) {
+      const c = courses.get(e.courseId);
+      if (c && (await this.ctx.authz.canReadRosterEntry(c, e.courseSectionId))) return true;
+    }
     return false;
   }
 
