@@ -164,6 +164,16 @@ const schema = z.object({
   SQS_REGION: z.string().min(1).default('us-east-1'),
   SQS_ACCESS_KEY_ID: z.string().min(1).optional(),
   SQS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /**
+   * The AWS accounts (12-digit ids, comma-separated) whose queues subscriptions may name. Every queue is
+   * written with the service's own credentials, so without this list any queue those credentials can
+   * reach (the operator's own, or another account's that trusts them) was a tool's to fill. Unset: no
+   * SQS queue is accepted or sent to. The credentials' own account is refused like any other unless listed.
+   */
+  SQS_ALLOWED_ACCOUNT_IDS: z
+    .string()
+    .regex(/^\s*\d{12}\s*(,\s*\d{12}\s*)*$/, 'must be a comma-separated list of 12-digit AWS account ids')
+    .optional(),
 });
 
 export type Config = z.infer<typeof schema>;

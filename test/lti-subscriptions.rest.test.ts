@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { Account } from '../src/accounts/account.entity';
+import { ConfigError, loadConfig } from '../src/config';
 import { accessTokenKey } from '../src/lti/lti-keys';
 import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';
 import { Api } from './support/api';
@@ -28,8 +29,12 @@ const RECORD_KEYS = [
   'RootAccountId', 'RootAccountUUID', 'State', 'TransportMetadata', 'TransportType', 'UpdatedAt', 'UpdatedBy', 'UpdatedByType',
 ];
 
+/** The SQS accounts this server delivers to; 210987654321 stands for one it does not (the operator's own, say). */
+const SQS_ALLOWED = '123456789012,000000000000';
+const FOREIGN_QUEUE = 'https://sqs.us-east-1.amazonaws.com/210987654321/internal-jobs';
+
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ SQS_ALLOWED_ACCOUNT_IDS: SQS_ALLOWED });
   world = new World(server);
   rootUuid = (await server.app.ds.getRepository(Account).findOneByOrFail({ id: 1 })).uuid;
   allProxy = await createProxy(server, { capabilities: [ALL], name: 'All' });
@@ -441,5 +446,71 @@ describe('GraphQL', () => {
     const res = await server.admin.graphql(`query($id: ID!) { toolProxy(id: $id) { webhookSubscriptions { nodes { id ownerId } endKey } } }`, { id: String(allProxy.id) });
     expect(res.errors).toBeUndefined();
     expect(res.data.toolProxy.webhookSubscriptions.nodes.map((n: { id: string }) => n.id)).toContain(r.Id);
+  });
+});
+
+describe('SQS queues only of the accounts SQS_ALLOWED_ACCOUNT_IDS lists (issue 19, item 11)', () => {
+  const refusal = (res: { status: number; body: any }) => {
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'Invalid subscription', errors: [{ field: 'TransportMetadata', message: 'Url names a queue of an AWS account this service does not deliver to' }] });
+  };
+
+  it('refuses a queue of another account on create and update, over REST and GraphQL, storing nothing', async () => {
+    const before = await subs();
+    refusal(await create(tool, { TransportType: 'sqs', TransportMetadata: { Url: FOREIGN_QUEUE } }));
+    refusal(await create(tool, { TransportType: 'sqs', TransportMetadata: { Url: 'http://127.0.0.1:9324/210987654321/local-queue' } }, true));
+    expect(await subs()).toBe(before);
+
+    const r = await created(tool, { TransportType: 'sqs', TransportMetadata: { Url: 'https://sqs.eu-west-1.amazonaws.com/123456789012/tool-queue' } });
+    refusal(await tool.put(`${PATH}/${r.Id}`, { subscription: sub({ TransportType: 'sqs', TransportMetadata: { Url: FOREIGN_QUEUE } }) }));
+    const row = await server.app.ds.getRepository(WebhookSubscription).findOneByOrFail({ id: r.Id });
+    expect(row.transportUrl).toBe('https://sqs.eu-west-1.amazonaws.com/123456789012/tool-queue');
+
+    const CREATE = `mutation($input: WebhookSubscriptionInput) { createWebhookSubscription(input: $input) { webhookSubscription { id } } }`;
+    const input = { contextType: 'course', contextId: String(c1.id), eventTypes: ['grade_change'], format: 'live-event', transportType: 'sqs', transportMetadata: { url: FOREIGN_QUEUE } };
+    const gql = await tool.graphql(CREATE, { input });
+    expect(gql.errors![0].extensions).toMatchObject({ code: 'REQUEST_ERROR', status: 400, body: { error: 'Invalid subscription', errors: [{ field: 'TransportMetadata' }] } });
+    const upd = await tool.graphql(`mutation($id: ID!, $input: WebhookSubscriptionInput) { updateWebhookSubscription(id: $id, input: $input) { webhookSubscription { id } } }`, { id: r.Id, input });
+    expect(upd.errors![0].extensions).toMatchObject({ status: 400 });
+    expect((await server.app.ds.getRepository(WebhookSubscription).findOneByOrFail({ id: r.Id })).transportUrl).toBe(row.transportUrl);
+    expect(await subs()).toBe(before + 1);
+  });
+
+  it.each([
+    ['a path before the account', 'https://sqs.us-east-1.amazonaws.com/x/123456789012/q'],
+    ['a dot segment hiding another account', 'https://sqs.us-east-1.amazonaws.com/123456789012/../210987654321/q'],
+    ['an escaped account', 'https://sqs.us-east-1.amazonaws.com/%3123456789012/q'],
+    ['a backslash', 'https://sqs.us-east-1.amazonaws.com\\123456789012/q'],
+  ])('reads the account from the URL as written: 400 for %s', async (_what, url) => {
+    const before = await subs();
+    const res = await create(tool, { TransportType: 'sqs', TransportMetadata: { Url: url } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['TransportMetadata']);
+    expect(await subs()).toBe(before);
+  });
+
+  it('reads SQS_ALLOWED_ACCOUNT_IDS as 12-digit account ids, comma-separated', () => {
+    expect(loadConfig({}).SQS_ALLOWED_ACCOUNT_IDS).toBeUndefined();
+    expect(loadConfig({ SQS_ALLOWED_ACCOUNT_IDS: '123456789012, 210987654321' }).SQS_ALLOWED_ACCOUNT_IDS).toBe('123456789012, 210987654321');
+    for (const bad of ['*', '12345', '123456789012,', 'arn:aws:iam::123456789012:root', '1234567890123']) {
+      expect(() => loadConfig({ SQS_ALLOWED_ACCOUNT_IDS: bad })).toThrow(ConfigError);
+    }
+  });
+});
+
+describe('SQS with SQS_ALLOWED_ACCOUNT_IDS unset', () => {
+  let bare: TestServer;
+  afterAll(() => bare?.close());
+
+  it('accepts no SQS queue at all, not even the operator’s own account, and HTTPS as before', async () => {
+    bare = await startTestServer();
+    const api = await toolApi(bare, await createProxy(bare, { capabilities: [ALL], name: 'Bare' }));
+    const course = await courseIn(bare, 1, 'Bare course');
+    const body = (o: Record<string, unknown>) => ({ subscription: { ...sub(o), ContextId: String(course.id) } });
+    const res = await api.post(PATH, body({ TransportType: 'sqs', TransportMetadata: { Url: 'https://sqs.us-east-1.amazonaws.com/123456789012/q' } }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'Invalid subscription', errors: [{ field: 'TransportMetadata', message: 'Url is an SQS queue, and this service delivers to none' }] });
+    expect(await count(bare, 'webhook_subscriptions')).toBe(0);
+    expect((await api.post(PATH, body({}))).status).toBe(200);
   });
 });

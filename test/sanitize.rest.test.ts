@@ -3,7 +3,7 @@ import { startTestServer, TestServer } from './support/server';
 import { World } from './support/world';
 
 /**
- * User HTML (issue 10, finding 10): students post HTML too, so what it may load or run is narrow:
+ * User HTML (issue 10, finding 10; issue 19, item 8): students post HTML too, so what it may load or run is narrow:
  * iframes only from HTML_IFRAME_HOSTS, `data:` URLs only as image sources, styles from an allow-list.
  * Each case is stored through a public route and read back through one.
  */
@@ -135,7 +135,7 @@ describe('inline styles', () => {
     expect(body).toBe(
       '<p style="color:#c00;background-color:rgb(255, 255, 0);text-align:center;font-size:14px;font-weight:bold;font-style:italic;' +
         'text-decoration:underline;margin:0 auto;padding:1em 2em;width:50%;height:auto;border:1px solid #ccc">ok</p>' +
-        '<div style="width:100vw;height:100vh">overlay</div>' +
+        '<div>overlay</div>' +
         '<span style="color:red">tracked</span>' +
         '<span>ie</span>' +
         '<span style="font-family:\'Comic Sans MS\', cursive">escaped</span>' +
@@ -145,5 +145,100 @@ describe('inline styles', () => {
 
   it('holds teachers\' pages to the same list', async () => {
     expect(await pageBody('<h2 style="color: navy; position: absolute; background: url(x.png)">Week 1</h2>')).toBe('<h2 style="color:navy">Week 1</h2>');
+  });
+});
+
+/** A student's discussion entry made through GraphQL's createDiscussionEntry, read back from its answer. */
+async function studentEntryByGraphql(message: string): Promise<string> {
+  const topic = await room.teacher.api.post(`${C()}/discussion_topics`, { title: 'Sanitiser (GraphQL)', message: '<p>Reply below</p>', published: true });
+  expect(topic.status).toBe(200);
+  const res = await room.student.api.graphql<any>(
+    `mutation($input: CreateDiscussionEntryInput!) { createDiscussionEntry(input: $input) { discussionEntry { message } errors { attribute } } }`,
+    { input: { discussionTopicId: String(topic.body.id), message } },
+  );
+  expect(res.errors).toBeUndefined();
+  expect(res.data.createDiscussionEntry.errors).toBeNull();
+  return res.data.createDiscussionEntry.discussionEntry.message;
+}
+
+describe('styles that would leave the post’s box (issue 19, item 8)', () => {
+  it('drops negative margins, indents and letter-spacing, keeping the non-negative ones', async () => {
+    const message = await studentEntry(
+      '<div style="margin: -200px 0 0 -50px; margin-top: -9999px; margin-left: 10px">pulled</div>' +
+        '<p style="text-indent: -9999px; letter-spacing: -20px; margin: 0 auto; vertical-align: -2px">indent</p>' +
+        '<p style="margin-bottom: -1em; padding: 10px; margin-right: +5px">plus</p>',
+    );
+    expect(message).toBe(
+      '<div style="margin-left:10px">pulled</div><p style="margin:0 auto;vertical-align:-2px">indent</p><p style="padding:10px;margin-right:+5px">plus</p>',
+    );
+  });
+
+  it('drops every viewport unit, whichever property carries it', async () => {
+    const units = ['vw', 'vh', 'vmin', 'vmax', 'dvh', 'svh', 'lvh', 'dvw', 'svw', 'lvw', 'vi', 'vb', 'cqw'];
+    const html = units.map((u) => `<span style="width: 100${u}; height: 10${u}; font-size: 5${u}; margin: 1${u}; padding: 1${u}; min-height: 50${u}; line-height: 1${u}; border: 1${u} solid red; color: red">${u}</span>`).join('');
+    const body = await studentSubmission(html);
+    expect(body).toBe(units.map((u) => `<span style="color:red">${u}</span>`).join(''));
+  });
+
+  it('caps sizes, spacing, fonts, line heights and borders, in any unit', async () => {
+    const message = await studentEntryByGraphql(
+      '<p style="width: 3000px; height: 2001px; min-height: 200in; max-width: 101%; font-size: 97px; line-height: 40; padding: 501px; margin: 0 0 0 40cm; border: 21px solid red; border-width: 2em">big</p>' +
+        '<p style="width: 2000px; height: 100%; min-height: 10in; max-width: 100%; font-size: 72pt; line-height: 4; padding: 500px; margin: 0 0 0 10cm; border: 20px solid red; border-width: 1em; border-radius: 50%">edge</p>' +
+        '<p style="font-size: 6.1em; letter-spacing: 51px; border-spacing: 51px; text-indent: 51%; vertical-align: 101%">rel</p>',
+    );
+    expect(message).toBe(
+      '<p>big</p>' +
+        '<p style="width:2000px;height:100%;min-height:10in;max-width:100%;font-size:72pt;line-height:4;padding:500px;margin:0 0 0 10cm;border:20px solid red;border-width:1em;border-radius:50%">edge</p>' +
+        '<p>rel</p>',
+    );
+  });
+
+  it('caps the size attributes of images, tables and frames the same way', async () => {
+    expect(await pageBody('<img src="/a.png" width="99999" height="100" alt="a"><img src="/b.png" width="150%" height="-5" alt="b"><table border="500" cellpadding="4"><tr><td>t</td></tr></table>')).toBe(
+      '<img src="/a.png" height="100" alt="a" /><img src="/b.png" alt="b" /><table cellpadding="4"><tr><td>t</td></tr></table>',
+    );
+  });
+});
+
+describe('ids and API endpoints (issue 19, item 8)', () => {
+  it('names every id and anchor under user_content_, and in-post fragment links follow them', async () => {
+    const message = await studentEntry(
+      '<h2 id="config">Part 1</h2><a href="#config">back</a><a name="ENV"></a><a href="#">top</a>' +
+        '<form id="x"></form><img id="currentUser" src="/c.png"><span id="  ">blank</span>',
+    );
+    expect(message).toBe(
+      '<h2 id="user_content_config">Part 1</h2><a href="#user_content_config">back</a><a name="user_content_ENV"></a><a href="#">top</a>' +
+        '<img id="user_content_currentUser" src="/c.png" /><span>blank</span>',
+    );
+  });
+
+  it('keeps ids as they are when HTML read back is saved again (pages, GraphQL entries)', async () => {
+    const once = await pageBody('<h3 id="week-1">Week 1</h3><a href="#week-1">Week 1</a>');
+    expect(once).toBe('<h3 id="user_content_week-1">Week 1</h3><a href="#user_content_week-1">Week 1</a>');
+    expect(await pageBody(once)).toBe(once);
+    expect(await studentEntryByGraphql('<p id="clobber">x</p>')).toBe('<p id="user_content_clobber">x</p>');
+  });
+
+  it('keeps data-api-endpoint only as a same-origin /api/v1/ path', async () => {
+    const kept = ['/api/v1/courses/1/pages/week-1', '/api/v1/courses/1/files/2?include[]=usage_rights'];
+    const refused = [
+      'https://evil.example.com/api/v1/courses/1',
+      '//evil.example.com/api/v1/courses/1',
+      '/\\evil.example.com/api/v1/x',
+      '/api/v1/\\evil',
+      '/api/v1//evil.example.com',
+      '/api/v1/../../login',
+      '/api/v1/%2e%2e/%2e%2e/login',
+      '/api/v2/courses/1',
+      'api/v1/courses/1',
+      'javascript:alert(1)',
+      ' /api/v1/courses/1',
+    ];
+    const html = [...kept, ...refused].map((e, i) => `<a href="/x/${i}" data-api-endpoint="${e.replace(/&/g, '&amp;')}" data-api-returntype="Page">${i}</a>`).join('');
+    const message = await studentEntry(html);
+    const expected = [...kept, ...refused].map((e, i) =>
+      i < kept.length ? `<a href="/x/${i}" data-api-endpoint="${e.replace(/&/g, '&amp;')}" data-api-returntype="Page">${i}</a>` : `<a href="/x/${i}" data-api-returntype="Page">${i}</a>`,
+    );
+    expect(message).toBe(expected.join(''));
   });
 });

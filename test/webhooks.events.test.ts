@@ -42,7 +42,7 @@ beforeAll(async () => {
   caFile = tls.caFile;
   receiver = await new HttpsReceiver(tls).up();
   sqs = await startLocalSqs();
-  server = await startTestServer(fastDeliveryEnv(caFile, { SQS_ENDPOINT: sqs.endpoint, SQS_ACCESS_KEY_ID: 'test', SQS_SECRET_ACCESS_KEY: 'test' }));
+  server = await startTestServer(fastDeliveryEnv(caFile, { SQS_ENDPOINT: sqs.endpoint, SQS_ACCESS_KEY_ID: 'test', SQS_SECRET_ACCESS_KEY: 'test', SQS_ALLOWED_ACCOUNT_IDS: '123456789012' }));
   world = new World(server);
   room = await contentRoom(world);
 });

@@ -73,7 +73,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
   const endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  w = await webhookRoom({ env: { WEBHOOK_DISPATCHER: 'off', SQS_ENDPOINT: endpoint, SQS_ACCESS_KEY_ID: 'test', SQS_SECRET_ACCESS_KEY: 'test' } });
+  // local-aws-sqs names its queues under account 123456789012 (and finds a queue by name alone).
+  w = await webhookRoom({ env: { WEBHOOK_DISPATCHER: 'off', SQS_ENDPOINT: endpoint, SQS_ACCESS_KEY_ID: 'test', SQS_SECRET_ACCESS_KEY: 'test', SQS_ALLOWED_ACCOUNT_IDS: '123456789012' } });
 });
 afterAll(async () => {
   await w.close();
@@ -158,4 +159,29 @@ it('a partly refused batch retries only the refused entries', async () => {
       expect(mine[0].error).toContain('InternalError');
     } else expect(mine.map((a) => [a.attempt, a.errorClass])).toEqual([[1, null]]);
   }
+});
+
+it('the dispatcher sends nothing to a queue of an account SQS_ALLOWED_ACCOUNT_IDS does not list (issue 19, item 11)', async () => {
+  // Subscriptions are checked when made; this row is written past the API (as one made before the list
+  // changed would be), naming an existing queue under another owner account. The emulator finds queues
+  // by name alone, so only the dispatcher's own check keeps the service's credentials off it.
+  const queueUrl = await sqs.queue(`foreign-${Date.now()}`);
+  const foreign = queueUrl.replace('/123456789012/', '/210987654321/');
+  expect(foreign).not.toBe(queueUrl);
+  const tool = await toolProxy(w.server);
+  await subscription(w.server, { tool, context: { type: 'course', id: w.room.course.id }, eventTypes: ['grade_change'], transport: 'sqs', url: foreign });
+  await w.gradeChange();
+  const [row] = await w.server.app.ds.getRepository(OutboxMessage).findBy({ toolProxyId: tool.id });
+  calls.length = 0;
+  // The earlier tests' subscriptions get this grade change too (and are sent it).
+  const d = dispatcher(50);
+  expect(await d.drain()).toBeGreaterThanOrEqual(1);
+  await d.stop();
+
+  expect(calls.flatMap((c) => c.messageIds)).not.toContain(row.messageId);
+  expect(await sqs.receiveAll(queueUrl)).toEqual([]);
+  const [attempt] = await w.server.app.ds.getRepository(WebhookAttempt).findBy({ outboxMessageId: row.id });
+  expect(attempt).toMatchObject({ attempt: 1, errorClass: 'refused_destination' });
+  expect(attempt.error).toContain('SQS_ALLOWED_ACCOUNT_IDS');
+  expect((await w.server.app.ds.getRepository(OutboxMessage).findOneByOrFail({ id: row.id })).status).not.toBe('delivered');
 });

@@ -1,5 +1,5 @@
 import sanitize from 'sanitize-html';
-import { ALLOWED_STYLES } from './css-allowlist';
+import { ALLOWED_STYLES, CAPS } from './css-allowlist';
 import { parseIframeHosts } from './iframe-hosts';
 
 /** What the sanitiser takes from the configuration (the app's Config satisfies it). */
@@ -26,11 +26,72 @@ function imageDataOnly(tagName: string, attribs: sanitize.Attributes): sanitize.
 }
 
 /**
+ * What user HTML's `id`s (and `<a name>` anchors) become: DOM clobbering (an element whose id is
+ * `config` or `ENV` shadows the page script's global of that name) is closed by naming every one
+ * under this prefix, as Canvas's user_content does; links to `#x` within the post follow to
+ * `#user_content_x`. Applied once: HTML read back and saved again keeps its ids as they are.
+ */
+export const USER_ID_PREFIX = 'user_content_';
+
+function userId(value: string): string | null {
+  const v = value.trim();
+  if (!v || v.length > 200 || /\s/.test(v)) return null;
+  return v.startsWith(USER_ID_PREFIX) ? v : USER_ID_PREFIX + v;
+}
+
+/**
+ * `data-api-endpoint` (what Canvas's editor writes on links to course content, fetched by the page
+ * with the viewer's session) only as a same-origin `/api/v1/` path: no scheme or host, no `//`,
+ * backslash, dot segment or encoded dot/slash/backslash that a URL parser would turn into another
+ * place, nothing outside the URL path and query characters.
+ */
+const API_PATH = /^\/api\/v1\/[\w\-.~!$&'()*+,;=:@%/?[\]]*$/;
+export function sameOriginApiPath(value: string): boolean {
+  const path = value.split('?')[0];
+  return API_PATH.test(value) && !value.includes('//') && !/(^|\/)\.{1,2}(\/|$)/.test(path) && !/%(2e|2f|5c)/i.test(value);
+}
+
+/** Presentational size attributes, capped as their CSS counterparts are (whole numbers, or % for sizes). */
+const SIZE_ATTRIBUTES: Record<string, { px: number; percent: number }> = {
+  width: CAPS.size,
+  height: CAPS.size,
+  border: CAPS.border,
+  cellpadding: CAPS.borderSpacing,
+  cellspacing: CAPS.borderSpacing,
+};
+
+function withinSizeCap(value: string, cap: { px: number; percent: number }): boolean {
+  const m = /^\s*(\d{1,5})(%?)\s*$/.exec(value);
+  return !!m && Number(m[1]) <= (m[2] ? cap.percent : cap.px);
+}
+
+/** Every tag: ids prefixed, in-post fragment links following them, API endpoints and sizes checked. */
+function userAttributes(tagName: string, attribs: sanitize.Attributes): sanitize.Tag {
+  const out: sanitize.Attributes = {};
+  for (const [name, value] of Object.entries(attribs)) {
+    const key = name.toLowerCase();
+    if (key === 'id' || (key === 'name' && tagName === 'a')) {
+      const id = userId(value);
+      if (id) out[name] = id;
+    } else if (key === 'href' && value.trim().startsWith('#')) {
+      const id = userId(value.trim().slice(1));
+      out[name] = id ? `#${id}` : '#';
+    } else if (key === 'data-api-endpoint') {
+      if (sameOriginApiPath(value)) out[name] = value;
+    } else if (SIZE_ATTRIBUTES[key]) {
+      if (withinSizeCap(value, SIZE_ATTRIBUTES[key])) out[name] = value;
+    } else out[name] = value;
+  }
+  return { tagName, attribs: out };
+}
+
+/**
  * User HTML as Canvas keeps it: ordinary formatting, links, images, tables and media survive;
  * scripts, event handlers, javascript: URLs and unknown tags are removed. Students post HTML too
  * (discussions, submissions), so what may load or run is narrower than Canvas's: iframes only from
  * the configured hosts (over https, without `allow` grants), `data:` URLs only as img sources of
- * image types, and inline styles only from the allow-list in css-allowlist.ts.
+ * image types, inline styles only from the allow-list in css-allowlist.ts (capped, non-negative,
+ * no viewport units), ids under USER_ID_PREFIX and `data-api-endpoint` only as a same-origin API path.
  */
 function buildOptions(iframeHosts: string[]): sanitize.IOptions {
   const tags = [...sanitize.defaults.allowedTags, 'img', 'span', 'del', 'ins', 'sub', 'sup', 'u', 'font', 'video', 'audio', 'source', 'track', 'figure', 'figcaption'];
@@ -58,7 +119,7 @@ function buildOptions(iframeHosts: string[]): sanitize.IOptions {
     allowProtocolRelative: true,
     allowedIframeHostnames: iframeHosts,
     allowIframeRelativeUrls: false,
-    transformTags: { img: imageDataOnly },
+    transformTags: { img: imageDataOnly, '*': userAttributes },
     // An iframe whose source was refused is dropped whole rather than left as an empty frame.
     exclusiveFilter: (frame) => frame.tag === 'iframe' && !frame.attribs.src,
     disallowedTagsMode: 'discard',

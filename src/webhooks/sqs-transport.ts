@@ -1,5 +1,6 @@
 import { MessageAttributeValue, SendMessageBatchCommand, SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import type { Config } from '../config';
+import { allowedQueueAccounts, queueAccountProblem } from './subscriptions.validator';
 import { DeliveryOutcome, DeliveryRequest, fail, networkErrorClass, Transport } from './transports';
 
 /** SQS takes at most 10 entries per SendMessageBatch. */
@@ -29,7 +30,9 @@ interface Pending {
  * SQS: the same JSON document to the subscription's queue URL, with the subscription, message and
  * event named in message attributes. With SQS_ENDPOINT every call goes to that (operator-trusted)
  * endpoint; otherwise to AWS's regional endpoint for the queue's region — never to the host written in
- * a subscriber's queue URL.
+ * a subscriber's queue URL — and only to queues of the accounts SQS_ALLOWED_ACCOUNT_IDS lists, checked
+ * again here though subscriptions are checked when made: a row written before the list changed, or
+ * by anything but the API, is not sent with the service's credentials either.
  *
  * Messages go in SendMessageBatch calls of up to 10: sends to one queue made in the same turn of the
  * event loop (a claim launches its messages together) are gathered, so a burst costs a tenth of the
@@ -41,11 +44,14 @@ export class SqsTransport implements Transport {
   /** Sends waiting for the end of this turn, by region and queue URL. */
   private readonly waiting = new Map<string, { region: string; queueUrl: string; items: Pending[] }>();
   private flushScheduled = false;
+  private readonly allowedAccounts: ReadonlySet<string>;
 
   constructor(
-    private readonly config: Pick<Config, 'SQS_ENDPOINT' | 'SQS_REGION' | 'SQS_ACCESS_KEY_ID' | 'SQS_SECRET_ACCESS_KEY'>,
+    private readonly config: Pick<Config, 'SQS_ENDPOINT' | 'SQS_REGION' | 'SQS_ACCESS_KEY_ID' | 'SQS_SECRET_ACCESS_KEY' | 'SQS_ALLOWED_ACCOUNT_IDS'>,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    this.allowedAccounts = allowedQueueAccounts(config.SQS_ALLOWED_ACCOUNT_IDS);
+  }
 
   private client(region: string): SQSClient {
     let c = this.clients.get(region);
@@ -71,6 +77,8 @@ export class SqsTransport implements Transport {
       return Promise.resolve(fail('invalid queue URL', 'invalid_destination'));
     }
     if (url.protocol !== 'https:' && !this.config.SQS_ENDPOINT) return Promise.resolve(fail('queue URLs must be https', 'invalid_destination'));
+    const refused = queueAccountProblem(req.url, this.allowedAccounts);
+    if (refused) return Promise.resolve(fail(`not sent: the queue URL ${refused} (SQS_ALLOWED_ACCOUNT_IDS)`, 'refused_destination'));
     if (req.signal.aborted) return Promise.resolve(fail('delivery abandoned (dispatcher stopping)', 'abandoned'));
     const region = queueRegion(req.url) ?? this.config.SQS_REGION;
     const attr = (v: string): MessageAttributeValue => ({ DataType: 'String', StringValue: v });

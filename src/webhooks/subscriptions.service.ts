@@ -15,7 +15,7 @@ import { generateSecret, rotatedSecretColumns, sealSecret } from './subscription
 // Registers the reaction to narrowed capabilities wherever subscriptions exist.
 import './subscription-entitlement';
 import { WebhookSubscription } from './webhook-subscription.entity';
-import { CheckedSubscription, checkSubscription, SubscriptionInput, SubscriptionProblem } from './subscriptions.validator';
+import { allowedQueueAccounts, CheckedSubscription, checkSubscription, queueAccountProblem, SubscriptionInput, SubscriptionProblem } from './subscriptions.validator';
 
 /** Canvas's page size for the subscription list (not configurable by the caller). */
 export const SUBSCRIPTION_PAGE_SIZE = 100;
@@ -131,10 +131,15 @@ export class WebhookSubscriptionService {
   /**
    * An HTTPS endpoint must be on the public internet: a host that is, or now resolves to, an address
    * deliveries would refuse is an invalid value (400), unless the operator allow-lists it. The
-   * message does not say what a name resolved to. SQS queue URLs are not checked: the SQS transport
-   * only ever calls SQS_ENDPOINT or AWS, never the host a queue URL names.
+   * message does not say what a name resolved to. An SQS queue's host is not checked (the SQS
+   * transport only ever calls SQS_ENDPOINT or AWS), but its owner account is: the service writes it
+   * with its own credentials, so only accounts in SQS_ALLOWED_ACCOUNT_IDS (the dispatcher checks again).
    */
   private async checkDestination(s: CheckedSubscription): Promise<void> {
+    if (s.transportType === 'sqs') {
+      const refused = queueAccountProblem(s.url, allowedQueueAccounts(this.ctx.app.config.SQS_ALLOWED_ACCOUNT_IDS));
+      if (refused) throw invalid([{ field: 'TransportMetadata', message: `Url ${refused}` }]);
+    }
     if (s.transportType !== 'https') return;
     const guard = destinationGuard(this.ctx.app.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS);
     if (await guard.refuses(new URL(s.url).hostname)) {

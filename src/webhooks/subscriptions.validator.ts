@@ -33,8 +33,16 @@ export interface SubscriptionProblem {
 }
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
-/** An SQS queue URL ends in /<12-digit account id>/<queue name> (standard queues: no .fifo). */
-const SQS_PATH = /\/\d{12}\/[A-Za-z0-9_-]{1,80}$/;
+/**
+ * An SQS queue URL's path is exactly /<12-digit account id>/<queue name> (standard queues: no .fifo):
+ * nothing before the account, so which account it names (SQS_ALLOWED_ACCOUNT_IDS) is never in doubt.
+ */
+const SQS_PATH = /^\/\d{12}\/[A-Za-z0-9_-]{1,80}$/;
+/**
+ * The same, on the URL as written (SQS reads the text it is sent, not a parser's normalised form): no
+ * dot segments, percent-escapes or backslashes that would make the account read here differ from it.
+ */
+const QUEUE_URL_TEXT = /^https?:\/\/[^/?#\\@\s]+\/(\d{12})\/[A-Za-z0-9_-]{1,80}$/i;
 
 function parseUrl(raw: string): URL | null {
   try {
@@ -64,7 +72,29 @@ export function sqsUrlProblem(raw: string): string | null {
   }
   if (u.username || u.password || u.search || u.hash) return 'must be a plain SQS queue URL';
   if (u.pathname.endsWith('.fifo')) return 'FIFO queues are not supported: use a standard queue';
-  if (!SQS_PATH.test(u.pathname)) return 'must be an SQS queue URL (https://sqs.<region>.amazonaws.com/<account id>/<queue name>)';
+  if (!SQS_PATH.test(u.pathname) || !QUEUE_URL_TEXT.test(raw)) return 'must be an SQS queue URL (https://sqs.<region>.amazonaws.com/<account id>/<queue name>)';
+  return null;
+}
+
+/**
+ * The queue owner accounts SQS_ALLOWED_ACCOUNT_IDS lists (validated by the config schema): a queue URL
+ * is https://<host>/<account id>/<queue name>, and SQS writes to that account's queue whatever host is
+ * named, with whatever rights the service's credentials have there. Unset, the set is empty.
+ */
+export function allowedQueueAccounts(raw: string | undefined): ReadonlySet<string> {
+  return new Set((raw ?? '').split(',').map((a) => a.trim()).filter(Boolean));
+}
+
+/** The owner account of a queue URL as written (its path exactly /<12 digits>/<name>), or null. */
+export function queueAccountId(queueUrl: string): string | null {
+  return QUEUE_URL_TEXT.exec(queueUrl)?.[1] ?? null;
+}
+
+/** Why a queue may not be written to with the service's credentials, or null when it may. */
+export function queueAccountProblem(queueUrl: string, allowed: ReadonlySet<string>): string | null {
+  if (allowed.size === 0) return 'is an SQS queue, and this service delivers to none';
+  const account = queueAccountId(queueUrl);
+  if (!account || !allowed.has(account)) return 'names a queue of an AWS account this service does not deliver to';
   return null;
 }
 
