@@ -12,8 +12,9 @@ import { ConnectionResult, pageWindow, parseAnyId } from '../graphql/relay';
 import { Attachment, OnDuplicate } from './attachment.entity';
 import { assertManageFiles, canReadFiles, FileContext, FileContextType, isFileContextType, loadFileContext, lookupFileContext } from './file-context';
 import { adoptDirectUpload, storeReceivedUpload, usedBytes } from './file-uploads';
-import { folderAtPath, folderOfContext, fullNameFits, parseFolderPath } from './folders';
+import { folderAtPath, folderOfContext, fullNameFits, lockContextFolders, parseFolderPath } from './folders';
 import { CONTENT_TYPE_FORMAT, guessContentType } from './mime';
+import { assertUploadOpen, presignedUploads, reservePendingUpload, retireExpiredUploads, uploadExpiresAt } from './pending-uploads';
 import { directUploadKey, FileStore, fileStoreFor } from './storage';
 import type { UploadedFile } from './temp-uploads';
 import { POLICY_TTL_MS, signPolicy, verifyPolicy } from './upload-policy';
@@ -113,8 +114,15 @@ export class FileService {
 
     const size = input.size!;
     if ((await usedBytes(this.ctx.ds.manager, fc)) + size > fc.quotaBytes) throw new RequestError('file size exceeds quota');
+    // Presigned: bytes reach the bucket unseen, so pending sizes are reserved (src/files/pending-uploads.ts).
+    const presigned = presignedUploads(this.ctx.app.config);
+    if (presigned) await retireExpiredUploads(this.ctx.ds, this.ctx.app.config, this.ctx.log, fc);
 
     const file = await transaction(this.ctx.ds, async (em) => {
+      if (presigned) {
+        await lockContextFolders(em, fc);
+        await reservePendingUpload(em, this.ctx.app.config, fc, viewer.id, size);
+      }
       const folder = folderId != null ? await folderOfContext(em, fc, folderId) : await folderAtPath(em, fc, segments);
       return this.insertAttachment(em, fc, {
         folderId: folder.id,
@@ -127,7 +135,7 @@ export class FileService {
       });
     });
 
-    const expiresAt = Date.now() + POLICY_TTL_MS;
+    const expiresAt = presigned ? uploadExpiresAt(this.ctx.app.config, file.createdAt) : Date.now() + POLICY_TTL_MS;
     // S3_UPLOAD=presigned: step 2 goes straight to the bucket, which redirects the client to step 3.
     const direct = await this.storage.directUpload(directUploadKey(file.uuid), {
       size,
@@ -236,6 +244,7 @@ export class FileService {
     if (!fc) throw new NotFoundError();
     await assertManageFiles(this.ctx, fc);
     if (found.workflowState === 'available') return { file: found };
+    assertUploadOpen(this.ctx.app.config, found);
     // With presigned uploads the bytes went to the bucket: this is where they are checked and kept.
     const att = found.workflowState === 'pending_upload' ? await adoptDirectUpload(this.ctx, found, fc) : found;
     if (att.workflowState === 'available') return { file: att };
