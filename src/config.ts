@@ -81,6 +81,13 @@ const schema = z.object({
   S3_DOWNLOAD: z.enum(['proxy', 'redirect']).default('proxy'),
   /** Lifetime of presigned download URLs, in seconds. */
   S3_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(604_800).default(300),
+  /**
+   * S3_UPLOAD=presigned: how long a preflight's presigned POST lasts, in seconds (Canvas: 30 minutes). An
+   * upload not confirmed by then is refused at create_success, and the service deletes its bytes from the bucket.
+   */
+  S3_UPLOAD_EXPIRY_SECONDS: z.coerce.number().int().min(60).max(604_800).default(1_800),
+  /** S3_UPLOAD=presigned: unconfirmed preflights one user may have outstanding in one course, group or user's files. */
+  S3_UPLOAD_MAX_PENDING: z.coerce.number().int().min(1).max(1_000).default(10),
   // ---- GraphQL limits for HTTP and graphql-ws clients (src/graphql/limits.ts; REST routes' own operations are exempt) ----
   /** Deepest field nesting one operation may select (Canvas: 15). */
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(15),

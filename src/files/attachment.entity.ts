@@ -12,6 +12,8 @@ export type OnDuplicate = 'overwrite' | 'rename';
 /** A file of a course, group or user (Canvas's Attachment). */
 @Entity('attachments')
 @Index(['contextType', 'contextId', 'workflowState'])
+// The sweep of expired presigned uploads (src/files/pending-uploads.ts) finds pending rows by age.
+@Index(['workflowState', 'createdAt'])
 export class Attachment extends Timestamped {
   @StringColumn(16)
   contextType: FileContextType;

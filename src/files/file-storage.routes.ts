@@ -13,7 +13,8 @@ import { User } from '../users/user.entity';
 import type { Attachment } from './attachment.entity';
 import { presentFile } from './file.routes';
 import { FileService } from './file.service';
-import { UNKNOWN_CONTENT_TYPE } from './mime';
+import { inlineRasterType, UNKNOWN_CONTENT_TYPE } from './mime';
+import { scheduleUploadSweep } from './pending-uploads';
 import { StorageUnavailableError } from './storage';
 import { discardTempUploads } from './temp-uploads';
 
@@ -65,6 +66,19 @@ function sendStorageUnavailable(req: FastifyRequest, reply: FastifyReply, e: unk
 }
 
 /**
+ * What the bucket answers a redirected download with. The bucket's responses carry none of our sandbox
+ * headers, and thumbnails and avatars are shown to others: only a raster image goes as itself (and
+ * inline where asked); anything else (SVG, HTML …) is a download of opaque bytes, or, shown inline (an
+ * SVG thumbnail), is not redirected (null) but streamed by the service with its sandbox headers.
+ */
+function bucketResponse(att: Attachment, kind: 'attachment' | 'inline'): { contentType: string; disposition: string } | null {
+  const name = att.displayName || 'file';
+  const raster = inlineRasterType(att.contentType || '');
+  if (raster) return { contentType: raster, disposition: disposition(kind, name) };
+  return kind === 'attachment' ? { contentType: UNKNOWN_CONTENT_TYPE, disposition: disposition('attachment', name) } : null;
+}
+
+/**
  * The bytes of a file: a redirect to a short-lived presigned URL of the bucket (S3_DOWNLOAD=redirect),
  * or streamed from the store with headers that keep user content from running as a page of ours.
  */
@@ -72,7 +86,8 @@ async function streamFile(reply: FastifyReply, files: FileService, att: Attachme
   const contentType = att.contentType || UNKNOWN_CONTENT_TYPE;
   const contentDisposition = disposition(kind, att.displayName || 'file');
   if (!att.storageKey) return sendRestError(reply, domainToRest(new NotFoundError()));
-  const redirect = await files.storage.downloadUrl(att.storageKey, { contentType, disposition: contentDisposition });
+  const fromBucket = bucketResponse(att, kind);
+  const redirect = fromBucket && (await files.storage.downloadUrl(att.storageKey, fromBucket));
   // The URL carries a signature that expires soon: no cache may keep the redirect.
   if (redirect) return reply.code(302).header('Cache-Control', 'no-store').header('Location', redirect).send();
   const opened = await files.storage.open(att.storageKey);
@@ -85,6 +100,8 @@ async function streamFile(reply: FastifyReply, files: FileService, att: Attachme
 }
 
 export function registerFileStorageRoutes(fastify: FastifyInstance, app: AppServices): void {
+  // Presigned uploads nobody confirmed are retired from the bucket by every process.
+  scheduleUploadSweep(fastify, app);
   // Step 2: the multipart hook keeps the file only up to what the signed policy allows.
   fastify.route({
     method: 'POST',

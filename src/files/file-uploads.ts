@@ -20,7 +20,7 @@ import type { UploadedFile } from './temp-uploads';
 
 const HAS_BYTES = ['uploaded', 'available'] as const;
 const alreadyUploaded = () => new RequestError('the file was already uploaded');
-const overQuota = () => new RequestError('file size exceeds quota');
+export const overQuota = () => new RequestError('file size exceeds quota');
 const overDeclared = () => new RequestError('file size exceeds the size given at preflight');
 const isMysql = (em: EntityManager) => em.connection.options.type !== 'better-sqlite3';
 

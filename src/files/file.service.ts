@@ -1,67 +1,29 @@
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { EntityManager, In, Not } from 'typeorm';
-import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
+import { In, Not } from 'typeorm';
+import { ForbiddenError, NotFoundError, RequestError } from '../common/errors';
 import { numericId } from '../common/ids';
 import { nowToSecond } from '../db/columns';
 import { pagePerParent } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
-import { raise } from '../events/domain-events';
 import type { RequestContext } from '../graphql/context';
 import { ConnectionResult, pageWindow, parseAnyId } from '../graphql/relay';
-import { Attachment, OnDuplicate } from './attachment.entity';
-import { assertManageFiles, canReadFiles, FileContext, FileContextType, isFileContextType, loadFileContext, lookupFileContext } from './file-context';
-import { adoptDirectUpload, storeReceivedUpload, usedBytes } from './file-uploads';
-import { folderAtPath, folderOfContext, fullNameFits, parseFolderPath } from './folders';
-import { CONTENT_TYPE_FORMAT, guessContentType } from './mime';
-import { directUploadKey, FileStore, fileStoreFor } from './storage';
+import { Attachment } from './attachment.entity';
+import { assertManageFiles, canReadFiles, FileContext, FileContextType, loadFileContext } from './file-context';
+import { cleanName, renamed, safeFilename } from './file-names';
+import { createUpload, CreateUploadInput, UploadTicket } from './file-preflight';
+import { adoptDirectUpload, storeReceivedUpload } from './file-uploads';
+import { guessContentType } from './mime';
+import { assertUploadOpen } from './pending-uploads';
+import { FileStore, fileStoreFor } from './storage';
 import type { UploadedFile } from './temp-uploads';
-import { POLICY_TTL_MS, signPolicy, verifyPolicy } from './upload-policy';
+import { verifyPolicy } from './upload-policy';
 
-export interface CreateUploadInput {
-  contextType: string;
-  contextId: string;
-  name?: string | null;
-  size?: number | null;
-  contentType?: string | null;
-  parentFolderId?: string | null;
-  parentFolderPath?: string | null;
-  onDuplicate?: string | null;
-}
-
-export interface UploadTicket {
-  file: Attachment;
-  uploadUrl: string;
-  uploadParams: { name: string; value: string }[];
-  fileParam: string;
-}
+export type { CreateUploadInput, UploadTicket } from './file-preflight';
 
 /** The multipart field names that carry the bytes (Canvas's local storage also takes the second). */
 export const FILE_PARAMS = ['file', 'attachment[uploaded_data]'];
-const ON_DUPLICATE: OnDuplicate[] = ['overwrite', 'rename'];
-const CONTROL = /[\u0000-\u001f\u007f]/g;
-
-/** A client-given name as a display name: control characters out, trimmed; '' when nothing is left. */
-function cleanName(raw: string | null | undefined): string {
-  return (raw ?? '').replace(CONTROL, '').trim();
-}
-
-/** A display name made safe as a file name (the disk path never uses it). */
-function safeFilename(displayName: string): string {
-  return displayName.replace(/[/\\]/g, '_').slice(0, 255) || 'file';
-}
 
 const invalidPolicy = () => new RequestError('Invalid or expired upload policy');
-
-/** `notes.txt` → `notes-1.txt`, `notes-2.txt` … until a name is free. */
-function renamed(name: string, taken: Set<string>): string {
-  const dot = name.lastIndexOf('.');
-  const [base, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
-  for (let i = 1; ; i++) {
-    const candidate = `${base}-${i}${ext}`;
-    if (!taken.has(candidate)) return candidate;
-  }
-}
 
 /**
  * Files of courses, groups and users: Canvas's three-step upload (preflight, bytes, confirm), reads
@@ -74,113 +36,11 @@ export class FileService {
     return fileStoreFor(this.ctx.app.config);
   }
 
-  // ---- step 1: preflight --------------------------------------------------------------------
+  // ---- step 1: preflight (src/files/file-preflight.ts) ----------------------------------------
 
   /** POST /api/v1/{groups|courses|users}/:id/files: a pending attachment and a signed upload ticket. */
-  async createUpload(input: CreateUploadInput): Promise<UploadTicket> {
-    if (!isFileContextType(input.contextType)) throw new NotFoundError();
-    const fc = await lookupFileContext(this.ctx, input.contextType, input.contextId);
-    await assertManageFiles(this.ctx, fc);
-    const viewer = this.ctx.authz.requireViewer();
-
-    if (input.parentFolderId != null && input.parentFolderPath != null) throw new RequestError("Can't set folder path and folder id");
-    const onDuplicate = (input.onDuplicate ?? 'overwrite') as OnDuplicate;
-    if (!ON_DUPLICATE.includes(onDuplicate)) throw new RequestError('invalid on_duplicate option');
-
-    const v = new Validator();
-    const displayName = cleanName(input.name);
-    v.check(displayName.length <= 255, 'name', 'too_long', 'name is too long (maximum is 255 characters)');
-    // The size is required: it is checked against the quota here and caps the bytes step 2 will read.
-    if (input.size == null) v.add('size', 'required', 'size is required');
-    else v.check(Number.isSafeInteger(input.size) && input.size >= 0, 'size', 'invalid', 'size must be a whole number of bytes');
-    const declaredType = input.contentType?.trim() || null;
-    if (declaredType != null) {
-      v.check(declaredType.length <= 255 && CONTENT_TYPE_FORMAT.test(declaredType), 'content_type', 'invalid', 'content_type must look like type/subtype');
-    }
-    let segments: string[] = [];
-    if (input.parentFolderPath != null) {
-      const parsed = parseFolderPath(input.parentFolderPath);
-      if (!parsed) v.add('parent_folder_path', 'invalid', 'parent_folder_path has an invalid folder name');
-      else if (!fullNameFits(fc, parsed)) v.add('parent_folder_path', 'too_long', 'parent_folder_path is too long');
-      else segments = parsed;
-    }
-    let folderId: number | null = null;
-    if (input.parentFolderId != null) {
-      folderId = parseAnyId(input.parentFolderId, 'Folder');
-      if (folderId == null) throw new NotFoundError();
-    }
-    v.throwIfInvalid();
-
-    const size = input.size!;
-    if ((await usedBytes(this.ctx.ds.manager, fc)) + size > fc.quotaBytes) throw new RequestError('file size exceeds quota');
-
-    const file = await transaction(this.ctx.ds, async (em) => {
-      const folder = folderId != null ? await folderOfContext(em, fc, folderId) : await folderAtPath(em, fc, segments);
-      return this.insertAttachment(em, fc, {
-        folderId: folder.id,
-        userId: viewer.id,
-        displayName,
-        // Without a name the type is guessed from the uploaded file's name in step 2.
-        contentType: declaredType ?? (displayName ? guessContentType(displayName) : ''),
-        size,
-        onDuplicate,
-      });
-    });
-
-    const expiresAt = Date.now() + POLICY_TTL_MS;
-    // S3_UPLOAD=presigned: step 2 goes straight to the bucket, which redirects the client to step 3.
-    const direct = await this.storage.directUpload(directUploadKey(file.uuid), {
-      size,
-      contentType: file.contentType,
-      redirectUrl: `${this.ctx.baseUrl}/api/v1/files/${file.id}/create_success?uuid=${file.uuid}`,
-      expiresAt,
-    });
-    if (direct) return { file, uploadUrl: direct.url, uploadParams: direct.fields.map(([name, value]) => ({ name, value })), fileParam: 'file' };
-    const policy = signPolicy(this.ctx.app.tokenKey, { attachmentId: file.id, uuid: file.uuid, expiresAt, maxBytes: size });
-    return {
-      file,
-      uploadUrl: `${this.ctx.baseUrl}/files_api`,
-      uploadParams: [
-        { name: 'Filename', value: displayName },
-        { name: 'content-type', value: file.contentType },
-        { name: 'Policy', value: policy.Policy },
-        { name: 'Signature', value: policy.Signature },
-      ],
-      fileParam: 'file',
-    };
-  }
-
-  /**
-   * The one place an attachment row is created (Canvas fires `attachment_created` here, at preflight
-   * for local storage): a domain event belongs in this transaction when the outbox arrives.
-   */
-  private async insertAttachment(
-    em: EntityManager,
-    fc: FileContext,
-    fields: { folderId: number; userId: number; displayName: string; contentType: string; size: number | null; onDuplicate: OnDuplicate },
-  ): Promise<Attachment> {
-    const repo = em.getRepository(Attachment);
-    const saved = await repo.save(
-      repo.create({
-        contextType: fc.type,
-        contextId: fc.id,
-        rootAccountId: fc.rootAccountId,
-        folderId: fields.folderId,
-        userId: fields.userId,
-        displayName: fields.displayName,
-        filename: fields.displayName ? safeFilename(fields.displayName) : '',
-        contentType: fields.contentType,
-        size: fields.size,
-        uuid: randomUUID(),
-        storageKey: null,
-        onDuplicate: fields.onDuplicate,
-        workflowState: 'pending_upload',
-        uploadedAt: null,
-        deletedAt: null,
-      }),
-    );
-    await raise(em, this.ctx, { type: 'attachment.created', contextType: fc.type, contextId: fc.id, attachmentId: saved.id, userId: fields.userId });
-    return saved;
+  createUpload(input: CreateUploadInput): Promise<UploadTicket> {
+    return createUpload(this.ctx, input);
   }
 
   // ---- step 2: the bytes --------------------------------------------------------------------
@@ -236,6 +96,7 @@ export class FileService {
     if (!fc) throw new NotFoundError();
     await assertManageFiles(this.ctx, fc);
     if (found.workflowState === 'available') return { file: found };
+    assertUploadOpen(this.ctx.app.config, found);
     // With presigned uploads the bytes went to the bucket: this is where they are checked and kept.
     const att = found.workflowState === 'pending_upload' ? await adoptDirectUpload(this.ctx, found, fc) : found;
     if (att.workflowState === 'available') return { file: att };

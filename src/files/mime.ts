@@ -57,6 +57,19 @@ const BY_EXTENSION: Record<string, string> = {
 
 export const UNKNOWN_CONTENT_TYPE = 'application/octet-stream';
 
+/**
+ * Image types a browser only ever draws, never runs: the only files handed out by the bucket inline and
+ * as themselves (S3_DOWNLOAD=redirect). SVG is not one (it carries script and links), nor is anything
+ * else a browser may render as a document.
+ */
+const INLINE_RASTER_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/** The raster type of a content type (`image/png`, parameters and case dropped); null for any other type. */
+export function inlineRasterType(contentType: string): string | null {
+  const essence = contentType.split(';')[0].trim().toLowerCase();
+  return INLINE_RASTER_TYPES.has(essence) ? essence : null;
+}
+
 export function guessContentType(name: string): string {
   const m = /\.([A-Za-z0-9]+)$/.exec(name);
   return (m && BY_EXTENSION[m[1].toLowerCase()]) || UNKNOWN_CONTENT_TYPE;

@@ -45,6 +45,8 @@ export interface S3Server {
   client: S3Client;
   /** Keys in the bucket under the prefix, without it. */
   keys(prefix: string): Promise<string[]>;
+  /** Byte sizes of the objects under the prefix, by key without it. */
+  sizes(prefix: string): Promise<Map<string, number>>;
   close(): Promise<void>;
 }
 
@@ -61,20 +63,22 @@ export async function startS3Server(): Promise<S3Server> {
   const { port } = (await server.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: CREDENTIALS });
+  const sizes = async (prefix: string) => {
+    const out = new Map<string, number>();
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) out.set(o.Key!.slice(prefix.length), Number(o.Size ?? 0));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return out;
+  };
   return {
     endpoint,
     bucket,
     client,
-    async keys(prefix: string) {
-      const out: string[] = [];
-      let token: string | undefined;
-      do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
-        for (const o of page.Contents ?? []) out.push(o.Key!.slice(prefix.length));
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
-      return out.sort();
-    },
+    keys: async (prefix: string) => [...(await sizes(prefix)).keys()].sort(),
+    sizes,
     async close() {
       client.destroy();
       await server.close();
@@ -154,4 +158,19 @@ export interface UploadTicket {
   upload_url: string;
   upload_params: Record<string, string>;
   file_param: string;
+}
+
+/** Step 2 of an upload as a browser sends it: the ticket's fields, then the file; redirects not followed. */
+export async function sendUploadForm(ticket: UploadTicket, bytes: Buffer, filename = 'upload.bin'): Promise<{ status: number; location: string | null; text: string }> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(ticket.upload_params)) form.append(k, v);
+  form.append(ticket.file_param, new Blob([bytes]), filename);
+  const res = await fetch(ticket.upload_url, { method: 'POST', body: form, redirect: 'manual' });
+  return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+}
+
+/** A GET as a browser would make it (with a bearer token when given), redirects not followed. */
+export async function fetchRaw(url: string, token?: string | null): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
+  const res = await fetch(url, { redirect: 'manual', headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
