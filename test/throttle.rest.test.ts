@@ -200,6 +200,25 @@ describe('a small bucket', () => {
   });
 });
 
+describe('RATE_LIMIT_STATUS=403', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ ...SMALL_BUCKET, RATE_LIMIT_STATUS: '403' });
+  });
+  afterAll(() => server.close());
+
+  it("answers Canvas's older 403 for clients that still expect it", async () => {
+    expect((await report(server)).status).toBe(200);
+    expect((await report(server)).status).toBe(200);
+    const res = await report(server);
+    expect(res.status).toBe(403);
+    expect(res.text).toBe(OLD_THROTTLED_BODY);
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(res.headers.get('x-rate-limit-remaining')).toBe('0.0');
+    expect(res.headers.get('retry-after')).toBeNull();
+  });
+});
+
 describe('a leaking bucket', () => {
   let server: TestServer;
   beforeAll(async () => {
