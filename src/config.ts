@@ -119,9 +119,9 @@ const schema = z.object({
     .default(DEFAULT_IFRAME_HOSTS)
     .refine((v) => parseIframeHosts(v) !== null, { message: 'must be comma-separated host names (e.g. www.youtube.com,player.vimeo.com) or none' }),
   // ---- throttle (src/http/throttle.ts): Canvas's leaky bucket per token, LTI tool or anonymous IP ----
-  /** `off` turns the throttle off (no X-Request-Cost / X-Rate-Limit-Remaining headers, never a 403). */
+  /** `off` turns the throttle off (no X-Request-Cost / X-Rate-Limit-Remaining headers, never a 429). */
   RATE_LIMIT: z.enum(['on', 'off']).default('on'),
-  /** High-water mark: a bucket at or above it refuses requests with Canvas's 403 (Rate Limit Exceeded). */
+  /** High-water mark: a bucket at or above it refuses requests with Canvas's 429 (Rate Limit Exceeded). */
   RATE_LIMIT_HWM: z.coerce.number().positive().default(600),
   /** A bucket never holds more than this, so a flood is forgiven after (MAX - HWM) / OUTFLOW seconds. */
   RATE_LIMIT_MAX: z.coerce.number().positive().default(800),
@@ -131,6 +131,11 @@ const schema = z.object({
   RATE_LIMIT_UP_FRONT: z.coerce.number().min(0).default(50),
   /** Charged on top of the time for anonymous or expensive routes (error reports, LTI authorize, upload preflights). */
   RATE_LIMIT_EXPENSIVE_COST: z.coerce.number().min(0).default(10),
+  /**
+   * The status of a throttled request: `429` (Canvas since October 2025, with Retry-After and the body
+   * `429 Too Many Requests (Rate Limit Exceeded)`) or `403` (Canvas's older answer, for clients that still expect it).
+   */
+  RATE_LIMIT_STATUS: z.enum(['429', '403']).default('429'),
   // ---- webhook delivery (src/webhooks/README.md) ----
   /** Run the outbox dispatcher inside the server process (turn off when `cli dispatch` workers do it). */
   WEBHOOK_DISPATCHER: z.enum(['on', 'off']).default('on'),

@@ -6,7 +6,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { FastifyInstance, LogController } from 'fastify';
 import { GraphQLError } from 'graphql';
 import type { AppServices } from './app-services';
-import { bearerToken } from './auth/authenticate';
+import { HEADER_CREDENTIAL } from './auth/request-credential';
 import { isRestError, requestContext } from './auth/request-auth';
 import { isHostValue, originSettings } from './common/origin';
 import { packageInfo } from './common/package-info';
@@ -163,10 +163,12 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
     method: ['GET', 'POST', 'OPTIONS'],
     bodyLimit: app.config.GRAPHQL_MAX_BODY_BYTES,
     onRequest: graphiqlForBrowsers,
+    // The Authorization header only (no access_token param): the throttle charges the same credential.
+    config: { credential: HEADER_CREDENTIAL },
     handler: fastifyApolloHandler<RequestContext>(apollo, {
       context: async (req) => {
         const ctx = await requestContext(app, {
-          token: bearerToken(req.headers.authorization),
+          token: HEADER_CREDENTIAL.token(req),
           requireUser: false,
           baseUrl: baseUrl(req),
           log: req.log,

@@ -13,7 +13,9 @@ import { wsClient, wsRequest } from './support/ws';
  * units a second keeps a bucket practically still for the length of a test, where that matters.
  */
 
-const THROTTLED_BODY = '403 Forbidden (Rate Limit Exceeded)\n';
+// Canvas's answer since October 2025; RATE_LIMIT_STATUS=403 keeps its older one.
+const THROTTLED_BODY = '429 Too Many Requests (Rate Limit Exceeded)\n';
+const OLD_THROTTLED_BODY = '403 Forbidden (Rate Limit Exceeded)\n';
 const REPORTS = '/api/v1/error_reports';
 const UNITS = /^\d+\.\d+$/;
 
@@ -71,11 +73,13 @@ async function refusedWhileHeld<T>(server: TestServer, token: string, attempt: (
 }
 
 function expectThrottled(res: ApiResponse): void {
-  expect(res.status).toBe(403);
+  expect(res.status).toBe(429);
   expect(res.text).toBe(THROTTLED_BODY);
   expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
   expect(res.headers.get('x-rate-limit-remaining')).toBe('0.0');
   expect(res.headers.get('x-request-cost')).toBeNull();
+  // Whole seconds until the bucket has leaked enough to take the request.
+  expect(res.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
 }
 
 describe('with Canvas defaults', () => {
@@ -116,7 +120,7 @@ describe('with Canvas defaults', () => {
     const u = await new World(server).user('Concurrent Client');
     // A request in flight holds its reservation (300 of the 600), so a second one at the same time
     // finds the bucket full.
-    const { result, held: slow } = await refusedWhileHeld(server, u.token, () => u.api.get('/api/v1/users/self'), (r) => r.status === 403);
+    const { result, held: slow } = await refusedWhileHeld(server, u.token, () => u.api.get('/api/v1/users/self'), (r) => r.status === 429);
     expectThrottled(result);
     // Another client is not affected.
     expect((await server.admin.get('/api/v1/users/self')).status).toBe(200);
@@ -137,7 +141,7 @@ describe('with Canvas defaults', () => {
       // The same token's HTTP request in flight fills the bucket: the socket's next operation is refused …
       const attempt = () => wsRequest(client, '{ __typename }').then(() => null, (errors: unknown) => errors);
       const { result: refused, held: slow } = await refusedWhileHeld(server, u.token, attempt, (r) => r !== null);
-      expect(refused).toEqual([{ message: 'Rate Limit Exceeded', extensions: { code: 'RATE_LIMIT_EXCEEDED' } }]);
+      expect(refused).toEqual([{ message: 'Rate Limit Exceeded', extensions: { code: 'RATE_LIMIT_EXCEEDED', retryAfter: expect.any(Number) } }]);
       // … and so is a new socket's connection_init.
       const other = wsClient(server.url, u.token);
       expect(await other.closed).toBe(4403);
@@ -165,7 +169,7 @@ describe('a small bucket', () => {
   });
   afterAll(() => server.close());
 
-  it("fills with anonymous error reports (an expensive route) and then answers Canvas's 403 without running the request", async () => {
+  it("fills with anonymous error reports (an expensive route) and then answers Canvas's 429 without running the request", async () => {
     const first = await report(server);
     expect(first.status).toBe(200);
     expect(cost(first)).toBeGreaterThanOrEqual(1);
@@ -196,6 +200,25 @@ describe('a small bucket', () => {
   });
 });
 
+describe('RATE_LIMIT_STATUS=403', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ ...SMALL_BUCKET, RATE_LIMIT_STATUS: '403' });
+  });
+  afterAll(() => server.close());
+
+  it("answers Canvas's older 403 for clients that still expect it", async () => {
+    expect((await report(server)).status).toBe(200);
+    expect((await report(server)).status).toBe(200);
+    const res = await report(server);
+    expect(res.status).toBe(403);
+    expect(res.text).toBe(OLD_THROTTLED_BODY);
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(res.headers.get('x-rate-limit-remaining')).toBe('0.0');
+    expect(res.headers.get('retry-after')).toBeNull();
+  });
+});
+
 describe('a leaking bucket', () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -215,7 +238,7 @@ describe('a leaking bucket', () => {
     let res: ApiResponse | undefined;
     for (let i = 0; i < 50; i++) {
       res = await report(server);
-      if (res.status === 403) break;
+      if (res.status === 429) break;
     }
     expectThrottled(res!);
     let served: ApiResponse | undefined;

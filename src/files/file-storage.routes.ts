@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentNode, execute, parse } from 'graphql';
 import type { AppServices } from '../app-services';
-import { bearerToken } from '../auth/authenticate';
+import { HEADER_OR_QUERY_CREDENTIAL } from '../auth/request-credential';
 import { isRestError, requestContext } from '../auth/request-auth';
 import { DomainError, NotFoundError } from '../common/errors';
 import { createContext } from '../graphql/context';
@@ -128,10 +128,10 @@ export function registerFileStorageRoutes(fastify: FastifyInstance, app: AppServ
   });
 
   // Downloads: the verifier of the file's URL, or a token of someone who may see the file.
-  fastify.get('/files/:id/download', async (req, reply) => {
+  fastify.get('/files/:id/download', { config: { credential: HEADER_OR_QUERY_CREDENTIAL } }, async (req, reply) => {
     reply.type(JSON_TYPE);
     const query = req.query as Record<string, unknown>;
-    const ctx = await requestContext(app, { token: bearerToken(req.headers.authorization, query.access_token), requireUser: false, baseUrl: baseUrl(req), log: req.log });
+    const ctx = await requestContext(app, { token: HEADER_OR_QUERY_CREDENTIAL.token(req), requireUser: false, baseUrl: baseUrl(req), log: req.log });
     if (isRestError(ctx)) return sendRestError(reply, ctx);
     const { id } = req.params as { id: string };
     try {

@@ -1,5 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { jwtVerify } from 'jose';
+import type { AppServices } from '../app-services';
+import { authenticate } from '../auth/authenticate';
+import { tokenCacheOf } from '../auth/token-cache';
 import { accessTokenKey } from '../lti/lti-keys';
 import { looksLikeJwt } from '../lti/lti-tokens';
 
@@ -14,8 +17,26 @@ export async function clientKey(tokenKey: string, token: string | null, ip: stri
   if (!token) return `ip:${digest(tokenKey, `ip:${ip}`)}`;
   const tool = looksLikeJwt(token) ? await toolGuid(tokenKey, token) : null;
   if (tool) return `tool:${digest(tokenKey, `tool:${tool}`)}`;
-  // A user token is not looked up here (that costs a query); an unknown one simply gets its own bucket.
+  // Not looked up here: callers that have not checked the token use bucketKey.
   return `token:${digest(tokenKey, `token:${token}`)}`;
+}
+
+/**
+ * The bucket of a request that authenticates with `token` (null: none): the tool's or the token's when
+ * the token really authenticates (a tool's JWT by its signature; a user's token by the lookup the
+ * request itself makes, which the token cache usually answers), else the IP's. An unknown, revoked or
+ * expired token names no bucket of its own, so random tokens cannot each get a fresh one.
+ */
+export async function bucketKey(app: AppServices, token: string | null, ip: string): Promise<string> {
+  if (!token) return clientKey(app.tokenKey, null, ip);
+  if (looksLikeJwt(token) && (await toolGuid(app.tokenKey, token))) return clientKey(app.tokenKey, token, ip);
+  let valid = false;
+  try {
+    valid = (await authenticate(app.ds, app.tokenKey, token, tokenCacheOf(app))).kind === 'ok';
+  } catch {
+    // The database is unavailable (the request will be answered 503): the IP is what is known.
+  }
+  return clientKey(app.tokenKey, valid ? token : null, ip);
 }
 
 function digest(tokenKey: string, identity: string): string {

@@ -8,7 +8,7 @@ import type { WorkerRelay } from '../process/worker-relay';
  */
 export interface BucketStore {
   add(key: string, amount: number): Promise<number>;
-  /** Resolves once the store can answer (or has failed to connect: the throttle then fails open). */
+  /** Resolves once the store can answer (or has failed to connect: the throttle then counts in this process). */
   ready(): Promise<void>;
   close(): Promise<void>;
 }
@@ -77,6 +77,8 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(count / outflow * 1000) + 1000)
 return tostring(count)
 `;
 
+const READY_TIMEOUT_MS = 2_000;
+
 type ThrottleRedis = Redis & { lmsThrottleAdd(key: string, amount: string, outflow: string, maximum: string): Promise<string> };
 
 /** Buckets in Redis (REDIS_URL), shared by every instance behind the load balancer. */
@@ -88,16 +90,20 @@ export class RedisBucketStore implements BucketStore {
     url: string,
     private readonly limits: BucketLimits,
   ) {
-    // A request must not wait on an unreachable Redis: commands fail fast and the throttle lets the
-    // request through (see Throttle.reserve), while ioredis keeps reconnecting in the background.
+    // A request must not wait on an unreachable or stalled Redis: commands fail fast (or after a second)
+    // and the throttle counts the request in this process's own buckets (see Throttle.add), while
+    // ioredis keeps reconnecting in the background.
     this.redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1000 }) as ThrottleRedis;
     this.redis.on('error', () => undefined);
     this.redis.defineCommand('lmsThrottleAdd', { numberOfKeys: 1, lua: LEAK_AND_ADD });
     this.connected = this.redis.connect().catch(() => undefined);
   }
 
+  /** Bounded: a Redis that accepts connections but never answers must not hold the server's start. */
   ready(): Promise<void> {
-    return this.connected;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, READY_TIMEOUT_MS)));
+    return Promise.race([this.connected, late]).finally(() => clearTimeout(timer));
   }
 
   async add(key: string, amount: number): Promise<number> {

@@ -51,7 +51,9 @@ export function throttleGraphqlWs<P extends Record<string, unknown> | undefined,
       const params = (ctx.connectionParams ?? {}) as Record<string, unknown>;
       const header = (params.Authorization ?? params.authorization) as unknown;
       const token = bearerToken(typeof header === 'string' ? header : undefined);
-      s = { key: clientKey(tokenKey, token, upgradeRequest(ctx)?.socket.remoteAddress ?? ''), pending: new Map() };
+      const ip = upgradeRequest(ctx)?.socket.remoteAddress ?? '';
+      // An unknown or revoked token is charged to the IP, as over HTTP.
+      s = { key: throttle.bucketOf ? throttle.bucketOf(token, ip) : clientKey(tokenKey, token, ip), pending: new Map() };
       sockets.set(ctx, s);
     }
     return s;
@@ -86,7 +88,9 @@ export function throttleGraphqlWs<P extends Record<string, unknown> | undefined,
       const result = await throttle.reserve(await s.key);
       if (!result.allowed) {
         metrics.rateLimited.inc({ door: 'graphql-ws' });
-        return [new GraphQLError(THROTTLED, { extensions: { code: 'RATE_LIMIT_EXCEEDED' } })];
+        // Retry-After's seconds, as over HTTP (RATE_LIMIT_STATUS=403 keeps the older error as it was).
+        const extensions = throttle.status === 429 ? { code: 'RATE_LIMIT_EXCEEDED', retryAfter: result.retryAfter } : { code: 'RATE_LIMIT_EXCEEDED' };
+        return [new GraphQLError(THROTTLED, { extensions })];
       }
       s.pending.set(id, { reservation: result.reservation, started: performance.now(), registeredBefore: registeredCost(ctx) });
       try {

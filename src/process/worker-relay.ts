@@ -2,7 +2,11 @@ import cluster from 'node:cluster';
 import { outboxSignal } from '../events/outbox-signal';
 import { isRelayMessage, ToPrimary, ToWorker } from './relay-protocol';
 
-/** A bucket answer slower than this fails the call, and the throttle lets the request through (as with Redis). */
+/**
+ * A bucket answer slower than this fails the call, and the throttle counts the request in the worker's
+ * own buckets instead (as with Redis): the primary also runs the dispatcher, and a burst of deliveries
+ * keeping it busy must not switch the throttle off.
+ */
 const BUCKET_TIMEOUT_MS = 1_000;
 
 type Pending = { resolve(count: number): void; reject(e: Error): void; timer: NodeJS.Timeout };

@@ -78,8 +78,9 @@ export function openApiDocument(routes: RestRoute[], info: { version: string; se
         ...(route.redirect ? { '302': { description: 'Redirect' } } : {}),
         '400': { description: 'Invalid params: `{"errors": {"<field>": [{"attribute", "type", "message"}]}}`' },
         ...(route.anonymous || route.auth === 'none' ? {} : { '401': { description: 'Missing or invalid access token' } }),
-        '403': { description: 'Not allowed (or throttled)' },
+        '403': { description: 'Not allowed (or throttled, with RATE_LIMIT_STATUS=403)' },
         '404': { description: 'Not found' },
+        '429': { description: 'Throttled: `Rate Limit Exceeded`, retry after `Retry-After` seconds' },
       },
       ...(route.anonymous || route.auth === 'none' ? { security: [] } : {}),
     };

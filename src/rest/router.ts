@@ -82,14 +82,21 @@ export function registerRestRoutes(fastify: FastifyInstance, app: AppServices, r
     fastify.route({
       method: route.method,
       url: route.path,
+      // The throttle charges the token this route authenticates with (src/auth/request-credential.ts).
+      config: { credential: { readsBody: route.auth !== 'none', token: (req: FastifyRequest) => routeToken(route, req, requestParams(req)) } },
       handler: (req, reply) => handle(app, compiled, req, reply),
     });
   }
 }
 
+/** The token a REST route authenticates with: the Authorization header, else access_token (body over query string). */
+function routeToken(route: RestRoute, req: FastifyRequest, params: ParamTree): string | null {
+  return route.auth === 'none' ? null : bearerToken(req.headers.authorization, params.access_token);
+}
+
 /** The request's context, authenticated as the route says (see RestRoute.auth). */
 function routeContext(app: AppServices, route: RestRoute, req: FastifyRequest, params: ParamTree): Promise<RequestContext | RestError> {
-  const token = bearerToken(req.headers.authorization, params.access_token);
+  const token = routeToken(route, req, params);
   const common = { baseUrl: baseUrl(req), log: req.log };
   if (route.auth === 'lti') return toolRequestContext(app, { token, ...common });
   if (route.auth === 'none') return requestContext(app, { token: null, requireUser: false, ...common });
