@@ -62,6 +62,9 @@ export class TokenFlush {
 
   /** Starts hearing other instances' flushes. */
   listen(): void {
+    // The publishing connection is opened now (Redis connects lazily): a revoke must not wait for it,
+    // or the others may answer the revoked token's next request before the flush reaches them.
+    this.app.pubsub.ping().catch(() => undefined);
     const stream = this.app.pubsub.subscribe(this.topic);
     void (async () => {
       try {
