@@ -113,6 +113,17 @@ const schema = z.object({
   GRAPHQL_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** Largest graphql-ws frame in bytes; a bigger one closes the socket with 1009 (the ws default is 100 MiB). */
   GRAPHQL_WS_MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Live subscriptions one graphql-ws socket may hold; one more is refused with TOO_MANY_SUBSCRIPTIONS. */
+  GRAPHQL_WS_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(10_000).default(50),
+  /** Open graphql-ws sockets per access token (or LTI tool) on one instance; one more is closed with 1008. */
+  GRAPHQL_WS_MAX_SOCKETS_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** Throttle units charged to the subscriber's bucket per subscription event delivered (0: none). */
+  GRAPHQL_WS_EVENT_COST: z.coerce.number().min(0).max(100).default(0.05),
+  /**
+   * How often every graphql-ws socket's token is re-read (ms): the backstop for what no flush announces
+   * (raw SQL edits). Revocations through the service close sockets at once (src/auth/live-sockets.ts).
+   */
+  GRAPHQL_WS_REVERIFY_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
   /** Hosts user HTML may embed in iframes: exact host names, comma-separated, or `none` (src/common/iframe-hosts.ts). */
   HTML_IFRAME_HOSTS: z
     .string()

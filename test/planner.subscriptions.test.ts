@@ -257,4 +257,27 @@ describe('planner subscriptions across two instances over Redis', () => {
     feed.close();
     other.close();
   });
+
+  it('closes at once a socket on one instance whose token is revoked on the other (the flush carries the token over Redis)', async () => {
+    const world = new World(a);
+    const u = await world.user('Revoked Across Instances');
+    const issued = await u.api.post('/api/v1/users/self/tokens', { token: { purpose: 'socket on b' } });
+    expect(issued.status).toBe(200);
+    const onB = wsClient(b.url, issued.body.visible_token);
+    const keptOnB = wsClient(b.url, u.token);
+    clients.push(onB.client, keptOnB.client);
+    const feed = subscribe(onB.client, PLANNER_CHANGED);
+    await feed.ready;
+    await listening(b, 'PLANNER_CHANGED', u.id);
+    expect((await u.api.delete(`/api/v1/users/self/tokens/${issued.body.id}`)).status).toBe(200);
+    // No event and no operation on the socket: only the pushed flush can close it.
+    expect(await onB.closed).toBe(4403);
+    expect(feed.events).toEqual([]);
+    // The user's other token keeps its socket on b.
+    const kept = subscribe(keptOnB.client, PLANNER_CHANGED);
+    await kept.ready;
+    await listening(b, 'PLANNER_CHANGED', u.id);
+    const note = await u.api.post('/api/v1/planner_notes', { title: 'still heard', todo_date: at(1) });
+    expect((await kept.next()).plannerChanged).toMatchObject({ plannableId: String(note.body.id) });
+  });
 });

@@ -63,6 +63,32 @@ describe('one instance', () => {
     expect((await u.api.get('/api/v1/users/self')).status).toBe(401);
   });
 
+  it("drops only the touched token: revoking one user's token leaves another user's cached token cached", async () => {
+    const u = await world.user('Cache Keyed Writer');
+    const v = await world.user('Cache Keyed Bystander');
+    const t = await issue(u);
+    const revoked = server.as(t.visible_token);
+    expect((await revoked.get('/api/v1/users/self')).status).toBe(200);
+    // Twice each: the first request of a token also writes its last_used_at.
+    await v.api.get('/api/v1/users/self');
+    await v.api.get('/api/v1/users/self');
+    const cachedCost = async () => {
+      const before = server.queryCount();
+      expect((await v.api.get('/api/v1/users/self')).status).toBe(200);
+      return server.queryCount() - before;
+    };
+    const warm = await cachedCost();
+    expect((await u.api.delete(`/api/v1/users/self/tokens/${t.id}`)).status).toBe(200);
+    expect((await revoked.get('/api/v1/users/self')).status).toBe(401);
+    // A renamed user is another write: still only that user's entries go.
+    const row = (await server.app.ds.getRepository(User).findOneBy({ id: u.id }))!;
+    row.name = 'Cache Keyed Writer Renamed';
+    await server.app.ds.getRepository(User).save(row);
+    expect((await u.api.get('/api/v1/users/self')).body.name).toBe('Cache Keyed Writer Renamed');
+    // The bystander's token is not looked up again.
+    expect(await cachedCost()).toBe(warm);
+  });
+
   it('does not let one request change what another sees', async () => {
     const u = await world.user('Cache Shared');
     const [a, b] = await Promise.all([u.api.get('/api/v1/users/self'), u.api.get('/api/v1/users/self')]);
@@ -98,6 +124,26 @@ describe('two instances sharing a database, through Redis', () => {
     expect((await b.as(t.visible_token).get('/api/v1/users/self')).body.id).toBe(u.id);
     expect((await a.as(t.visible_token).delete(`/api/v1/users/self/tokens/${t.id}`)).status).toBe(200);
     expect((await b.as(t.visible_token).get('/api/v1/users/self')).status).toBe(401);
+  });
+
+  it("drops on the other instance only the touched token's entry", async () => {
+    const u = await world.user('Cache Keyed Remote Writer');
+    const v = await world.user('Cache Keyed Remote Bystander');
+    const t = await issue(u);
+    expect((await b.as(t.visible_token).get('/api/v1/users/self')).status).toBe(200);
+    await b.as(v.token).get('/api/v1/users/self');
+    await b.as(v.token).get('/api/v1/users/self');
+    const cachedCost = async () => {
+      const before = b.queryCount();
+      expect((await b.as(v.token).get('/api/v1/users/self')).status).toBe(200);
+      return b.queryCount() - before;
+    };
+    const warm = await cachedCost();
+    expect((await a.as(t.visible_token).delete(`/api/v1/users/self/tokens/${t.id}`)).status).toBe(200);
+    // The flush has reached b (its entry for the revoked token is gone) ...
+    expect((await b.as(t.visible_token).get('/api/v1/users/self')).status).toBe(401);
+    // ... and left the bystander's entry there.
+    expect(await cachedCost()).toBe(warm);
   });
 
   it('shows on one instance a user changed on the other', async () => {

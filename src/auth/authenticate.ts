@@ -52,6 +52,8 @@ export async function authenticate(ds: DataSource, tokenKey: string, token: stri
   if (!found.lastUsedAt || now - found.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     found.lastUsedAt = new Date(now - (now % 1000));
     await ds.getRepository(AccessToken).update({ id: found.id }, { lastUsedAt: found.lastUsedAt });
+    // This write flushes nothing (token-flush.ts): the cached entry learns its new value here.
+    cache?.touch(crypted, found.lastUsedAt);
   }
   return checked;
 }
@@ -68,9 +70,9 @@ function usable(row: (AccessToken & { owner?: User }) | null): AuthResult {
 
 /**
  * Re-reads a token authenticated earlier, with its owner, fresh. It is found by id and the keyed hash
- * it had then (no plaintext is kept), so a regenerated token no longer matches. Long-lived connections
- * (graphql-ws) call this per operation and per event: a token deleted, regenerated or expired since,
- * or a user deleted since, stops acting at once.
+ * it had then (no plaintext is kept), so a regenerated token no longer matches. graphql-ws calls this
+ * per operation, and when a write to the token or its user is announced (src/auth/live-sockets.ts):
+ * a token deleted, regenerated or expired since, or a user deleted since, stops acting at once.
  */
 export async function reauthenticate(ds: DataSource, token: Pick<AccessToken, 'id' | 'cryptedToken'>): Promise<AuthResult> {
   const row = (await ds
@@ -80,4 +82,25 @@ export async function reauthenticate(ds: DataSource, token: Pick<AccessToken, 'i
     .where('t.id = :id AND t.crypted_token = :crypted', { id: token.id, crypted: token.cryptedToken })
     .getOne()) as (AccessToken & { owner?: User }) | null;
   return usable(row);
+}
+
+/**
+ * reauthenticate() for many tokens in one statement (graphql-ws's periodic re-verify): each id's
+ * standing, judged against the keyed hash the caller holds for it.
+ */
+export async function reauthenticateMany(ds: DataSource, tokens: Pick<AccessToken, 'id' | 'cryptedToken'>[]): Promise<Map<number, AuthResult>> {
+  const out = new Map<number, AuthResult>();
+  if (!tokens.length) return out;
+  const rows = (await ds
+    .getRepository(AccessToken)
+    .createQueryBuilder('t')
+    .innerJoinAndMapOne('t.owner', User, 'u', 'u.id = t.user_id')
+    .where('t.id IN (:...ids)', { ids: tokens.map((t) => t.id) })
+    .getMany()) as (AccessToken & { owner?: User })[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const t of tokens) {
+    const row = byId.get(t.id);
+    out.set(t.id, usable(row && row.cryptedToken === t.cryptedToken ? row : null));
+  }
+  return out;
 }

@@ -3,14 +3,15 @@ import type { ToolProxy } from '../lti/tool-proxy.entity';
 import { looksLikeJwt, verifyToolAccessToken } from '../lti/lti-tokens';
 import type { User } from '../users/user.entity';
 import type { AccessToken } from './access-token.entity';
-import { authenticate, reauthenticate } from './authenticate';
+import { authenticate, reauthenticate, type AuthResult } from './authenticate';
 
 /**
  * Who a graphql-ws connection acts as. A socket can stay open for days, so what connection_init
  * proved is not trusted for the socket's life: `recheck()` re-reads the token and its user (or
- * re-verifies a tool's JWT and proxy) and the socket calls it before every operation and every
- * subscription event. A token deleted, regenerated or expired since, a deleted user or a deleted
- * tool proxy ends the socket before anything more is run or sent.
+ * re-verifies a tool's JWT and proxy) before every operation. Subscription events are not preceded
+ * by a read: a write to the token or its user is announced to every instance (token-flush.ts), and
+ * live-sockets.ts re-checks the sockets it names, on a timer and at the token's expiry. A token
+ * deleted, regenerated or expired since, a deleted user or a deleted tool proxy ends the socket.
  */
 export class SocketAuth {
   viewer: User | null = null;
@@ -39,6 +40,11 @@ export class SocketAuth {
     return auth;
   }
 
+  /** Whether the socket acts as an LTI tool (its JWT is re-verified one socket at a time, not in batches). */
+  get isTool(): boolean {
+    return this.toolJwt != null;
+  }
+
   /** True while the credentials still hold; refreshes viewer/token/tool with what the database says now. */
   async recheck(): Promise<boolean> {
     if (this.toolJwt) {
@@ -46,7 +52,11 @@ export class SocketAuth {
       return this.tool != null;
     }
     if (!this.token) return false;
-    const result = await reauthenticate(this.app.ds, this.token);
+    return this.apply(await reauthenticate(this.app.ds, this.token));
+  }
+
+  /** Takes a fresh reading of the token (from recheck or a batch re-verify); true while it holds. */
+  apply(result: AuthResult): boolean {
     if (result.kind !== 'ok') {
       this.viewer = null;
       this.token = null;

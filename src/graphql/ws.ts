@@ -3,9 +3,10 @@ import type { IncomingMessage, Server } from 'node:http';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { AppServices } from '../app-services';
-import { getOperationAST, GraphQLError } from 'graphql';
+import { GraphQLError, subscribe, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../auth/authenticate';
+import { LiveSockets, type LiveSocket } from '../auth/live-sockets';
 import { SocketAuth } from '../auth/socket-auth';
 import { originSettings, requestOrigin } from '../common/origin';
 import { User } from '../users/user.entity';
@@ -15,32 +16,52 @@ import { createContext } from './context';
 import { formatResultErrors } from './format-error';
 import type { Throttle } from '../http/throttle';
 import { throttleGraphqlWs } from '../http/throttle-ws';
+import { clientKey } from '../http/throttle-key';
 import { chargeCost, graphqlLimits } from './limits';
-import { prepareWsOperation } from './ws-limits';
+import { coalescingKey, prepareWsOperation, tooManySubscriptions } from './ws-limits';
+import { EventCharges, eventThrottled } from './ws-charges';
+import { Multicast } from './ws-multicast';
 import { countSubscription } from '../metrics/metrics';
 
 interface ConnectionExtra {
   request: IncomingMessage;
   socket: WebSocket;
-  /** The connection's credentials, re-checked before every operation and event (src/auth/socket-auth.ts). */
+  /** The connection's credentials, re-checked before every operation (src/auth/socket-auth.ts). */
   auth?: SocketAuth;
   viewer?: User;
   token?: AccessToken;
   /** A tool that connected with its LTI JWT access token (instead of a user's token). */
   tool?: ToolProxy;
+  /** This socket in the instance's registry, which closes it when its token is revoked (src/auth/live-sockets.ts). */
+  live?: LiveSocket;
+  /** Ids of the socket's live subscriptions (capped by GRAPHQL_WS_MAX_SUBSCRIPTIONS). */
+  subscriptions?: Set<string>;
+  /** Sources shared by identical subscriptions of this socket, by coalescingKey(). */
+  shared?: Map<string, Promise<Multicast<ExecutionResult> | null>>;
+  /** The throttle bucket delivered events are charged to (the socket's token's, as for its operations). */
+  bucket?: string;
 }
+
+/** Execution arguments of a subscription that may share a source, with the socket and key to share it under. */
+const coalescable = new WeakMap<ExecutionArgs, { extra: ConnectionExtra; key: string }>();
 
 /**
  * graphql-ws on the same port and path as HTTP GraphQL. The token comes in connection_init
  * (`{"Authorization": "Bearer …"}`): a user's access token, or an LTI tool's JWT access token (from
  * /api/lti/…/authorize, for `webhookMessages`); a missing or bad one closes the socket with 4403.
- * With a throttle, connection_init and each operation are charged to the token's bucket.
+ * With a throttle, connection_init, each operation and each delivered subscription event are charged
+ * to the token's bucket. A token holds at most GRAPHQL_WS_MAX_SOCKETS_PER_TOKEN sockets on an instance
+ * (one more closes with 1008) and a socket at most GRAPHQL_WS_MAX_SUBSCRIPTIONS subscriptions;
+ * identical subscriptions of a socket share one source (ws-multicast.ts).
  */
 export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBaseLogger, throttle: Throttle | null = null) {
   const limits = graphqlLimits(app.config);
   const origin = originSettings(app.config);
   // A frame past maxPayload closes the socket with 1009 before it is buffered (the ws default is 100 MiB).
   const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: app.config.GRAPHQL_WS_MAX_PAYLOAD_BYTES });
+  const sockets = new LiveSockets(app, app.config.GRAPHQL_WS_REVERIFY_MS);
+  const charges = throttle ? new EventCharges(throttle, app.config.GRAPHQL_WS_EVENT_COST) : null;
+  const maxSubscriptions = app.config.GRAPHQL_WS_MAX_SUBSCRIPTIONS;
   const disposable = useServer<Record<string, unknown>, Partial<ConnectionExtra>>(
     throttleGraphqlWs({
       schema: app.schema,
@@ -48,29 +69,55 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
         const params = ctx.connectionParams ?? {};
         const header = (params.Authorization ?? params.authorization) as string | undefined;
         const host = new URL(requestOrigin(origin, ctx.extra.request)).host;
-        const auth = await SocketAuth.connect(app, bearerToken(header), host);
+        const bearer = bearerToken(header);
+        const bucket = throttle ? await clientKey(app.tokenKey, bearer, ctx.extra.request?.socket.remoteAddress ?? '') : undefined;
+        const auth = await SocketAuth.connect(app, bearer, host);
         if (!auth) return false;
-        Object.assign(ctx.extra as object, { auth, viewer: auth.viewer ?? undefined, token: auth.token ?? undefined, tool: auth.tool ?? undefined });
+        const extra = ctx.extra as ConnectionExtra;
+        const live: LiveSocket = { auth, revoke: () => refuse(extra) };
+        // Counted and filed in one step (no await between), so concurrent connects cannot pass the cap together.
+        if (sockets.count(live) >= app.config.GRAPHQL_WS_MAX_SOCKETS_PER_TOKEN) {
+          extra.socket.close(1008, 'Too many sockets for this token');
+          return false;
+        }
+        sockets.add(live);
+        Object.assign(extra, { auth, live, bucket, subscriptions: new Set(), shared: new Map() });
+        refresh(extra);
         return true;
       },
       // Every operation gets HTTP GraphQL's limits (tokens, depth, aliases, directives, introspection, cost).
-      onSubscribe: async (ctx, _id, payload) => {
+      onSubscribe: async (ctx, id, payload) => {
         const extra = ctx.extra as ConnectionExtra;
         // Re-authenticated per operation: a revoked token or deleted user ends the socket.
         if (!(await stillAuthorized(extra))) return [new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED' } })];
         const prepared = prepareWsOperation(app.schema, limits, payload, Boolean(extra.viewer || extra.tool));
         if ('errors' in prepared) return prepared.errors;
+        if (prepared.subscription) {
+          const live = extra.subscriptions!;
+          if (live.size >= maxSubscriptions) return [tooManySubscriptions(maxSubscriptions)];
+          live.add(id);
+          coalescable.set(prepared.args, { extra, key: coalescingKey(payload) });
+        }
         // Charged to the socket's upgrade request, where the graphql-ws throttle reads each operation's cost.
         chargeCost(extra.request, limits, prepared.cost);
         return prepared.args;
       },
+      subscribe: (args) => sharedSubscribe(args),
       // A subscription's stream, counted while it is live (lms_graphql_ws_subscriptions).
       onOperation: (_ctx, _id, _payload, _args, result) => countSubscription(result),
-      // And per subscription event: nothing more reaches a socket whose token was revoked meanwhile.
+      // No read per event: a revoked token's sockets are closed by the registry (src/auth/live-sockets.ts).
+      // A delivered event is charged to the subscriber's bucket; a full bucket ends the subscription.
       // Errors are shaped as over HTTP: no driver message or stack reaches a socket.
-      onNext: async (ctx, _id, _payload, args, result) => {
-        if (getOperationAST(args.document, args.operationName)?.operation === 'subscription') await stillAuthorized(ctx.extra as ConnectionExtra);
+      onNext: async (ctx, id, _payload, _args, result) => {
+        const extra = ctx.extra as ConnectionExtra;
+        if (charges && extra.bucket && extra.subscriptions?.has(id) && !charges.charge(extra.bucket)) throw eventThrottled();
         return formatResultErrors(result as { errors?: readonly GraphQLError[] }) as typeof result;
+      },
+      onError: (ctx, id) => void (ctx.extra as ConnectionExtra).subscriptions?.delete(id),
+      onComplete: (ctx, id) => void (ctx.extra as ConnectionExtra).subscriptions?.delete(id),
+      onClose: (ctx) => {
+        const extra = ctx.extra as ConnectionExtra;
+        if (extra.live) sockets.remove(extra.live);
       },
       // A fresh context (and loader cache) per operation: a connection lives far longer than a request.
       context: (ctx) => {
@@ -100,6 +147,8 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
   return {
     wss,
     async close(): Promise<void> {
+      sockets.close();
+      charges?.close();
       for (const client of wss.clients) client.close(1001, 'Server shutting down');
       await disposable.dispose();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
@@ -108,17 +157,58 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
 }
 
 /**
- * Re-checks the socket's credentials and refreshes who it acts as. When they no longer hold, the
- * socket closes with 4403 (as a refused connection_init does) before anything is run or sent: a
- * closing socket sends nothing more, and closing ends every subscription on it.
+ * graphql-ws's subscribe: a subscription identical to a live one of the same socket joins that one's
+ * source (one pubsub listener, each event resolved once); any other runs as graphql's subscribe.
  */
-async function stillAuthorized(extra: ConnectionExtra): Promise<boolean> {
-  const auth = extra.auth;
-  if (auth && (await auth.recheck())) {
-    Object.assign(extra, { viewer: auth.viewer ?? undefined, token: auth.token ?? undefined, tool: auth.tool ?? undefined });
-    return true;
+async function sharedSubscribe(args: ExecutionArgs): Promise<ExecutionResult | AsyncGenerator<ExecutionResult>> {
+  const c = coalescable.get(args);
+  if (!c) return subscribe(args);
+  const shared = c.extra.shared!;
+  const existing = await shared.get(c.key);
+  if (existing?.open) return existing.join();
+  // Claimed before the first await, so an identical subscribe arriving meanwhile waits for this one.
+  let settle!: (m: Multicast<ExecutionResult> | null) => void;
+  const claim = new Promise<Multicast<ExecutionResult> | null>((resolve) => (settle = resolve));
+  shared.set(c.key, claim);
+  try {
+    const result = await subscribe(args);
+    if (!(Symbol.asyncIterator in Object(result))) {
+      settle(null);
+      return result as ExecutionResult;
+    }
+    const source = (result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]();
+    const multicast = new Multicast(source, () => shared.get(c.key) === claim && shared.delete(c.key));
+    settle(multicast);
+    return multicast.join();
+  } catch (e) {
+    settle(null);
+    throw e;
+  } finally {
+    if ((await claim) === null && shared.get(c.key) === claim) shared.delete(c.key);
   }
+}
+
+/** Copies the socket's current credentials to the extra the context reads. */
+function refresh(extra: ConnectionExtra): void {
+  const auth = extra.auth;
+  Object.assign(extra, { viewer: auth?.viewer ?? undefined, token: auth?.token ?? undefined, tool: auth?.tool ?? undefined });
+}
+
+/** Closes the socket with 4403 (as a refused connection_init does): a closing socket sends nothing more. */
+function refuse(extra: ConnectionExtra): void {
   Object.assign(extra, { viewer: undefined, token: undefined, tool: undefined });
   extra.socket.close(4403, 'Forbidden');
+}
+
+/**
+ * Re-checks the socket's credentials and refreshes who it acts as. When they no longer hold, the
+ * socket closes with 4403 before anything is run or sent; closing ends every subscription on it.
+ */
+async function stillAuthorized(extra: ConnectionExtra): Promise<boolean> {
+  if (extra.auth && (await extra.auth.recheck())) {
+    refresh(extra);
+    return true;
+  }
+  refuse(extra);
   return false;
 }
