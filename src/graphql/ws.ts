@@ -17,6 +17,7 @@ import type { Throttle } from '../http/throttle';
 import { throttleGraphqlWs } from '../http/throttle-ws';
 import { chargeCost, graphqlLimits } from './limits';
 import { prepareWsOperation } from './ws-limits';
+import { startBudget } from './budget';
 import { countSubscription } from '../metrics/metrics';
 
 interface ConnectionExtra {
@@ -73,9 +74,11 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
         return formatResultErrors(result as { errors?: readonly GraphQLError[] }) as typeof result;
       },
       // A fresh context (and loader cache) per operation: a connection lives far longer than a request.
-      context: (ctx) => {
+      // Queries and mutations get the execution budget (src/graphql/budget.ts); a subscription's context
+      // serves every one of its events, each bounded by the estimate of its selection.
+      context: (ctx, _id, _payload, args) => {
         const extra = ctx.extra as ConnectionExtra;
-        return createContext({
+        const context = createContext({
           app,
           viewer: extra.viewer ?? null,
           token: extra.token ?? null,
@@ -83,6 +86,8 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
           baseUrl: requestOrigin(origin, extra.request),
           log,
         });
+        if (getOperationAST(args.document, args.operationName)?.operation !== 'subscription') startBudget(context, limits.budget);
+        return context;
       },
     }, throttle, app.tokenKey),
     wss,
