@@ -24,7 +24,7 @@ import {
   valueFromAST,
 } from 'graphql';
 import { declaredMax, isPageList } from './list-bounds';
-import { MAX_PAGE_SIZE } from './relay';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './relay';
 
 /**
  * The estimated cost of one GraphQL operation, computed from its document before anything runs (the
@@ -39,9 +39,10 @@ import { MAX_PAGE_SIZE } from './relay';
 
 /**
  * Items assumed in a list with no declared bound: only introspection's own lists (`__Schema.types`,
- * `__Type.fields` …), as every list of our schema declares one (test/graphql.list-bounds.test.ts).
+ * `__Type.fields` …, costed as a default page as before), as every list of our schema declares one
+ * (test/graphql.list-bounds.test.ts).
  */
-export const UNBOUNDED_LIST_SIZE = MAX_PAGE_SIZE;
+export const UNBOUNDED_LIST_SIZE = DEFAULT_PAGE_SIZE;
 
 type Variables = Record<string, unknown>;
 

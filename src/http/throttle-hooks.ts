@@ -17,6 +17,11 @@ const EXPENSIVE = [
   /^POST \/api\/v1\/(courses|groups|users)\/:\w+\/files$/,
 ];
 
+/** Whether a route (`METHOD /pattern`) pays RATE_LIMIT_EXPENSIVE_COST; its GraphQL twins pay it too (src/graphql/limits.ts). */
+export function isExpensiveRoute(route: string): boolean {
+  return EXPENSIVE.some((re) => re.test(route));
+}
+
 /** Load balancer probes are never throttled (they share an IP with nobody's client but their own). */
 const EXEMPT = /^\/health\//;
 
@@ -38,7 +43,7 @@ export function registerThrottle(fastify: FastifyInstance, app: AppServices, thr
     if (EXEMPT.test(req.url)) return;
     const key = await clientKey(app.tokenKey, bearerToken(req.headers.authorization, queryToken(req.url)), req.ip);
     const route = `${req.method} ${req.routeOptions.url ?? ''}`;
-    const extra = EXPENSIVE.some((re) => re.test(route)) ? app.config.RATE_LIMIT_EXPENSIVE_COST : 0;
+    const extra = isExpensiveRoute(route) ? app.config.RATE_LIMIT_EXPENSIVE_COST : 0;
     const result = await throttle.reserve(key, extra);
     if (!result.allowed) {
       metrics.rateLimited.inc({ door: 'http' });
