@@ -91,8 +91,8 @@ const schema = z.object({
   /** Lexical tokens in one document, enforced while parsing (Canvas: 5,000). */
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5_000),
   /**
-   * Estimated cost of one operation: 1 per field, times each list's `first` (100 when absent); see src/graphql/cost.ts.
-   * The dearest REST route operation costs about 32,500 and a full introspection query about 52,000.
+   * Estimated cost of one operation: 1 per field, times each connection's `first` (100 when absent) or each other
+   * list's declared maximum; see src/graphql/cost.ts. A full introspection query costs about 52,000.
    */
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(1).default(60_000),
   /** Root fields of one mutation operation (every mutation runs its own transaction and side effects). */

@@ -81,7 +81,7 @@ export function jitExecutor(schema: GraphQLSchema, plans = new CompiledPlans(sch
     // An operation stopped by its execution budget answers that alone: no partial data, and not one
     // error per field the budget refused after the first.
     const exceeded = budgetOf(rc.context)?.exceeded;
-    return exceeded ? { errors: [exceeded] } : result;
+    return exceeded ? { data: null, errors: [exceeded] } : result;
   };
 }
 
