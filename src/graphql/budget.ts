@@ -50,21 +50,47 @@ export class ExecutionBudget {
     }
   }
 
-  /** A promise to wait on when the operation has held the event loop for `yieldMs`; null otherwise. */
+  /**
+   * A promise to wait on when the operation has held the event loop for `yieldMs`; null otherwise.
+   * Whether it is due is decided between DataLoader batches (at the same point DataLoader dispatches:
+   * after the promise jobs, in a nextTick), never between two resolver calls of one batch: the calls
+   * of one window all run or all wait, and those that wait resume together, so a yield never splits
+   * a batch into two statements.
+   */
   yieldIfDue(): Promise<void> | null {
     if (this.pendingYield) return this.pendingYield;
-    if (performance.now() - this.lastYield < this.limits.yieldMs) return null;
+    if (!this.due) {
+      this.scheduleCheck();
+      return null;
+    }
     // setImmediate runs after the I/O phase: pending requests (health probes too) get their turn.
     this.pendingYield = new Promise<void>((resolve) =>
       setImmediate(() => {
         this.pendingYield = null;
+        this.due = false;
         this.lastYield = performance.now();
         resolve();
       }),
     );
     return this.pendingYield;
   }
+
+  private due = false;
+  private checkQueued = false;
+
+  private scheduleCheck(): void {
+    if (this.checkQueued) return;
+    this.checkQueued = true;
+    void RESOLVED.then(() =>
+      process.nextTick(() => {
+        this.checkQueued = false;
+        this.due = performance.now() - this.lastYield >= this.limits.yieldMs;
+      }),
+    );
+  }
 }
+
+const RESOLVED = Promise.resolve();
 
 /** Gives a client operation's context its budget (HTTP GraphQL and graphql-ws). */
 export function startBudget(ctx: object, limits: BudgetLimits): ExecutionBudget {
