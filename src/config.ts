@@ -98,10 +98,18 @@ const schema = z.object({
   /** Lexical tokens in one document, enforced while parsing (Canvas: 5,000). */
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5_000),
   /**
-   * Estimated cost of one operation: 1 per field, times each list's `first` (100 when absent); see src/graphql/cost.ts.
-   * The dearest REST route operation costs about 32,500 and a full introspection query about 52,000.
+   * Estimated cost of one operation: 1 per field, times each connection's `first` (100 when absent) or each other
+   * list's declared maximum; see src/graphql/cost.ts. A full introspection query costs about 52,000.
    */
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(1).default(60_000),
+  /** Root fields of one mutation operation (every mutation runs its own transaction and side effects). */
+  GRAPHQL_MAX_MUTATION_FIELDS: z.coerce.number().int().min(1).default(5),
+  /** Resolver calls (fields that load objects or lists) one client operation may make before it is stopped. */
+  GRAPHQL_MAX_RESOLVER_CALLS: z.coerce.number().int().min(1).default(25_000),
+  /** Largest JSON response of one HTTP GraphQL operation; a bigger one is replaced by an error. */
+  GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
+  /** Longest time one operation runs before it yields the event loop to other requests. */
+  GRAPHQL_YIELD_MS: z.coerce.number().int().min(1).max(1000).default(50),
   /** Who may query __schema/__type: `authenticated` callers only (default), everyone (`on`) or nobody (`off`). */
   GRAPHQL_INTROSPECTION: z.enum(['authenticated', 'on', 'off']).default('authenticated'),
   /**

@@ -16,7 +16,7 @@ import { registerLandingPage } from './http/landing-page';
 import { apolloMetricsPlugin } from './metrics/apollo-metrics';
 import { countWsConnections } from './metrics/metrics';
 import { registerMetrics } from './metrics/metrics.routes';
-import { bindRawRequest, graphqlLimitsPlugin } from './graphql/apollo-limits';
+import { bindRawRequest, graphqlLimitsPlugin, stringifyWithinLimit } from './graphql/apollo-limits';
 import type { RequestContext } from './graphql/context';
 import { graphqlLimits, limitRules, parseOptions } from './graphql/limits';
 import { attachGraphqlWs } from './graphql/ws';
@@ -141,6 +141,8 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
     introspection: true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphqlError,
+    // At most GRAPHQL_MAX_RESPONSE_BYTES of JSON per operation (src/graphql/apollo-limits.ts).
+    stringifyResult: stringifyWithinLimit(limits),
     parseOptions: parseOptions(limits),
     validationRules: limitRules(limits),
     // Cache control and inline traces are Apollo's defaults; each hooks willResolveField, which makes

@@ -64,7 +64,8 @@ async function modulesCourse(name: string, modules: number, perModule: number): 
   return { k, moduleIds };
 }
 
-const MODULES_QUERY = `query($c: ID!) { course(id: $c) { modulesConnection(first: 100) { totalCount nodes {
+// 10 modules: each one's moduleItems costs its bound (100 items), so 100 modules would be past the cost limit (issue 19).
+const MODULES_QUERY = `query($c: ID!) { course(id: $c) { modulesConnection(first: 10) { totalCount nodes {
   _id name prerequisites { id name type module { _id } }
   moduleItems { _id title type module { _id } next { _id } previous { _id } content { __typename ... on Assignment { _id } ... on Page { _id } ... on Quiz { _id } } }
   moduleItemsConnection(first: 100) { totalCount nodes { _id } }

@@ -9,7 +9,9 @@ let w: Awaited<ReturnType<typeof groupsWorld>>;
 let courseId: number;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // The statement-count tests list 100 groups with their users: each group's users cost their bound (1,000)
+  // in the estimate, past the default limit (issue 19), which those tests are not about.
+  server = await startTestServer({ GRAPHQL_MAX_COMPLEXITY: '1000000' });
   world = new World(server);
   w = await groupsWorld(world);
   courseId = w.course.id;

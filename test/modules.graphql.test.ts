@@ -13,7 +13,9 @@ import type { World } from './support/world';
 let server: TestServer;
 let world: World;
 let kit: ModulesKit;
-beforeAll(async () => ({ server, world, kit } = await startModulesWorld()));
+// The statement-count test lists 50 modules with their items as the REST route does: every module's items
+// cost their bound (100) in the estimate, past the default limit (issue 19), which that test is not about.
+beforeAll(async () => ({ server, world, kit } = await startModulesWorld({ GRAPHQL_MAX_COMPLEXITY: '1000000' })));
 afterAll(() => server.close());
 
 const gid = (type: string, id: number | string) => Buffer.from(`${type}-${id}`).toString('base64');

@@ -7,6 +7,7 @@ import { CourseType } from '../courses/course.types';
 import type { RequestContext } from '../graphql/context';
 import type { BlackoutDate } from './blackout-date.entity';
 import { BlackoutDateType } from './blackout-date.types';
+import { ListBound } from '../graphql/list-bounds';
 
 /**
  * A course's or account's own blackout dates, as blackoutDates(contextType:, contextId:) lists them
@@ -14,6 +15,7 @@ import { BlackoutDateType } from './blackout-date.types';
  */
 @Resolver(() => CourseType)
 export class CourseBlackoutDatesResolver {
+  @ListBound(1000) // BULK_MAX: a bulk replace stores at most 1,000
   @FieldResolver(() => [BlackoutDateType], { nullable: true, description: "The course's own blackout dates, by start date (as blackoutDates); null unless the viewer may read them." })
   blackoutDates(@Root() c: Course, @Ctx() ctx: RequestContext): Promise<BlackoutDate[] | null> {
     return orRefused(() => ctx.services.blackoutDates.list('Course', String(c.id)));
@@ -22,6 +24,7 @@ export class CourseBlackoutDatesResolver {
 
 @Resolver(() => AccountType)
 export class AccountBlackoutDatesResolver {
+  @ListBound(1000) // BULK_MAX: a bulk replace stores at most 1,000
   @FieldResolver(() => [BlackoutDateType], { nullable: true, description: "The account's own blackout dates, by start date (as blackoutDates); null unless the viewer may read them." })
   blackoutDates(@Root() a: Account, @Ctx() ctx: RequestContext): Promise<BlackoutDate[] | null> {
     return orRefused(() => ctx.services.blackoutDates.list('Account', String(a.id)));

@@ -16,6 +16,7 @@ import {
   UnsavedBlackoutDateType,
   UpdateBlackoutDateInput,
 } from './blackout-date.types';
+import { ListBound } from '../graphql/list-bounds';
 
 registerNode(NodeType.BlackoutDate, BlackoutDate, (ctx, id) => ctx.services.blackoutDates.show(id));
 
@@ -23,6 +24,7 @@ const fields = (i: { startDate?: string | null; endDate?: string | null; eventTi
 
 @Resolver(() => BlackoutDateType)
 export class BlackoutDateResolver extends NodeResolver(NodeType.BlackoutDate, BlackoutDateType) {
+  @ListBound(1000) // BULK_MAX: a bulk replace stores at most 1,000
   @Query(() => [BlackoutDateType], { description: 'Every blackout date of a course or account, by start date (course-pacing or content managers; account admins).' })
   blackoutDates(
     @Arg('contextType', { description: 'Course or Account' }) contextType: string,
@@ -75,6 +77,7 @@ export class BlackoutDateResolver extends NodeResolver(NodeType.BlackoutDate, Bl
 /** The course-pacing side of a course, kept with blackout dates rather than in courses/. */
 @Resolver(() => CourseType)
 export class CoursePacingResolver {
+  @ListBound(1000) // BULK_MAX: a bulk replace stores at most 1,000
   @FieldResolver(() => [BlackoutDateType], {
     nullable: true,
     description: "Blackout dates course pacing applies to this course: its own and every account's above it, by start date.",

@@ -104,5 +104,5 @@ export class ReplaceBlackoutDatesInput {
 export const BlackoutDatePayload = PayloadType('BlackoutDatePayload', { blackoutDate: () => BlackoutDateType });
 
 export const BlackoutDatesPayload = PayloadType('BlackoutDatesPayload', {
-  blackoutDates: { type: () => [BlackoutDateType], description: 'Every date of the context after the change, by start date.' },
+  blackoutDates: { type: () => [BlackoutDateType], description: 'Every date of the context after the change, by start date.', maxItems: 1000 },
 });

@@ -10,6 +10,7 @@ import { UserType } from '../users/user.types';
 import { CourseConnection, CoursesArgs } from './course.types';
 import { Enrollment } from './enrollment.entity';
 import { EnrollmentType } from './enrollment.types';
+import { ListBound } from '../graphql/list-bounds';
 
 /**
  * The platform part of the navigable graph: an account's courses, a user's enrollments and courses.
@@ -27,6 +28,7 @@ export class AccountCoursesResolver {
 
 @Resolver(() => UserType)
 export class UserCoursesResolver {
+  @ListBound(100) // the first page of the connection, as User.groups
   @FieldResolver(() => [EnrollmentType], {
     nullable: true,
     description: "Canvas's User.enrollments: the user's enrollments the viewer may see (their own, or in courses whose roster the viewer reads), by id.",

@@ -12,6 +12,7 @@ import { Enrollment } from './enrollment.entity';
 import { EnrollmentConnection, EnrollmentsArgs, EnrollmentType } from './enrollment.types';
 import { SectionConnection } from './section.types';
 import { ConnectionArgs } from '../graphql/relay';
+import { ListBound } from '../graphql/list-bounds';
 
 registerNode(NodeType.Course, Course, (ctx, id) => ctx.services.courses.find(id));
 
@@ -70,6 +71,7 @@ export class CourseResolver extends NodeResolver(NodeType.Course, CourseType) {
     return ctx.services.enrollments.listForCourse(c, args);
   }
 
+  @ListBound(100)
   @FieldResolver(() => [EnrollmentType], { description: "The viewer's own current enrollments in the course." })
   viewerEnrollments(@Root() c: Course, @Ctx() ctx: RequestContext): Promise<Enrollment[]> {
     return ctx.services.courses.viewerEnrollments(c);

@@ -35,6 +35,7 @@ import {
   StreamSummaryItemType,
   UpdateDiscussionTopicInput,
 } from './discussion.types';
+import { ListBound } from '../graphql/list-bounds';
 
 registerNode(NodeType.Discussion, DiscussionTopic, async (ctx, id) => (await ctx.services.discussions.locate({ id })).topic);
 registerNode(NodeType.DiscussionEntry, DiscussionEntry, async (ctx, id) => {
@@ -208,6 +209,7 @@ export class DiscussionEntryResolver extends NodeResolver(NodeType.DiscussionEnt
     return ctx.services.discussionEntries.readState(e);
   }
 
+  @ListBound(10)
   @FieldResolver(() => [DiscussionEntryType], { description: 'The ten newest replies under a top-level entry.' })
   async recentReplies(@Root() e: DiscussionEntry, @Ctx() ctx: RequestContext): Promise<DiscussionEntry[]> {
     return (await ctx.services.discussionEntries.recentReplies(e)).replies;
@@ -241,16 +243,19 @@ export class StreamItemResolver {
     return ctx.services.activityStream.scope('User').then((s) => ctx.services.activityStream.stream(s, args));
   }
 
+  @ListBound(10)
   @Query(() => [StreamSummaryItemType], { description: 'Counts per item type of a group activity stream.' })
   groupActivityStreamSummary(@Arg('groupId', () => ID) groupId: string, @Ctx() ctx: RequestContext) {
     return ctx.services.activityStream.scope('Group', contextIdArg('Group', groupId)).then((s) => ctx.services.activityStream.summary(s));
   }
 
+  @ListBound(10)
   @Query(() => [StreamSummaryItemType], { description: 'Counts per item type of a course activity stream.' })
   courseActivityStreamSummary(@Arg('courseId', () => ID) courseId: string, @Ctx() ctx: RequestContext) {
     return ctx.services.activityStream.scope('Course', contextIdArg('Course', courseId)).then((s) => ctx.services.activityStream.summary(s));
   }
 
+  @ListBound(10)
   @Query(() => [StreamSummaryItemType], { description: "Counts per item type of the viewer's activity stream." })
   viewerActivityStreamSummary(@Ctx() ctx: RequestContext) {
     return ctx.services.activityStream.scope('User').then((s) => ctx.services.activityStream.summary(s));
@@ -296,6 +301,7 @@ export class StreamItemResolver {
     return ctx.services.activityStream.userHasPosted(t);
   }
 
+  @ListBound(3)
   @FieldResolver(() => [StreamEntryType])
   async rootDiscussionEntries(@Root() t: DiscussionTopic, @Ctx() ctx: RequestContext): Promise<StreamEntryType[]> {
     const entries = await ctx.services.activityStream.rootEntries(t);

@@ -4,6 +4,7 @@ import { Node } from '../graphql/node';
 import { ValidationErrorType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
+import { ListBound } from '../graphql/list-bounds';
 
 @ObjectType('ErrorReport', { implements: Node, description: 'A problem report from the help dialog; site admins only.' })
 export class ErrorReportType extends Node {
@@ -69,6 +70,7 @@ export class CreateErrorReportPayload {
   logged: boolean;
   @Field(() => ID, { nullable: true })
   errorReportId: string | null;
+  @ListBound(1000)
   @Field(() => [ValidationErrorType], { nullable: true })
   errors: ValidationErrorType[] | null;
 }

@@ -93,7 +93,7 @@ export class FileUploadParamType {
 
 export const FileUploadPayload = PayloadType('FileUploadPayload', {
   uploadUrl: { type: () => String, description: 'Where to POST the bytes (multipart).' },
-  uploadParams: { type: () => [FileUploadParamType], description: 'Fields to send unchanged before the file.' },
+  uploadParams: { type: () => [FileUploadParamType], description: 'Fields to send unchanged before the file.', maxItems: 20 },
   fileParam: { type: () => String, description: 'The multipart field for the bytes.' },
   file: { type: () => FileType, description: 'The pending file.' },
 });

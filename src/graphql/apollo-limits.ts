@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ApolloServerPlugin } from '@apollo/server';
+import type { FormattedExecutionResult } from 'graphql';
+import { budgetError, startBudget } from './budget';
 import type { RequestContext } from './context';
 import { chargeCost, checkOperation, GraphqlLimits } from './limits';
 
@@ -34,10 +36,31 @@ export function graphqlLimitsPlugin(limits: GraphqlLimits): ApolloServerPlugin<R
             authenticated: Boolean(contextValue.viewer || contextValue.tool),
           });
           if ('error' in result) throw result.error;
+          // What it may do while it runs, whatever the estimate said (budget.ts; jit-executor.ts reports it).
+          startBudget(contextValue, limits.budget);
           const raw = (contextValue as WithRawRequest)[RAW_REQUEST];
           if (raw) chargeCost(raw, limits, result.cost);
         },
       };
     },
+  };
+}
+
+/**
+ * Apollo's stringifyResult: the response as JSON, unless it is larger than GRAPHQL_MAX_RESPONSE_BYTES,
+ * in which case the client gets the limit's error instead of megabytes it may not have (the budget
+ * bounds the work that built it; this bounds what leaves the server). Measured where the JSON is made,
+ * so a normal response is serialised once, as before.
+ */
+export function stringifyWithinLimit(limits: GraphqlLimits): (value: FormattedExecutionResult) => string {
+  const max = limits.budget.maxResponseBytes;
+  return (value) => {
+    const json = JSON.stringify(value);
+    // A UTF-16 length under max/3 is under max bytes for sure; only longer answers are measured exactly.
+    if (json.length * 3 <= max) return json;
+    const bytes = Buffer.byteLength(json);
+    if (bytes <= max) return json;
+    const { message, extensions } = budgetError('responseBytes', max, bytes);
+    return JSON.stringify({ errors: [{ message, extensions }] });
   };
 }

@@ -23,6 +23,7 @@ import {
   TypeNameMetaFieldDef,
   valueFromAST,
 } from 'graphql';
+import { declaredMax, isPageList } from './list-bounds';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './relay';
 
 /**
@@ -30,12 +31,18 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './relay';
  * graphql-ruby model Canvas uses): every selected field costs 1, and what is selected under a list
  * counts once per item the list may hold. A connection's lists (`nodes`, `edges`) hold its `first`
  * (or `last`) items, or the largest page (MAX_PAGE_SIZE) when the caller gives none, because that is
- * what a client may get back; an unpaginated list of objects is assumed to hold a default page.
- * Nested connections therefore multiply, which is exactly the amplification the limit is for.
+ * what a client may get back; any other list holds its declared maximum (list-bounds.ts: e.g.
+ * `Module.moduleItems` 100), never a guess, so a parent-child cycle such as item -> module -> items
+ * costs the fan-out it really has. Nested lists therefore multiply, which is exactly the amplification
+ * the limit is for.
  */
 
-/** Items assumed in a list field that takes no page size (e.g. `Group.users`, `__Schema.types`). */
-export const UNPAGINATED_LIST_SIZE = DEFAULT_PAGE_SIZE;
+/**
+ * Items assumed in a list with no declared bound: only introspection's own lists (`__Schema.types`,
+ * `__Type.fields` …, costed as a default page as before), as every list of our schema declares one
+ * (test/graphql.list-bounds.test.ts).
+ */
+export const UNBOUNDED_LIST_SIZE = DEFAULT_PAGE_SIZE;
 
 type Variables = Record<string, unknown>;
 
@@ -110,10 +117,15 @@ function fieldCost(walk: Walk, node: FieldNode, parent: GraphQLNamedType, pageSi
   if (!node.selectionSet || !isCompositeType(type)) return 1;
   const ownPage = connectionPageSize(walk, node, def);
   const children = selectionCost(walk, node.selectionSet, type, ownPage);
-  const list = isListType(getNullableType(def.type));
-  // A list counts its items' selections once per item: the enclosing connection's page, else an estimate.
-  const items = list ? (pageSize ?? UNPAGINATED_LIST_SIZE) : 1;
-  return 1 + items * children;
+  // A list counts its items' selections once per item: a connection's page lists hold the page asked
+  // for, every other list its declared maximum.
+  return 1 + listItems(def, pageSize) * children;
+}
+
+function listItems(def: GraphQLField<unknown, unknown>, pageSize: number | undefined): number {
+  if (!isListType(getNullableType(def.type))) return 1;
+  if (isPageList(def)) return pageSize ?? MAX_PAGE_SIZE;
+  return declaredMax(def) ?? UNBOUNDED_LIST_SIZE;
 }
 
 /** The page a connection field returns, from its `first`/`last` argument; undefined if it takes none. */

@@ -1,6 +1,7 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import { DocumentNode, execute, getNamedType, GraphQLError, GraphQLSchema, isAbstractType, printSchema, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
+import { budgetOf } from './budget';
 
 /**
  * HTTP GraphQL executes documents as compiled plans (graphql-jit), as the REST rows already do
@@ -74,6 +75,17 @@ function asGraphqlError(e: GraphQLError): GraphQLError {
 }
 
 export function jitExecutor(schema: GraphQLSchema, plans = new CompiledPlans(schema)): GatewayExecutor {
+  const run = runPlan(schema, plans);
+  return async (rc) => {
+    const result = await run(rc);
+    // An operation stopped by its execution budget answers that alone: no partial data, and not one
+    // error per field the budget refused after the first.
+    const exceeded = budgetOf(rc.context)?.exceeded;
+    return exceeded ? { data: null, errors: [exceeded] } : result;
+  };
+}
+
+function runPlan(schema: GraphQLSchema, plans: CompiledPlans): GatewayExecutor {
   return async (rc) => {
     const plan = plans.plan(rc.source, rc.document, rc.operationName);
     if (plan) {

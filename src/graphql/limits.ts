@@ -6,6 +6,7 @@ import {
   GraphQLSchema,
   Kind,
   NoSchemaIntrospectionCustomRule,
+  OperationDefinitionNode,
   SelectionSetNode,
   ValidationContext,
   ValidationRule,
@@ -14,7 +15,9 @@ import {
 import type { IncomingMessage } from 'node:http';
 import { addRequestCost } from '../common/request-cost';
 import type { Config } from '../config';
+import type { BudgetLimits } from './budget';
 import { operationCost } from './cost';
+import { DocumentCounts } from './document-counts';
 
 /**
  * Bounds on what one GraphQL operation may ask for, applied alike to HTTP GraphQL (an Apollo plugin,
@@ -30,11 +33,24 @@ export interface GraphqlLimits {
   /** Lexical tokens in the document; enforced while parsing (graphql's parse option maxTokens). */
   maxTokens: number;
   maxComplexity: number;
+  /** Root fields of one mutation operation. */
+  maxMutationFields: number;
+  /** What one operation may do while it runs, whatever its estimate (budget.ts). */
+  budget: BudgetLimits;
   /** Who may query `__schema` / `__type`: everyone, authenticated callers only, or nobody. */
   introspection: 'on' | 'authenticated' | 'off';
   /** Cost that counts as one unit (a second of request time) of the rate limiter's bucket. */
   costPerRateLimitUnit: number;
+  /** Throttle units charged per root field that is the twin of an expensive REST route (RATE_LIMIT_EXPENSIVE_COST). */
+  expensiveCost: number;
 }
+
+/**
+ * Mutations that do what the throttle's expensive REST routes do (src/http/throttle-hooks.ts: error
+ * reports, LTI authorize, upload preflights), so they pay the same surcharge through GraphQL, once per
+ * root field. test/graphql.mutation-limits.test.ts derives this set from the REST route table.
+ */
+export const EXPENSIVE_MUTATIONS: ReadonlySet<string> = new Set(['createErrorReport', 'ltiAuthorize', 'createFileUpload']);
 
 export function graphqlLimits(config: Config): GraphqlLimits {
   return {
@@ -43,8 +59,11 @@ export function graphqlLimits(config: Config): GraphqlLimits {
     maxDirectives: config.GRAPHQL_MAX_DIRECTIVES,
     maxTokens: config.GRAPHQL_MAX_TOKENS,
     maxComplexity: config.GRAPHQL_MAX_COMPLEXITY,
+    maxMutationFields: config.GRAPHQL_MAX_MUTATION_FIELDS,
+    budget: { maxResolverCalls: config.GRAPHQL_MAX_RESOLVER_CALLS, maxResponseBytes: config.GRAPHQL_MAX_RESPONSE_BYTES, yieldMs: config.GRAPHQL_YIELD_MS },
     introspection: config.GRAPHQL_INTROSPECTION,
     costPerRateLimitUnit: config.GRAPHQL_COST_PER_RATE_LIMIT_UNIT,
+    expensiveCost: config.RATE_LIMIT_EXPENSIVE_COST,
   };
 }
 
@@ -55,9 +74,9 @@ function limitError(message: string, limit: string, max: number, actual: number,
   return new GraphQLError(message, { extensions: { code, limit, max, actual, http: { status: 400 } } });
 }
 
-/** The document-shape rules (depth, aliases, directives), run with graphql's standard validation. */
+/** The document-shape rules (depth, aliases, directives, mutation fields), run with graphql's standard validation. */
 export function limitRules(limits: GraphqlLimits): ValidationRule[] {
-  return [depthRule(limits.maxDepth), aliasRule(limits.maxAliases), directiveRule(limits.maxDirectives)];
+  return [depthRule(limits.maxDepth), aliasRule(limits.maxAliases), directiveRule(limits.maxDirectives), mutationFieldsRule(limits.maxMutationFields)];
 }
 
 /** Fields nested deeper than `max` in any operation (root fields are depth 1; fragments are expanded). */
@@ -100,28 +119,40 @@ function selectionDepth(set: SelectionSetNode, fragments: Map<string, FragmentDe
 /**
  * Aliases that select a field again under another name. Renaming a field once (`course_code:
  * courseCode`, as Canvas-shaped clients do) is free; what is bounded is asking for one field many
- * times in a selection set (`a1: course(...) a2: course(...) …`), which multiplies work without depth.
+ * times in one place (`a1: course(...) a2: course(...) …`), which multiplies work without depth.
+ * Counted document-wide with fragments expanded: repeats spread over inline or named fragments
+ * (`... on Mutation { a1: f } ... on Mutation { a2: f }`) are repeats in the same place (issue 19).
  */
 function aliasRule(max: number): ValidationRule {
-  return (context: ValidationContext): ASTVisitor => {
-    let count = 0;
-    return {
-      SelectionSet(node) {
-        const seen = new Set<string>();
-        for (const sel of node.selections) {
-          if (sel.kind !== Kind.FIELD) continue;
-          const field = sel.name.value;
-          if (seen.has(field) && sel.alias) count++;
-          seen.add(field);
+  return (context: ValidationContext): ASTVisitor => ({
+    Document: {
+      leave(doc) {
+        const operations = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+        const count = new DocumentCounts(doc).repeatedAliases(operations);
+        if (count > max) context.reportError(limitError(`The document repeats fields under ${count} aliases; the maximum is ${max}.`, 'aliases', max, count));
+      },
+    },
+  });
+}
+
+/**
+ * Root fields of a mutation operation, fragments expanded: each runs its own transaction and side
+ * effects (an error report, an upload, a token), so one request may ask for a few, not hundreds.
+ * Reported when the document is left, after the alias count (which a flood of mutations also passes).
+ */
+function mutationFieldsRule(max: number): ValidationRule {
+  return (context: ValidationContext): ASTVisitor => ({
+    Document: {
+      leave(doc) {
+        const counts = new DocumentCounts(doc);
+        for (const def of doc.definitions) {
+          if (def.kind !== Kind.OPERATION_DEFINITION || def.operation !== 'mutation') continue;
+          const count = counts.rootFields(def);
+          if (count > max) context.reportError(limitError(`The mutation selects ${count} root fields; the maximum is ${max}.`, 'mutationFields', max, count));
         }
       },
-      Document: {
-        leave() {
-          if (count > max) context.reportError(limitError(`The document repeats fields under ${count} aliases; the maximum is ${max}.`, 'aliases', max, count));
-        },
-      },
-    };
-  };
+    },
+  });
 }
 
 /** Directive uses anywhere in the document (`@include`, `@skip`, …). */
@@ -181,7 +212,17 @@ export function checkOperation(limits: GraphqlLimits, op: OperationCheck): { cos
       error: limitError(`The query's estimated cost ${cost} exceeds the maximum of ${limits.maxComplexity}; ask for smaller pages (first) or fewer nested lists.`, 'complexity', limits.maxComplexity, cost, QUERY_TOO_COMPLEX),
     };
   }
-  return { cost };
+  // The twins of expensive REST routes pay the REST surcharge too, expressed in cost so that both doors
+  // (HTTP here, graphql-ws through ws.ts) charge it where they already charge the cost (chargeCost).
+  const surcharge = expensiveFields(op) * limits.expensiveCost * limits.costPerRateLimitUnit;
+  return { cost: cost + surcharge };
+}
+
+/** Root fields of the operation that are twins of expensive REST routes, fragments expanded. */
+function expensiveFields(op: OperationCheck): number {
+  const ops = op.document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = op.operationName ? ops.find((o) => o.name?.value === op.operationName) : ops.length === 1 ? ops[0] : undefined;
+  return operation?.operation === 'mutation' ? new DocumentCounts(op.document).rootFields(operation, EXPENSIVE_MUTATIONS) : 0;
 }
 
 /**

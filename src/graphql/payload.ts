@@ -1,5 +1,6 @@
 import { ClassType, Field, ObjectType } from 'type-graphql';
 import { FieldError, ValidationError } from '../common/errors';
+import { ListBound } from './list-bounds';
 
 /** A validation problem in a mutation payload, as Canvas's GraphQL reports them. */
 @ObjectType('ValidationError')
@@ -28,7 +29,8 @@ export async function mutationPayload<T extends object>(fn: () => Promise<T>): P
 }
 
 /** One field of a mutation payload: its type, and a description for the schema when it needs one. */
-export type PayloadField = (() => unknown) | { type: () => unknown; description?: string };
+/** A list field gives `maxItems`, its true maximum (list-bounds.ts). */
+export type PayloadField = (() => unknown) | { type: () => unknown; description?: string; maxItems?: number };
 
 /**
  * A mutation payload type named `name`: the given (nullable) result fields plus Canvas's
@@ -37,12 +39,14 @@ export type PayloadField = (() => unknown) | { type: () => unknown; description?
 export function PayloadType(name: string, fields: Record<string, PayloadField>): new () => Record<string, unknown> {
   @ObjectType(name)
   class Payload {
+    @ListBound(1000)
     @Field(() => [ValidationErrorType], { nullable: true })
     errors: ValidationErrorType[] | null;
   }
   for (const [key, field] of Object.entries(fields)) {
     const spec = typeof field === 'function' ? { type: field } : field;
     Field(spec.type as () => ClassType, { nullable: true, ...(spec.description ? { description: spec.description } : {}) })(Payload.prototype, key);
+    if ('maxItems' in spec && spec.maxItems !== undefined) ListBound(spec.maxItems)(Payload.prototype, key);
   }
   return Payload as unknown as new () => Record<string, unknown>;
 }

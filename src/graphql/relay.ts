@@ -1,5 +1,6 @@
 import { ClassType, Field, InputType, Int, ArgsType, ObjectType } from 'type-graphql';
 import { Max, Min } from 'class-validator';
+import { PageList } from './list-bounds';
 
 /** Canvas's global ids: base64 of "<Type>-<id>". */
 export function toGlobalId(type: string, id: number | string): string {
@@ -81,8 +82,10 @@ export function Connection<T extends object>(name: string, node: ClassType<T> | 
   @ObjectType(`${name}Connection`)
   class ConnectionType {
     @Field(() => [node as ClassType])
+    @PageList()
     nodes: T[];
     @Field(() => [Edge])
+    @PageList()
     edges: Edge[];
     @Field(() => PageInfo)
     pageInfo: PageInfo;

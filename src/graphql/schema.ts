@@ -34,6 +34,7 @@ import { CourseQuizExtensionsResolver } from '../quiz-extensions/quiz-extension-
 import { UserPlannerResolver } from '../planner/planner-graph.resolver';
 import { resolveNodeIdsDirectly } from './node';
 import { DateTimeScalar } from './scalars';
+import { instrumentSchema } from './budget';
 
 /** Every resolver of the schema; feature areas add theirs here. */
 export const resolvers: NonEmptyArray<Function> = [
@@ -150,5 +151,7 @@ export function buildAppSchema(): GraphQLSchema {
     pubSub: schemaPubSub,
   });
   resolveNodeIdsDirectly(cached);
+  // Execution budget and list bounds (issue 19): counted resolvers and cut lists, on every door.
+  instrumentSchema(cached);
   return cached;
 }

@@ -3,7 +3,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { AppServices } from '../app-services';
-import { GraphQLError, subscribe, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { getOperationAST, GraphQLError, subscribe, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../auth/authenticate';
 import { LiveSockets, type LiveSocket } from '../auth/live-sockets';
@@ -21,6 +21,7 @@ import { chargeCost, graphqlLimits } from './limits';
 import { coalescingKey, prepareWsOperation, tooManySubscriptions } from './ws-limits';
 import { EventCharges, eventThrottled } from './ws-charges';
 import { Multicast } from './ws-multicast';
+import { startBudget } from './budget';
 import { countSubscription } from '../metrics/metrics';
 
 interface ConnectionExtra {
@@ -120,9 +121,11 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
         if (extra.live) sockets.remove(extra.live);
       },
       // A fresh context (and loader cache) per operation: a connection lives far longer than a request.
-      context: (ctx) => {
+      // Queries and mutations get the execution budget (src/graphql/budget.ts); a subscription's context
+      // serves every one of its events, each bounded by the estimate of its selection.
+      context: (ctx, _id, _payload, args) => {
         const extra = ctx.extra as ConnectionExtra;
-        return createContext({
+        const context = createContext({
           app,
           viewer: extra.viewer ?? null,
           token: extra.token ?? null,
@@ -130,6 +133,8 @@ export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBa
           baseUrl: requestOrigin(origin, extra.request),
           log,
         });
+        if (getOperationAST(args.document, args.operationName)?.operation !== 'subscription') startBudget(context, limits.budget);
+        return context;
       },
     }, throttle, app.tokenKey),
     wss,

@@ -10,6 +10,7 @@ import { GroupCategoryConnection } from './group-category.types';
 import { GroupMembershipConnection, MembershipsArgs } from './group-membership.types';
 import { Group } from './group.entity';
 import { ContextGroupsArgs, GroupConnection, GroupType, ViewerGroupsArgs } from './group.types';
+import { ListBound } from '../graphql/list-bounds';
 
 /**
  * The groups part of the navigable graph. Each field runs the top-level query's service call with the
@@ -64,6 +65,7 @@ export class UserGroupsResolver {
     return isViewer(ctx, u) ? orRefused(() => ctx.services.groups.listForViewer(args)) : null;
   }
 
+  @ListBound(MAX_PAGE_SIZE)
   @FieldResolver(() => [GroupType], { nullable: true, description: `Canvas's User.groups: the first ${MAX_PAGE_SIZE} of groupsConnection; only for the user themself.` })
   async groups(@Root() u: User, @Ctx() ctx: RequestContext): Promise<Group[] | null> {
     if (!isViewer(ctx, u)) return null;

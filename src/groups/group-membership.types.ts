@@ -74,11 +74,11 @@ export class InviteToGroupInput {
 
 export const MembershipPayload = PayloadType('MembershipPayload', {
   membership: () => GroupMembershipType,
-  added: { type: () => [GroupMembershipType], description: 'Bulk (tag) additions.' },
-  invalidUserIds: { type: () => [String], description: 'Bulk (tag) ids that were not current students.' },
+  added: { type: () => [GroupMembershipType], description: 'Bulk (tag) additions.', maxItems: 1000 },
+  invalidUserIds: { type: () => [String], description: 'Bulk (tag) ids that were not current students.', maxItems: 1000 },
 });
 
 export const InvitePayload = PayloadType('InvitePayload', {
-  memberships: () => [GroupMembershipType],
-  pendingEmails: { type: () => [String], description: 'Addresses with no user yet, kept as pending invitations.' },
+  memberships: { type: () => [GroupMembershipType], maxItems: 1000 },
+  pendingEmails: { type: () => [String], description: 'Addresses with no user yet, kept as pending invitations.', maxItems: 1000 },
 });

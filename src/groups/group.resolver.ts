@@ -21,6 +21,7 @@ import {
   UpdateGroupInput,
   ViewerGroupsArgs,
 } from './group.types';
+import { ListBound } from '../graphql/list-bounds';
 
 registerNode(NodeType.Group, Group, (ctx, id) => ctx.services.groups.show(id));
 
@@ -59,6 +60,7 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
     return ctx.services.groupMemberships.list(groupIdArg(groupId), args);
   }
 
+  @ListBound(100)
   @Query(() => [GroupPermissionType], { description: "The viewer's rights on a group, for the names asked." })
   groupPermissions(@Arg('groupId', () => ID) groupId: string, @Arg('names', () => [String]) names: string[], @Ctx() ctx: RequestContext) {
     return ctx.services.groups.permissions(groupIdArg(groupId), names);
@@ -141,11 +143,13 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
     return ctx.services.groups.leader(g);
   }
 
+  @ListBound(1000)
   @FieldResolver(() => [UserType], { description: 'Accepted members, capped at 1000; membershipsConnection lists everyone. Empty unless the viewer may list the group users.' })
   users(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<User[]> {
     return ctx.services.groups.embeddedUsers(g);
   }
 
+  @ListBound(100)
   @FieldResolver(() => [GroupPermissionType], { description: "The viewer's rights: create_discussion_topic, join, create_announcement unless names are given." })
   permissions(@Root() g: Group, @Arg('names', () => [String], { nullable: true }) names: string[] | null, @Ctx() ctx: RequestContext) {
     return ctx.services.groups.permissionsOf(g, names ?? ['create_discussion_topic', 'join', 'create_announcement']);

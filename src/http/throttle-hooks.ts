@@ -18,6 +18,11 @@ const EXPENSIVE = [
   /^POST \/api\/v1\/(courses|groups|users)\/:\w+\/files$/,
 ];
 
+/** Whether a route (`METHOD /pattern`) pays RATE_LIMIT_EXPENSIVE_COST; its GraphQL twins pay it too (src/graphql/limits.ts). */
+export function isExpensiveRoute(route: string): boolean {
+  return EXPENSIVE.some((re) => re.test(route));
+}
+
 /** Load balancer probes are never throttled (they share an IP with nobody's client but their own). */
 const EXEMPT = /^\/health\//;
 
@@ -26,7 +31,7 @@ const reservations = new WeakMap<FastifyRequest, Reservation>();
 const awaitingBody = new WeakSet<FastifyRequest>();
 
 const extraCost = (app: AppServices, req: FastifyRequest): number =>
-  EXPENSIVE.some((re) => re.test(`${req.method} ${req.routeOptions.url ?? ''}`)) ? app.config.RATE_LIMIT_EXPENSIVE_COST : 0;
+  isExpensiveRoute(`${req.method} ${req.routeOptions.url ?? ''}`) ? app.config.RATE_LIMIT_EXPENSIVE_COST : 0;
 
 /**
  * The throttle as hooks: a request reserves (or is refused with Canvas's 429, or 403 with

@@ -17,6 +17,7 @@ import {
   ToolProxyType,
   UpdateToolProxyInput,
 } from './tool-proxy.types';
+import { ListBound } from '../graphql/list-bounds';
 
 registerNode(NodeType.ToolProxy, ToolProxy, (ctx, id) => ctx.services.toolProxies.find(id));
 
@@ -61,6 +62,7 @@ export class ToolProxyResolver extends NodeResolver(NodeType.ToolProxy, ToolProx
     return ctx.services.ltiAuthorize.authorize(input);
   }
 
+  @ListBound(100)
   @FieldResolver(() => [String])
   capabilities(@Root() p: ToolProxy): string[] {
     return p.capabilityList;

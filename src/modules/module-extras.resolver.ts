@@ -21,6 +21,7 @@ import {
 } from './module-extras.types';
 import { ModuleOverride } from './module-override.entity';
 import { moduleIdArg } from './module.resolver';
+import { ListBound } from '../graphql/list-bounds';
 
 registerNode(NodeType.ModuleAssignmentOverride, ModuleOverride, async (ctx, id) => {
   const o = await ctx.ds.getRepository(ModuleOverride).findOneBy({ id, workflowState: 'active' });
@@ -42,6 +43,7 @@ export class SequenceResolver {
     return ctx.services.sequences.sequence(courseIdArg(courseId), assetType, assetId);
   }
 
+  @ListBound(100)
   @Query(() => [MasteryPathRuleType], { description: 'Mastery Paths rules of a course (needs manage_assignments).' })
   masteryPathRules(@Arg('courseId', () => ID) courseId: string, @Ctx() ctx: RequestContext) {
     return ctx.services.masteryPaths.rules(courseIdArg(courseId));
@@ -82,6 +84,7 @@ export class MasteryPathRuleResolver {
     return String(r.id);
   }
 
+  @ListBound(10)
   @FieldResolver(() => [ScoreRangeType])
   scoringRanges(@Root() r: MasteryPathRule) {
     return r.scoreRanges;
@@ -105,6 +108,7 @@ export class ModuleOverrideResolver extends NodeResolver(NodeType.ModuleAssignme
     return mutationPayload(() => ctx.services.moduleOverrides.replace(courseIdArg(courseId), moduleIdArg(moduleId), overrides));
   }
 
+  @ListBound(100)
   @FieldResolver(() => [OverrideTargetType], { nullable: true })
   students(@Root() o: ModuleOverride, @Ctx() ctx: RequestContext) {
     return o.studentIds == null ? null : ctx.services.moduleOverrides.students(o);

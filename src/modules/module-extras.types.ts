@@ -6,11 +6,13 @@ import { UserType } from '../users/user.types';
 import { PayloadType } from '../graphql/payload';
 import { Connection } from '../graphql/relay';
 import { ModuleItemType, ModuleType } from './module.types';
+import { ListBound } from '../graphql/list-bounds';
 
 @ObjectType('AssignmentSet')
 export class AssignmentSetType {
   @Field(() => ID)
   id: number;
+  @ListBound(100)
   @Field(() => [ID])
   assignmentIds: number[];
 }
@@ -19,6 +21,7 @@ export class AssignmentSetType {
 export class MasteryPathType {
   @Field()
   locked: boolean;
+  @ListBound(10)
   @Field(() => [AssignmentSetType])
   assignmentSets: AssignmentSetType[];
   @Field(() => ID, { nullable: true })
@@ -49,8 +52,10 @@ export class SequenceNodeType {
 
 @ObjectType('ModuleItemSequence')
 export class SequenceType {
+  @ListBound(10) // MAX_SEQUENCE_NODES
   @Field(() => [SequenceNodeType], { description: 'At most 10, one per appearance of the asset.' })
   items: SequenceNodeType[];
+  @ListBound(20) // two modules per sequence node at most
   @Field(() => [ModuleType])
   modules: unknown[];
 }
@@ -111,6 +116,7 @@ export class ScoreRangeType {
   lowerBound: number;
   @Field(() => Float)
   upperBound: number;
+  @ListBound(10)
   @Field(() => [AssignmentSetType])
   assignmentSets: AssignmentSetType[];
 }
@@ -121,6 +127,7 @@ export class MasteryPathRuleType {
   _id: string;
   @Field(() => ID)
   triggerAssignmentId: number;
+  @ListBound(10)
   @Field(() => [ScoreRangeType])
   scoringRanges: ScoreRangeType[];
 }
@@ -144,9 +151,9 @@ export class ScoreRangeInput {
 export const MasteryPathRulePayload = PayloadType('MasteryPathRulePayload', { rule: () => MasteryPathRuleType });
 
 export const SelectMasteryPathPayload = PayloadType('SelectMasteryPathPayload', {
-  assignmentIds: () => [ID],
-  assignments: { type: () => [AssignmentType], description: 'The chosen assignments (published ones), in the set’s order.' },
-  moduleItems: { type: () => [ModuleItemType], description: 'Items of this module linking the chosen assignments.' },
+  assignmentIds: { type: () => [ID], maxItems: 100 },
+  assignments: { type: () => [AssignmentType], description: 'The chosen assignments (published ones), in the set’s order.', maxItems: 100 },
+  moduleItems: { type: () => [ModuleItemType], description: 'Items of this module linking the chosen assignments.', maxItems: 100 },
 });
 
 @ObjectType('MetRequirement', { description: 'A requirement (or recorded action) met on a module item.' })
@@ -171,6 +178,7 @@ export class ModuleProgressionType {
   completedAt: Date | null;
   @Field(() => Int, { nullable: true, description: 'Sequential modules: position of the first item still to do.' })
   currentPosition: number | null;
+  @ListBound(100) // MAX_EMBEDDED_ITEMS
   @Field(() => [MetRequirementType])
   requirementsMet: MetRequirementType[];
 }

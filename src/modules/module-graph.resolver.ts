@@ -12,6 +12,7 @@ import { ModuleItem } from './module-item.entity';
 import { ModuleItemView, ModuleView } from './module-views';
 import { ModuleConnection, ModuleItemConnection, ModuleItemsArgs, ModuleItemType, ModulesArgs, ModuleType } from './module.types';
 import { studentArg } from './sequence.service';
+import { ListBound } from '../graphql/list-bounds';
 
 /**
  * The modules part of the navigable graph: Course.modulesConnection, Module.moduleItems and friends,
@@ -50,6 +51,7 @@ export class CourseModulesResolver {
 
 @Resolver(() => ModuleType)
 export class ModuleGraphResolver {
+  @ListBound(100) // MAX_EMBEDDED_ITEMS
   @FieldResolver(() => [ModuleItemType], { nullable: true, description: 'Every item of the module the viewer sees, by position (Canvas’s Module.moduleItems).' })
   async moduleItems(@Root() v: ModuleView, @Ctx() ctx: RequestContext): Promise<ModuleItemView[] | null> {
     const view = await showModule(ctx, v.module.courseId, v.module.id, v);
@@ -62,6 +64,7 @@ export class ModuleGraphResolver {
     return orRefused(() => ctx.services.moduleItems.list(String(v.module.courseId), String(v.module.id), { ...args, studentId }));
   }
 
+  @ListBound(100)
   @FieldResolver(() => [ModulePrerequisiteType], { description: 'Prerequisite modules the viewer sees.' })
   async prerequisites(@Root() v: ModuleView, @Ctx() ctx: RequestContext): Promise<ModulePrerequisiteType[]> {
     const views = await Promise.all(v.module.prerequisiteIds.map((id) => showModule(ctx, v.module.courseId, id, v)));
@@ -94,6 +97,7 @@ export class ModuleItemGraphResolver {
 
 @Resolver(() => AssignmentType)
 export class AssignmentModuleItemsResolver {
+  @ListBound(100)
   @FieldResolver(() => [ModuleItemType], { description: 'Module items that link this assignment and that the viewer sees.' })
   async moduleItems(@Root() a: Assignment, @Ctx() ctx: RequestContext): Promise<ModuleItemView[]> {
     const items = await ctx.loaders.manyBy(ModuleItem, 'contentId', { contentType: 'Assignment', workflowState: live }, { position: 'ASC', id: 'ASC' } as never).load(a.id);

@@ -3,6 +3,7 @@ import { Node } from '../graphql/node';
 import { PayloadType } from '../graphql/payload';
 import { Connection, ConnectionArgs } from '../graphql/relay';
 import { DateTimeScalar } from '../graphql/scalars';
+import { ListBound } from '../graphql/list-bounds';
 
 @ObjectType('CompletionRequirement')
 export class CompletionRequirementType {
@@ -100,12 +101,14 @@ export class ModuleType extends Node {
   requireSequentialProgress: boolean;
   @Field({ description: 'all or one' })
   requirementType: string;
+  @ListBound(100)
   @Field(() => [ID])
   prerequisiteModuleIds: number[];
   @Field(() => Int)
   itemsCount: number;
   @Field()
   itemsUrl: string;
+  @ListBound(100) // MAX_EMBEDDED_ITEMS
   @Field(() => [ModuleItemType], { nullable: true, description: 'Null when the module is too large to embed.' })
   items: unknown[] | null;
   @Field(() => String, { nullable: true, description: 'locked, unlocked, started or completed; only for a student’s view.' })

@@ -6,6 +6,7 @@ import type { RequestContext } from '../graphql/context';
 import { MAX_PAGE_SIZE } from '../graphql/relay';
 import type { QuizExtension } from './quiz-extension.service';
 import { QuizExtensionType } from './quiz-extension.types';
+import { ListBound } from '../graphql/list-bounds';
 
 @Resolver(() => CourseType)
 export class CourseQuizExtensionsResolver {
@@ -14,6 +15,7 @@ export class CourseQuizExtensionsResolver {
    * (the quizzes quizzesConnection lists, up to a page of MAX_PAGE_SIZE), each through Quiz.extensions'
    * own grader check; one batch of statements for all quizzes.
    */
+  @ListBound(1000) // QUIZ_EXTENSIONS_MAX
   @FieldResolver(() => [QuizExtensionType], {
     nullable: true,
     description: `Students' extensions on the course's quizzes (the first ${MAX_PAGE_SIZE} quizzes by id), by quiz then user; graders only.`,

@@ -8,6 +8,7 @@ import { User } from '../users/user.entity';
 import { UserType } from '../users/user.types';
 import type { QuizExtension } from './quiz-extension.service';
 import { QuizExtensionType, SetCourseQuizExtensionsInput, SetCourseQuizExtensionsPayload } from './quiz-extension.types';
+import { ListBound } from '../graphql/list-bounds';
 
 @Resolver(() => QuizExtensionType)
 export class QuizExtensionResolver {
@@ -27,6 +28,7 @@ export class QuizExtensionResolver {
 /** The extensions side of a quiz, kept with quiz extensions rather than in content/quizzes. */
 @Resolver(() => QuizType)
 export class QuizExtensionsFieldResolver {
+  @ListBound(1000) // QUIZ_EXTENSIONS_MAX
   @FieldResolver(() => [QuizExtensionType], {
     nullable: true,
     description: "Students' extensions on this quiz (extra attempts, extra time, manual unlocking, or an extended end_at), by user id. Graders only.",

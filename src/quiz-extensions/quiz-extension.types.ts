@@ -45,5 +45,5 @@ export class SetCourseQuizExtensionsInput {
 }
 
 export const SetCourseQuizExtensionsPayload = PayloadType('SetCourseQuizExtensionsPayload', {
-  quizExtensions: { type: () => [QuizExtensionType], description: 'One per (quiz, entry) pair: by quiz id, in request order within a quiz.' },
+  quizExtensions: { type: () => [QuizExtensionType], description: 'One per (quiz, entry) pair: by quiz id, in request order within a quiz.', maxItems: 10_000 },
 });

@@ -1,5 +1,6 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
 import { DateTimeScalar } from '../graphql/scalars';
+import { ListBound } from '../graphql/list-bounds';
 
 @ObjectType('WebhookSubscriptionTransport')
 export class TransportMetadataType {
@@ -17,6 +18,7 @@ export class WebhookSubscriptionType {
   contextId: string;
   @Field({ description: 'assignment, course, account or root_account' })
   contextType: string;
+  @ListBound(100)
   @Field(() => [String], { description: 'As sent (spec upper case or Canvas lower case).' })
   eventTypes: string[];
   @Field({ description: 'live-event or caliper' })
@@ -64,6 +66,7 @@ export class WebhookSubscriptionType {
 
 @ObjectType('WebhookSubscriptionPage', { description: 'Up to 100 subscriptions by Id; pass endKey as startKey for the next page.' })
 export class WebhookSubscriptionPageType {
+  @ListBound(100)
   @Field(() => [WebhookSubscriptionType])
   nodes: WebhookSubscriptionType[];
   @Field(() => String, { nullable: true, description: 'JSON {"Id","DeveloperKey"} when more subscriptions follow (REST: the EndKey header).' })

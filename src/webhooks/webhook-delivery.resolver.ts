@@ -21,6 +21,7 @@ import {
   WebhookDeliveryType,
   WebhookMessageType,
 } from './webhook-delivery.types';
+import { ListBound } from '../graphql/list-bounds';
 
 @Resolver(() => WebhookDeliveryType)
 export class WebhookDeliveryResolver {
@@ -31,6 +32,7 @@ export class WebhookDeliveryResolver {
     return ctx.services.webhookDeliveries.list(args);
   }
 
+  @ListBound(100)
   @FieldResolver(() => [WebhookAttemptType], { description: 'Every attempt so far, oldest first: time, duration, status, error class, the start of the answer.' })
   attempts(@Root() delivery: DeliveryView, @Ctx() ctx: RequestContext) {
     return ctx.services.webhookDeliveries.attempts(delivery);

@@ -11,9 +11,9 @@ import { World, WorldUser } from './world';
 export { FORBIDDEN, NOT_FOUND, UNAUTHENTICATED, ISO } from './content';
 
 /** A test server whose uploads go to a temporary FILES_DIR, removed again on close. */
-export async function startModulesServer(): Promise<TestServer> {
+export async function startModulesServer(env: Record<string, string> = {}): Promise<TestServer> {
   const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-modules-files-'));
-  const server = await startTestServer({ FILES_DIR: filesDir });
+  const server = await startTestServer({ FILES_DIR: filesDir, ...env });
   const close = server.close.bind(server);
   server.close = async () => {
     await close();
@@ -23,8 +23,8 @@ export async function startModulesServer(): Promise<TestServer> {
 }
 
 /** The modules test files' start: a modules server, a World on it, and a course with content (ModulesKit). */
-export async function startModulesWorld(): Promise<{ server: TestServer; world: World; kit: ModulesKit }> {
-  const server = await startModulesServer();
+export async function startModulesWorld(env: Record<string, string> = {}): Promise<{ server: TestServer; world: World; kit: ModulesKit }> {
+  const server = await startModulesServer(env);
   const world = new World(server);
   try {
     return { server, world, kit: await ModulesKit.create(world) };

@@ -6,6 +6,7 @@ import { lockExplanation, lockInfo, LockInfoType } from '../content.types';
 import { SubmissionConnection } from '../submissions/submission.types';
 import { Assignment } from './assignment.entity';
 import { AssignmentPayload, AssignmentType, ContentRefInput, CreateAssignmentInput, SubmissionsArgs, UpdateAssignmentInput } from './assignment.types';
+import { ListBound } from '../../graphql/list-bounds';
 
 registerNode(NodeType.Assignment, Assignment, async (ctx, id) => (await ctx.services.assignments.find(null, id)).assignment);
 
@@ -31,6 +32,7 @@ export class AssignmentResolver extends NodeResolver(NodeType.Assignment, Assign
     return mutationPayload(() => ctx.services.assignments.delete(input.courseId, input.id));
   }
 
+  @ListBound(20)
   @FieldResolver(() => [String])
   submissionTypes(@Root() a: Assignment): string[] {
     return a.types;

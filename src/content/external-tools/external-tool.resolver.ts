@@ -5,6 +5,7 @@ import { mutationPayload } from '../../graphql/payload';
 import { ContentRefInput } from '../assignments/assignment.types';
 import { ExternalTool } from './external-tool.entity';
 import { CreateExternalToolInput, CustomFieldType, ExternalToolPayload, ExternalToolType, UpdateExternalToolInput } from './external-tool.types';
+import { ListBound } from '../../graphql/list-bounds';
 
 registerNode(NodeType.ExternalTool, ExternalTool, async (ctx, id) => (await ctx.services.externalTools.find(null, id)).tool);
 
@@ -30,6 +31,7 @@ export class ExternalToolResolver extends NodeResolver(NodeType.ExternalTool, Ex
     return mutationPayload(() => ctx.services.externalTools.delete(input.courseId, input.id));
   }
 
+  @ListBound(100)
   @FieldResolver(() => [CustomFieldType])
   customFields(@Root() t: ExternalTool, @Ctx() ctx: RequestContext) {
     return ctx.services.externalTools.customFields(t);

@@ -10,6 +10,7 @@ import { Assignment } from '../assignments/assignment.entity';
 import { AssignmentType } from '../assignments/assignment.types';
 import { Submission } from './submission.entity';
 import { CreateSubmissionInput, GradeSubmissionInput, SubmissionPayload, SubmissionType } from './submission.types';
+import { ListBound } from '../../graphql/list-bounds';
 
 registerNode(NodeType.Submission, Submission, async (ctx, id) => {
   const s = await ctx.ds.getRepository(Submission).findOneBy({ id });
@@ -63,6 +64,7 @@ export class SubmissionResolver extends NodeResolver(NodeType.Submission, Submis
     return s.score != null || s.excused ? s.gradedAt : null;
   }
 
+  @ListBound(100)
   @FieldResolver(() => [ID], { description: 'Files of an online_upload.' })
   attachmentIds(@Root() s: Submission): number[] {
     return s.fileIds;
