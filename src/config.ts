@@ -101,7 +101,7 @@ const schema = z.object({
    * Estimated cost of one operation: 1 per field, times each connection's `first` (100 when absent) or each other
    * list's declared maximum; see src/graphql/cost.ts. A full introspection query costs about 52,000.
    */
-  GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(1).default(60_000),
+  GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(1).default(250_000),
   /** Root fields of one mutation operation (every mutation runs its own transaction and side effects). */
   GRAPHQL_MAX_MUTATION_FIELDS: z.coerce.number().int().min(1).default(5),
   /** Resolver calls (fields that load objects or lists) one client operation may make before it is stopped. */
