@@ -2,7 +2,7 @@
 # The service image: one Node process serving REST, GraphQL and graphql-ws (WEB_CONCURRENCY workers
 # of it, when set), or, with another command, a CLI task such as the webhook dispatch worker:
 #   docker run … lms                                    # the server on port 3000
-#   docker run … lms node dist/src/cli/index.js dispatch # a webhook delivery worker
+#   docker run … lms node dist/src/app/cli.js dispatch # a webhook delivery worker
 # See README.md "Deployment" and compose.yaml for the scale-out topology.
 ARG NODE_VERSION=22
 
@@ -45,5 +45,5 @@ EXPOSE 3000
 # Ready = the database (and Redis, when configured) answer; a load balancer and `docker compose` wait on it.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# Node handles SIGTERM itself (src/main.ts drains requests and, with WEB_CONCURRENCY, every worker).
-CMD ["node", "dist/src/main.js"]
+# Node handles SIGTERM itself (src/app/main.ts drains requests and, with WEB_CONCURRENCY, every worker).
+CMD ["node", "dist/src/app/main.js"]

@@ -1,6 +1,6 @@
 /**
  * WEB_CONCURRENCY (issue 14): the read benchmark's endpoints against the real service process
- * (dist/src/main.js) at WEB_CONCURRENCY=1 and then =2, on one database, printed side by side. Prints
+ * (dist/src/app/main.js) at WEB_CONCURRENCY=1 and then =2, on one database, printed side by side. Prints
  * figures only; it never asserts timings.
  *
  *   npm run bench:cluster                                # build, then node dist/bench/cluster.js
@@ -138,7 +138,7 @@ async function main(): Promise<void> {
     services.set(WORKERS, await startService({ ...env, WEB_CONCURRENCY: String(WORKERS) }, path.join(dir, `service-${WORKERS}.log`)));
     const endpoints = readEndpoints(w, { items: 100, modules: 50, groups: 100, planner: 50 }).filter((e) => !ONLY.length || ONLY.includes(e.key));
 
-    console.log(`WEB_CONCURRENCY=1 vs WEB_CONCURRENCY=${WORKERS}: the read bench's endpoints against dist/src/main.js`);
+    console.log(`WEB_CONCURRENCY=1 vs WEB_CONCURRENCY=${WORKERS}: the read bench's endpoints against dist/src/app/main.js`);
     console.log(`  database: ${db.label}; node ${process.version}; ${os.availableParallelism()} cores; load average ${os.loadavg().map((l) => fmt(l, 1)).join(' ')}`);
     console.log(`  world: ${SIZE.modules} modules x ${SIZE.items} items, ${SIZE.students} students, ${SIZE.groups} groups; seeded in ${fmt(seedSeconds, 1)} s`);
     console.log(

@@ -4,8 +4,8 @@
  * hand-written baseline's request, and how to read the rows out of each answer so the bench can check
  * that REST and the baseline carry the same rows in the same order.
  */
-import { withFragments } from '../src/rest/route';
-import { restRoutes } from '../src/rest/routes';
+import { withFragments } from '../src/api/rest/route';
+import { restRoutes } from '../src/app/routes';
 import type { ReadWorld } from './read-world';
 
 type Json = any;

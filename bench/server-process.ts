@@ -20,8 +20,8 @@ interface Msg {
 }
 
 const { loadConfig } = fromDist<typeof import('../src/config')>('src/config');
-const { prepareApp } = fromDist<typeof import('../src/bootstrap')>('src/bootstrap');
-const { buildServer } = fromDist<typeof import('../src/server')>('src/server');
+const { prepareApp } = fromDist<typeof import('../src/app/bootstrap')>('src/app/bootstrap');
+const { buildServer } = fromDist<typeof import('../src/app/server')>('src/app/server');
 
 let close: (() => Promise<void>) | undefined;
 

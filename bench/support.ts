@@ -11,11 +11,11 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
-import type { AppServices } from '../src/app-services';
-import { prepareApp } from '../src/bootstrap';
+import type { AppServices } from '../src/request/runtime';
+import { prepareApp } from '../src/app/bootstrap';
 import { loadConfig } from '../src/config';
 import type { CountingLogger } from '../src/db/query-counter';
-import { buildServer, BuiltServer } from '../src/server';
+import { buildServer, BuiltServer } from '../src/app/server';
 
 // ---------------------------------------------------------------------------------------------
 // Environment knobs

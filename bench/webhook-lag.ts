@@ -370,7 +370,7 @@ async function runCase(engine: Engine, build: { label: string; dist: string }, r
 
     // Scale-out: the same burst drained by `cli dispatch` processes.
     if (engine.kind === 'mysql') {
-      const cli = path.join(build.dist, 'src', 'cli', 'index.js');
+      const cli = path.join(build.dist, 'src', 'app', 'cli.js');
       for (const n of [1, WORKERS]) {
         await queueBurst();
         const loadAt = load();

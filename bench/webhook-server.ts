@@ -26,8 +26,8 @@ interface Msg {
 }
 
 const { loadConfig } = fromDist<typeof import('../src/config')>('src/config');
-const { prepareApp } = fromDist<typeof import('../src/bootstrap')>('src/bootstrap');
-const { buildServer } = fromDist<typeof import('../src/server')>('src/server');
+const { prepareApp } = fromDist<typeof import('../src/app/bootstrap')>('src/app/bootstrap');
+const { buildServer } = fromDist<typeof import('../src/app/server')>('src/app/server');
 const { Dispatcher } = fromDist<typeof import('../src/webhooks/dispatcher')>('src/webhooks/dispatcher');
 const { Account } = fromDist<typeof import('../src/accounts/account.entity')>('src/accounts/account.entity');
 const { ToolProxy } = fromDist<typeof import('../src/lti/tool-proxy.entity')>('src/lti/tool-proxy.entity');

@@ -56,7 +56,7 @@ const schema = z.object({
   /** Bearer token Prometheus scrapers send to GET /metrics (src/metrics/); unset: /metrics answers 404. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   FILES_DIR: z.string().min(1).default('./data/files'),
-  // ---- file bytes (src/files/storage/): FILES_DIR keeps them (local) or holds only temp uploads (s3) ----
+  // ---- file bytes (src/storage/): FILES_DIR keeps them (local) or holds only temp uploads (s3) ----
   /** `local`: bytes under FILES_DIR (one machine); `s3`: an S3-compatible bucket every instance shares. */
   FILES_STORAGE: z.enum(['local', 's3']).default('local'),
   S3_BUCKET: z.string().min(1).optional(),

@@ -3,7 +3,7 @@ import { AccessTokenService } from './auth/access-token.service';
 import { CourseService } from './courses/course.service';
 import { EnrollmentService } from './courses/enrollment.service';
 import { SectionService } from './courses/section.service';
-import type { RequestContext } from './graphql/context';
+import type { RequestContext } from './request/context';
 import { UserService } from './users/user.service';
 import { GroupAvatarService } from './groups/group-avatar.service';
 import { FileService } from './files/file.service';

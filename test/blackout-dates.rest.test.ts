@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Account } from '../src/accounts/account.entity';
 import { AccountService } from '../src/accounts/account.service';
 import { BlackoutDate } from '../src/blackout-dates/blackout-date.entity';
-import { closeSession, demo, openSession } from '../src/cli';
+import { closeSession, demo, openSession } from '../src/app/cli';
 import { loadConfig } from '../src/config';
 import { Course } from '../src/courses/course.entity';
 import { Api, formEncode } from './support/api';

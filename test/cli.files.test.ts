@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from '../src/cli';
+import { runCli } from '../src/app/cli';
 import { Api } from './support/api';
 import { testDatabase, TestDatabase } from './support/db';
 import { startTestServer, TestServer } from './support/server';

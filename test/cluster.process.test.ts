@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from 'graphql-ws';
-import { OutboxMessage } from '../src/events/outbox.entity';
+import { OutboxMessage } from '../src/webhooks/outbox.entity';
 import { testDatabase, TestDatabase } from './support/db';
 import { runServiceToExit } from './support/process';
 import { collect, Feed, Instance, sharedDatabase, SharedDatabase, startInstance, untilEveryFeedHears } from './support/instances';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Account } from '../src/accounts/account.entity';
 import { AccountService } from '../src/accounts/account.service';
-import { closeSession, demo, openSession } from '../src/cli';
+import { closeSession, demo, openSession } from '../src/app/cli';
 import { loadConfig } from '../src/config';
 import { ErrorReport } from '../src/error-reports/error-report.entity';
 import { Api } from './support/api';

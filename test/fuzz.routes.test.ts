@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { demo } from '../src/cli';
+import { demo } from '../src/app/cli';
 import type { CliSession } from '../src/cli/common';
 import { openApiDocument } from '../src/rest/openapi';
-import { restRoutes } from '../src/rest/routes';
-import type { RestRoute } from '../src/rest/route';
+import { restRoutes } from '../src/app/routes';
+import type { RestRoute } from '../src/api/rest/route';
 import { Api, formEncode } from './support/api';
 import { startTestServer, TestServer } from './support/server';
 

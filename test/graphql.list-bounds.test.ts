@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildAppSchema } from '../src/graphql/schema';
-import { unboundedLists } from '../src/graphql/list-bounds';
+import { unboundedLists } from '../src/common/list-bounds';
 import { ModulesKit, startModulesWorld } from './support/modules';
 import { startTestServer, TestServer } from './support/server';
 import { World } from './support/world';

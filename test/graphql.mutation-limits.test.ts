@@ -1,8 +1,8 @@
 import { Kind, OperationDefinitionNode, parse } from 'graphql';
 import { EXPENSIVE_MUTATIONS } from '../src/graphql/limits';
 import { isExpensiveRoute } from '../src/http/throttle-hooks';
-import { withFragments } from '../src/rest/route';
-import { restRoutes } from '../src/rest/routes';
+import { withFragments } from '../src/api/rest/route';
+import { restRoutes } from '../src/app/routes';
 import type { ApiResponse } from './support/api';
 import { startTestServer, TestServer } from './support/server';
 

@@ -1,6 +1,6 @@
-import { closeSession, demo, openSession } from '../src/cli';
+import { closeSession, demo, openSession } from '../src/app/cli';
 import { loadConfig } from '../src/config';
-import { entities } from '../src/db/entities';
+import { entities } from '../src/app/entities';
 import { leanFind, leanRows } from '../src/db/lean-read';
 import { testDatabase, TestDatabase } from './support/db';
 

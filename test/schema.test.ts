@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../src/db/data-source';
-import { schemaSdl } from '../src/graphql/print-schema';
+import { schemaSdl } from '../src/app/print-schema';
 import { testDatabase } from './support/db';
 
 describe('schema.graphql', () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { Client } from 'graphql-ws';
-import { OutboxMessage } from '../src/events/outbox.entity';
+import { OutboxMessage } from '../src/webhooks/outbox.entity';
 import { testDatabase, TestDatabase } from './support/db';
 import { CliWorker, collect, Instance, sharedDatabase, SharedDatabase, startDispatchWorker, startInstance, untilEveryFeedHears } from './support/instances';
 import { requireRedis, TEST_REDIS_URL as REDIS_URL } from './support/redis';

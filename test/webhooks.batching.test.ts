@@ -2,7 +2,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { In } from 'typeorm';
-import { OutboxMessage } from '../src/events/outbox.entity';
+import { OutboxMessage } from '../src/webhooks/outbox.entity';
 import { Dispatcher } from '../src/webhooks/dispatcher';
 import { WebhookAttempt } from '../src/webhooks/webhook-attempt.entity';
 import { subscription, testCertificate, toolProxy, webhookRoom, WebhookRoom } from './support/webhooks';

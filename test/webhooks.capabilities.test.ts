@@ -1,5 +1,5 @@
-import { OutboxMessage } from '../src/events/outbox.entity';
-import { WEBHOOK_MESSAGE_TOPIC } from '../src/events/outbox';
+import { OutboxMessage } from '../src/webhooks/outbox.entity';
+import { WEBHOOK_MESSAGE_TOPIC } from '../src/webhooks/outbox';
 import { ToolProxy } from '../src/lti/tool-proxy.entity';
 import { Dispatcher } from '../src/webhooks/dispatcher';
 import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';

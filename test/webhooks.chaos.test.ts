@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { OutboxMessage } from '../src/events/outbox.entity';
+import { OutboxMessage } from '../src/webhooks/outbox.entity';
 import { contentRoom, ContentRoom } from './support/content';
 import { testDatabase, TestDatabase } from './support/db';
 import { startTestServer, TestServer } from './support/server';
@@ -24,7 +24,7 @@ jest.retryTimes(2, { logErrorsBeforeRetry: true });
  * short only a few deliveries (each a possible duplicate). SQLite: a temporary file the server and
  * the workers share; MariaDB: the test database.
  */
-const CLI = path.join(__dirname, '..', 'dist', 'src', 'cli', 'index.js');
+const CLI = path.join(__dirname, '..', 'dist', 'src', 'app', 'cli.js');
 const SEED = 0x13c4a05;
 const EVENTS = 150;
 const SUBSCRIPTIONS = 20;

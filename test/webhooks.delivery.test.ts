@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Account } from '../src/accounts/account.entity';
 import { AccountService } from '../src/accounts/account.service';
 import { transaction } from '../src/db/transaction';
-import { OutboxMessage } from '../src/events/outbox.entity';
+import { OutboxMessage } from '../src/webhooks/outbox.entity';
 import { Dispatcher } from '../src/webhooks/dispatcher';
 import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';
 import { ContentRoom, count } from './support/content';

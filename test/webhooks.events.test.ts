@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { createContext } from '../src/graphql/context';
+import { createContext } from '../src/request/context';
 import { transaction } from '../src/db/transaction';
 import { raise } from '../src/events/domain-events';
-import { OutboxMessage } from '../src/events/outbox.entity';
+import { OutboxMessage } from '../src/webhooks/outbox.entity';
 import { bodyDigest } from '../src/webhooks/signing-keys';
 import type { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';
 import { contentRoom, ContentRoom, count } from './support/content';

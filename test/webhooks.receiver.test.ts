@@ -5,8 +5,8 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
-import { receiverCertificate } from '../src/cli';
-import { OutboxMessage } from '../src/events/outbox.entity';
+import { receiverCertificate } from '../src/app/cli';
+import { OutboxMessage } from '../src/webhooks/outbox.entity';
 import { bodyDigest } from '../src/webhooks/signing-keys';
 import { startTestServer, TestServer } from './support/server';
 import { ALL_EVENTS, fastDeliveryEnv, rootAccount, subscription, toolProxy, waitFor } from './support/webhooks';
@@ -21,7 +21,7 @@ jest.retryTimes(2, { logErrorsBeforeRetry: true });
  * it keeps its certificate, prints a verified line for a real delivery, flags a forged signature and
  * stops on SIGTERM.
  */
-const CLI = path.join(__dirname, '..', 'dist', 'src', 'cli', 'index.js');
+const CLI = path.join(__dirname, '..', 'dist', 'src', 'app', 'cli.js');
 
 let dir: string;
 let server: TestServer;

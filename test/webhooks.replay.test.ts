@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { runCli } from '../src/cli';
-import { OutboxMessage } from '../src/events/outbox.entity';
+import { runCli } from '../src/app/cli';
+import { OutboxMessage } from '../src/webhooks/outbox.entity';
 import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';
 import { HttpsReceiver, subscription, toolProxy, WebhookRoom, webhookRoom } from './support/webhooks';
 

@@ -1,4 +1,4 @@
-import { OutboxMessage } from '../src/events/outbox.entity';
+import { OutboxMessage } from '../src/webhooks/outbox.entity';
 import { Dispatcher } from '../src/webhooks/dispatcher';
 import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';
 import { Api } from './support/api';

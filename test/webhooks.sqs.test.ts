@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { In } from 'typeorm';
-import { OutboxMessage } from '../src/events/outbox.entity';
+import { OutboxMessage } from '../src/webhooks/outbox.entity';
 import { Dispatcher } from '../src/webhooks/dispatcher';
 import { WebhookAttempt } from '../src/webhooks/webhook-attempt.entity';
 import { LocalSqs, startLocalSqs, subscription, toolProxy, waitFor, webhookRoom, WebhookRoom } from './support/webhooks';

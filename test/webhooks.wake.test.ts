@@ -36,7 +36,7 @@ describe("the server's dispatcher", () => {
 });
 
 describe('a cli dispatch worker on Redis', () => {
-  const CLI = path.join(__dirname, '..', 'dist', 'src', 'cli', 'index.js');
+  const CLI = path.join(__dirname, '..', 'dist', 'src', 'app', 'cli.js');
   let db: TestDatabase;
   let file: string;
   let server: TestServer;

@@ -2,8 +2,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from '../src/cli';
-import { OutboxMessage } from '../src/events/outbox.entity';
+import { runCli } from '../src/app/cli';
+import { OutboxMessage } from '../src/webhooks/outbox.entity';
 import { contentRoom, ContentRoom } from './support/content';
 import { testDatabase, TestDatabase } from './support/db';
 import { startTestServer, TestServer } from './support/server';
@@ -15,7 +15,7 @@ import { World } from './support/world';
  * processes deliver. A worker killed mid-delivery loses nothing: the next one sends the message
  * again, with the same message id, once the dead worker's claim has expired.
  */
-const CLI = path.join(__dirname, '..', 'dist', 'src', 'cli', 'index.js');
+const CLI = path.join(__dirname, '..', 'dist', 'src', 'app', 'cli.js');
 
 let db: TestDatabase;
 let file: string;

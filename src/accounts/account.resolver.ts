@@ -1,7 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { parseAnyId } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { parseAnyId } from '../common/relay';
 import { AccountUsersArgs, UserConnection } from '../users/user.types';
 import { Account } from './account.entity';
 import { AccountType } from './account.types';

@@ -1,7 +1,7 @@
-import { defineFragment, RestRoute } from '../rest/route';
-import { str } from '../rest/params';
-import { numericIds } from '../rest/present';
-import { params } from '../rest/input';
+import { defineFragment, RestRoute } from '../api/rest/route';
+import { str } from '../api/rest/params';
+import { numericIds } from '../api/rest/present';
+import { params } from '../api/rest/input';
 import { accountId } from './account.params';
 
 defineFragment(`fragment AccountJson on Account {

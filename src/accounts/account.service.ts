@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager, IsNull } from 'typeorm';
 import { NotFoundError } from '../common/errors';
 import { parseIdParam } from '../common/ids';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { Account } from './account.entity';
 import { AccountUser } from './account-user.entity';
 

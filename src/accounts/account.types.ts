@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import { Node } from '../graphql/node';
+import { Node } from '../api/graphql/node';
 
 @ObjectType('Account', { implements: Node })
 export class AccountType extends Node {

@@ -1,7 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { RequestContext } from '../graphql/context';
-import { mutationPayload } from '../graphql/payload';
-import { idArg } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { mutationPayload } from '../api/graphql/payload';
+import { idArg } from '../common/relay';
 import { AccessToken } from './access-token.entity';
 import {
   AccessTokenConnection,

@@ -1,7 +1,7 @@
-import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
-import { nullableStr, str, toBool, tree } from '../rest/params';
-import { numericIds } from '../rest/present';
-import { bool, id, list, obj, params, text, z } from '../rest/input';
+import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
+import { nullableStr, str, toBool, tree } from '../api/rest/params';
+import { numericIds } from '../api/rest/present';
+import { bool, id, list, obj, params, text, z } from '../api/rest/input';
 import { FieldError, RequestError } from '../common/errors';
 
 defineFragment(`fragment TokenJson on AccessToken {

@@ -1,7 +1,7 @@
 import { Brackets, EntityManager } from 'typeorm';
 import { ForbiddenError, NotFoundError, Validator } from '../common/errors';
 import { transaction } from '../db/transaction';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import type { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
 import { generateTokenString, hashToken, TOKEN_HINT_LENGTH, tokenHint } from './token-crypto';

@@ -1,7 +1,7 @@
 import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
-import { PayloadType } from '../graphql/payload';
-import { Connection, ConnectionArgs } from '../graphql/relay';
-import { DateTimeScalar } from '../graphql/scalars';
+import { PayloadType } from '../api/graphql/payload';
+import { Connection, ConnectionArgs } from '../common/relay';
+import { DateTimeScalar } from '../api/graphql/scalars';
 
 @ObjectType('AccessToken')
 export class AccessTokenType {

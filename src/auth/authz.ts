@@ -6,7 +6,7 @@ import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../common/e
 import { Course } from '../courses/course.entity';
 import { Enrollment, EnrollmentType } from '../courses/enrollment.entity';
 import { leanFind } from '../db/lean-read';
-import type { Loaders } from '../graphql/loaders';
+import type { Loaders } from '../db/loaders';
 import type { User } from '../users/user.entity';
 import { Permission, ROLE_PERMISSIONS, STAFF_TYPES } from './permissions';
 

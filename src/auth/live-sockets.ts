@@ -1,4 +1,4 @@
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 import { reauthenticateMany } from './authenticate';
 import type { SocketAuth } from './socket-auth';
 import { tokenFlushOf, type FlushKey } from './token-flush';

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 import { DomainError } from '../common/errors';
-import { createContext, RequestContext } from '../graphql/context';
-import type { RestError } from '../rest/errors';
-import { WWW_AUTHENTICATE, UNAUTHENTICATED_BODY } from '../rest/errors';
+import { createContext, RequestContext } from '../request/context';
+import type { RestError } from '../api/rest/errors';
+import { WWW_AUTHENTICATE, UNAUTHENTICATED_BODY } from '../api/rest/errors';
 import { authenticate } from './authenticate';
 import { tokenCacheOf } from './token-cache';
 import { formatDateTime } from '../common/dates';

@@ -1,4 +1,4 @@
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 import type { ToolProxy } from '../lti/tool-proxy.entity';
 import { looksLikeJwt, verifyToolAccessToken } from '../lti/lti-tokens';
 import type { User } from '../users/user.entity';

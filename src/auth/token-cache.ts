@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 import { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
 import { tokenFlushOf, type FlushKey } from './token-flush';

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { DataSource, EntitySubscriberInterface, InsertEvent, RemoveEvent, SoftRemoveEvent, TransactionCommitEvent, TransactionRollbackEvent, UpdateEvent } from 'typeorm';
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 import { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
 

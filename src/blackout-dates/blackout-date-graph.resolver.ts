@@ -4,10 +4,10 @@ import { AccountType } from '../accounts/account.types';
 import { orRefused } from '../common/visible';
 import { Course } from '../courses/course.entity';
 import { CourseType } from '../courses/course.types';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import type { BlackoutDate } from './blackout-date.entity';
 import { BlackoutDateType } from './blackout-date.types';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 /**
  * A course's or account's own blackout dates, as blackoutDates(contextType:, contextId:) lists them

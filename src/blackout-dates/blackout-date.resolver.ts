@@ -1,9 +1,9 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Course } from '../courses/course.entity';
 import { CourseType } from '../courses/course.types';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
 import { BlackoutDate } from './blackout-date.entity';
 import type { UnsavedBlackoutDate } from './blackout-date.service';
 import {
@@ -16,7 +16,7 @@ import {
   UnsavedBlackoutDateType,
   UpdateBlackoutDateInput,
 } from './blackout-date.types';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 registerNode(NodeType.BlackoutDate, BlackoutDate, (ctx, id) => ctx.services.blackoutDates.show(id));
 

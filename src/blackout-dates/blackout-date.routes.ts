@@ -1,9 +1,9 @@
 import { ValidationError } from '../common/errors';
 import type { FieldError } from '../common/errors';
-import { str } from '../rest/params';
-import { numericIds } from '../rest/present';
-import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
-import { hash, id, nullableText, obj, params, text, z } from '../rest/input';
+import { str } from '../api/rest/params';
+import { numericIds } from '../api/rest/present';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
+import { hash, id, nullableText, obj, params, text, z } from '../api/rest/input';
 import { accountId } from '../accounts/account.params';
 import { courseId } from '../courses/course.params';
 

@@ -4,8 +4,8 @@ import { Account } from '../accounts/account.entity';
 import { ForbiddenError, NotFoundError, ValidationError, Validator } from '../common/errors';
 import { Course } from '../courses/course.entity';
 import { transaction } from '../db/transaction';
-import type { RequestContext } from '../graphql/context';
-import { idArg, parseAnyId } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { idArg, parseAnyId } from '../common/relay';
 import { BLACKOUT_CONTEXT_TYPES, BlackoutContextType, BlackoutDate } from './blackout-date.entity';
 
 /** The course or account that owns blackout dates. */

@@ -1,7 +1,7 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
-import { Node } from '../graphql/node';
-import { PayloadType } from '../graphql/payload';
-import { DateTimeScalar } from '../graphql/scalars';
+import { Node } from '../api/graphql/node';
+import { PayloadType } from '../api/graphql/payload';
+import { DateTimeScalar } from '../api/graphql/scalars';
 
 @ObjectType('BlackoutDate', { implements: Node, description: 'A date range of a course or account on which course pacing schedules nothing.' })
 export class BlackoutDateType extends Node {

@@ -1,8 +1,8 @@
-import type { AppServices } from '../app-services';
-import { ADMIN_LOGIN, Installation, prepareApp } from '../bootstrap';
+import type { AppServices } from '../request/runtime';
+import { ADMIN_LOGIN, Installation, prepareApp } from '../app/bootstrap';
 import type { Config } from '../config';
 import { dbKind } from '../db/data-source';
-import { closeFileStore } from '../files/storage';
+import { closeFileStore } from '../storage';
 
 /** Where a command writes: process.stdout in the real CLI, a buffer in tests. */
 export interface CliOutput {

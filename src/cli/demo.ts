@@ -1,6 +1,6 @@
 import { EntityManager, Not } from 'typeorm';
 import { AccessTokenService } from '../auth/access-token.service';
-import { ADMIN_LOGIN } from '../bootstrap';
+import { ADMIN_LOGIN } from '../app/bootstrap';
 import { Course, CourseState } from '../courses/course.entity';
 import { Enrollment, EnrollmentType } from '../courses/enrollment.entity';
 import { CourseSection } from '../courses/section.entity';
@@ -16,7 +16,7 @@ import { plannerDemo } from '../planner/planner.demo';
 import { modulesDemo } from '../modules/module.demo';
 import { quizExtensionsDemo } from '../quiz-extensions/quiz-extension.demo';
 import { webhooksDemo } from '../webhooks/webhook.demo';
-import { FileStore, fileStoreFor } from '../files/storage';
+import { FileStore, fileStoreFor } from '../storage';
 
 /**
  * The demo world: what `npm run demo` seeds so a newcomer can try the API at once. It is data, so a

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { Dispatcher } from '../webhooks/dispatcher';
 import { replayOutbox, subscriptionsOfTool } from '../webhooks/outbox-replay';
 import { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
-import { announceOutboxWritten } from '../events/outbox-signal';
+import { announceOutboxWritten } from '../webhooks/outbox-signal';
 import { rotateSigningKey } from '../webhooks/signing-keys';
 import { rotateEd25519Key } from '../webhooks/standard-signatures';
 import { CliError, CliOutput, CliSession, println } from './common';

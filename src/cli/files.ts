@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { In, MoreThan } from 'typeorm';
 import { Attachment } from '../files/attachment.entity';
-import { fileStoreFor, isStoreKey, LocalFileStore } from '../files/storage';
+import { fileStoreFor, isStoreKey, LocalFileStore } from '../storage';
 import { CliError, CliOutput, CliSession, println } from './common';
 
 export interface FilesMigrateResult {

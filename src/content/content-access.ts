@@ -7,8 +7,8 @@ import { Enrollment } from '../courses/enrollment.entity';
 import { pagePerParent, settleEach } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import { ContentKind, raise } from '../events/domain-events';
-import type { RequestContext } from '../graphql/context';
-import { ConnectionResult, idArg, pageWindow, parseAnyId } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { ConnectionResult, idArg, pageWindow, parseAnyId } from '../common/relay';
 
 /** A path id that may also be a global id of the given type (GraphQL callers send either). */
 export const anyId = idArg;

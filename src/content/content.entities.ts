@@ -5,5 +5,5 @@ import { QuizSubmission, QuizSubmissionAttempt } from './quizzes/quiz-submission
 import { Quiz } from './quizzes/quiz.entity';
 import { Submission } from './submissions/submission.entity';
 
-/** The content area's entities, for src/db/entities.ts. */
+/** The content area's entities, for src/app/entities.ts. */
 export const contentEntities = [Assignment, Submission, Quiz, QuizSubmission, QuizSubmissionAttempt, WikiPage, ExternalTool];

@@ -1,4 +1,4 @@
-import { nullableText, text } from '../rest/input';
+import { nullableText, text } from '../api/rest/input';
 
 /**
  * Declared-param shapes the content routes share (assignments, pages, quizzes, submissions, external

@@ -1,5 +1,5 @@
 import { Field, ObjectType } from 'type-graphql';
-import { DateTimeScalar } from '../graphql/scalars';
+import { DateTimeScalar } from '../api/graphql/scalars';
 
 /** Why an object is locked for the viewer (Canvas's lock_info). */
 @ObjectType('ContentLockInfo', { description: 'Why an assignment or quiz is locked for the viewer (Canvas lock_info).' })

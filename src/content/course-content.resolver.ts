@@ -1,8 +1,8 @@
 import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { Course } from '../courses/course.entity';
 import { CourseType } from '../courses/course.types';
-import type { RequestContext } from '../graphql/context';
-import { ConnectionArgs } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { ConnectionArgs } from '../common/relay';
 import { AssignmentConnection } from './assignments/assignment.types';
 import { ExternalToolConnection } from './external-tools/external-tool.types';
 import { PageConnection, PagesArgs } from './pages/page.types';

@@ -1,4 +1,4 @@
-import { nullableStr } from '../rest/params';
+import { nullableStr } from '../api/rest/params';
 
 /**
  * A numeric form/JSON param: absent stays absent, "" or null clears, numbers pass; anything else is
@@ -18,7 +18,7 @@ export const date = (v: unknown): string | null | undefined => (v === undefined 
 /** A text param that may be cleared: absent stays absent, null clears. */
 export const text = (v: unknown): string | null | undefined => (v === undefined ? undefined : v === null ? null : String(v));
 
-export { PAYLOAD_ERRORS } from '../rest/route';
+export { PAYLOAD_ERRORS } from '../api/rest/route';
 export const LOCK_FIELDS = `locked_for_user: lockedForUser lock_info: lockInfo { asset_string: assetString unlock_at: unlockAt lock_at: lockAt can_view: canView }
   lock_explanation: lockExplanation`;
 

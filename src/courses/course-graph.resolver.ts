@@ -3,14 +3,14 @@ import { In, Not } from 'typeorm';
 import { Account } from '../accounts/account.entity';
 import { AccountType } from '../accounts/account.types';
 import { orHidden, orRefused } from '../common/visible';
-import type { RequestContext } from '../graphql/context';
-import { ConnectionArgs, parseAnyId } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { ConnectionArgs, parseAnyId } from '../common/relay';
 import { User } from '../users/user.entity';
 import { UserType } from '../users/user.types';
 import { CourseConnection, CoursesArgs } from './course.types';
 import { Enrollment } from './enrollment.entity';
 import { EnrollmentType } from './enrollment.types';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 /**
  * The platform part of the navigable graph: an account's courses, a user's enrollments and courses.

@@ -1,5 +1,5 @@
 import { accountId } from '../accounts/account.params';
-import { bool, date, id, int, list, model, nullableText, oneOf, params, text } from '../rest/input';
+import { bool, date, id, int, list, model, nullableText, oneOf, params, text } from '../api/rest/input';
 import { userId } from '../users/user.params';
 import { COURSE_EVENTS, DEFAULT_VIEWS } from './course.service';
 import { ENROLLMENT_STATES, ENROLLMENT_TYPES } from './enrollment.entity';

@@ -2,17 +2,17 @@ import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } fr
 import { AccountType } from '../accounts/account.types';
 import { Account } from '../accounts/account.entity';
 import { accountIdArg } from '../accounts/account.resolver';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
-import { idArg } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
+import { idArg } from '../common/relay';
 import { Course } from './course.entity';
 import { CourseConnection, CoursePayload, CoursesArgs, CourseType, CreateCourseInput, UpdateCourseInput } from './course.types';
 import { Enrollment } from './enrollment.entity';
 import { EnrollmentConnection, EnrollmentsArgs, EnrollmentType } from './enrollment.types';
 import { SectionConnection } from './section.types';
-import { ConnectionArgs } from '../graphql/relay';
-import { ListBound } from '../graphql/list-bounds';
+import { ConnectionArgs } from '../common/relay';
+import { ListBound } from '../common/list-bounds';
 
 registerNode(NodeType.Course, Course, (ctx, id) => ctx.services.courses.find(id));
 

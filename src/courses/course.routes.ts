@@ -1,6 +1,6 @@
-import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
-import { nullableStr, str, strArray, toBool, tree } from '../rest/params';
-import { numericIds, omitNull } from '../rest/present';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
+import { nullableStr, str, strArray, toBool, tree } from '../api/rest/params';
+import { numericIds, omitNull } from '../api/rest/present';
 import { courseParams as P } from './course.params';
 
 defineFragment(`fragment CourseJson on Course {

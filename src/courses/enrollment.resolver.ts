@@ -1,8 +1,8 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import { orHidden } from '../common/visible';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
 import { User } from '../users/user.entity';
 import { UserType } from '../users/user.types';
 import { Course } from './course.entity';

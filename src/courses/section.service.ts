@@ -1,9 +1,9 @@
 import { ForbiddenError, NotFoundError, Validator } from '../common/errors';
 import { parseIdParam } from '../common/ids';
 import { transaction } from '../db/transaction';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { pagePerParent } from '../db/page-per-parent';
-import { ConnectionResult, pageWindow } from '../graphql/relay';
+import { ConnectionResult, pageWindow } from '../common/relay';
 import { Course } from './course.entity';
 import { CourseSection } from './section.entity';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { migrations } from '../../migrations';
-import { entities } from './entities';
+import { entities } from '../app/entities';
 import { SnakeNamingStrategy } from './naming';
 import { CountingLogger } from './query-counter';
 

@@ -1,5 +1,5 @@
 import { In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { ConnectionResult, PageWindow, toConnection } from '../graphql/relay';
+import { ConnectionResult, PageWindow, toConnection } from '../common/relay';
 import { leanFind } from './lean-read';
 
 /**

@@ -1,8 +1,8 @@
 import { Brackets, SelectQueryBuilder } from 'typeorm';
 import { STAFF_TYPES } from '../auth/permissions';
 import { ForbiddenError } from '../common/errors';
-import type { RequestContext } from '../graphql/context';
-import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionParticipant } from './discussion-participant.entity';
 import { DiscussionTopic } from './discussion-topic.entity';

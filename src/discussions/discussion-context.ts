@@ -1,6 +1,6 @@
 import { ForbiddenError, NotFoundError } from '../common/errors';
 import { Course } from '../courses/course.entity';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { Group } from '../groups/group.entity';
 import type { DiscussionContextType } from './discussion-topic.entity';
 

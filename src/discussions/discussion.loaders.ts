@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { In } from 'typeorm';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionParticipant } from './discussion-participant.entity';
 

@@ -3,11 +3,11 @@ import { Assignment } from '../content/assignments/assignment.entity';
 import { AssignmentType } from '../content/assignments/assignment.types';
 import { CourseType } from '../courses/course.types';
 import { Course } from '../courses/course.entity';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
-import { idArg, ConnectionArgs } from '../graphql/relay';
-import { DateTimeScalar } from '../graphql/scalars';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
+import { idArg, ConnectionArgs } from '../common/relay';
+import { DateTimeScalar } from '../api/graphql/scalars';
 import { GroupType } from '../groups/group.types';
 import { Group } from '../groups/group.entity';
 import { User } from '../users/user.entity';
@@ -35,7 +35,7 @@ import {
   StreamSummaryItemType,
   UpdateDiscussionTopicInput,
 } from './discussion.types';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 registerNode(NodeType.Discussion, DiscussionTopic, async (ctx, id) => (await ctx.services.discussions.locate({ id })).topic);
 registerNode(NodeType.DiscussionEntry, DiscussionEntry, async (ctx, id) => {

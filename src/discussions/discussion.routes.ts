@@ -1,10 +1,10 @@
 import type { FieldError } from '../common/errors';
 import { presentAssignment } from '../content/assignments/assignment.routes';
 import { date as dateParam, num } from '../content/rest-helpers';
-import { validationBody } from '../rest/errors';
-import { nullableStr, str, toBool } from '../rest/params';
-import { numericIds } from '../rest/present';
-import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
+import { validationBody } from '../api/rest/errors';
+import { nullableStr, str, toBool } from '../api/rest/params';
+import { numericIds } from '../api/rest/present';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { CONTROLLER_ERROR } from './discussion.service';
 import { discussionParams as P } from './discussion.params';
 

@@ -5,7 +5,7 @@ import type { LockView } from '../content/content-access';
 import type { Course } from '../courses/course.entity';
 import { nowToSecond } from '../db/columns';
 import { raise } from '../events/domain-events';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import type { DiscussionContext } from './discussion-context';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionTopic } from './discussion-topic.entity';

@@ -1,4 +1,4 @@
-import { hash, model, nullableText, oneOf, params, text, z } from '../rest/input';
+import { hash, model, nullableText, oneOf, params, text, z } from '../api/rest/input';
 import { SEVERITIES } from './error-report.entity';
 import { ERROR_REPORT_LIMITS as L } from './error-report.service';
 

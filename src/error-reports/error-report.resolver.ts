@@ -1,9 +1,9 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { orHidden } from '../common/visible';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
 import { User } from '../users/user.entity';
 import { UserType } from '../users/user.types';
 import { ErrorReport } from './error-report.entity';

@@ -1,7 +1,7 @@
-import { PAYLOAD_ERRORS } from '../rest/route';
+import { PAYLOAD_ERRORS } from '../api/rest/route';
 import { RequestError } from '../common/errors';
-import { str, tree } from '../rest/params';
-import type { RestRoute } from '../rest/route';
+import { str, tree } from '../api/rest/params';
+import type { RestRoute } from '../api/rest/route';
 import { errorReportParams } from './error-report.params';
 
 type Json = Record<string, any>;

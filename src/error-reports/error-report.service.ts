@@ -1,9 +1,9 @@
 import { ForbiddenError, NotFoundError, ValidationError, Validator } from '../common/errors';
 import { Enrollment } from '../courses/enrollment.entity';
 import { transaction } from '../db/transaction';
-import type { RequestContext } from '../graphql/context';
-import { ConnectionResult, pageWindow, parseAnyId, toConnection } from '../graphql/relay';
-import { filterUrl } from '../rest/request-meta';
+import type { RequestContext } from '../request/context';
+import { ConnectionResult, pageWindow, parseAnyId, toConnection } from '../common/relay';
+import { filterUrl } from '../api/rest/request-meta';
 import { ErrorReport, SEVERITIES, Severity } from './error-report.entity';
 import { collectHttpEnv, scrubHttpEnv } from './http-env';
 

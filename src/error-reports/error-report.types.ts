@@ -1,10 +1,10 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
-import { Node } from '../graphql/node';
-import { ValidationErrorType } from '../graphql/payload';
-import { Connection, ConnectionArgs } from '../graphql/relay';
-import { DateTimeScalar } from '../graphql/scalars';
-import { ListBound } from '../graphql/list-bounds';
+import { Node } from '../api/graphql/node';
+import { ValidationErrorType } from '../api/graphql/payload';
+import { Connection, ConnectionArgs } from '../common/relay';
+import { DateTimeScalar } from '../api/graphql/scalars';
+import { ListBound } from '../common/list-bounds';
 
 @ObjectType('ErrorReport', { implements: Node, description: 'A problem report from the help dialog; site admins only.' })
 export class ErrorReportType extends Node {

@@ -1,5 +1,5 @@
-import type { RequestMeta } from '../graphql/context';
-import { filterQueryString, filterUrl } from '../rest/request-meta';
+import type { RequestMeta } from '../request/context';
+import { filterQueryString, filterUrl } from '../api/rest/request-meta';
 
 /** Keys whose values are credentials: dropped from any http_env, whoever supplied it. */
 const SECRET_KEY = /authorization|cookie|access[_-]?token|api[_-]?key|password|passwd|secret|session|^x-csrf|csrf[_-]?token|bearer/i;

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 
 /**
  * Domain events: what happened, raised by services inside the transaction of the change. Handlers

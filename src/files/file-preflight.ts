@@ -3,8 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { NotFoundError, RequestError, Validator } from '../common/errors';
 import { transaction } from '../db/transaction';
 import { raise } from '../events/domain-events';
-import type { RequestContext } from '../graphql/context';
-import { parseAnyId } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { parseAnyId } from '../common/relay';
 import { Attachment, OnDuplicate } from './attachment.entity';
 import { assertManageFiles, FileContext, isFileContextType, lookupFileContext } from './file-context';
 import { cleanName, safeFilename } from './file-names';
@@ -12,7 +12,7 @@ import { usedBytes } from './file-uploads';
 import { folderAtPath, folderOfContext, fullNameFits, lockContextFolders, parseFolderPath } from './folders';
 import { CONTENT_TYPE_FORMAT, guessContentType } from './mime';
 import { presignedUploads, reservePendingUpload, retireExpiredUploads, uploadExpiresAt } from './pending-uploads';
-import { directUploadKey, fileStoreFor } from './storage';
+import { directUploadKey, fileStoreFor } from '../storage';
 import { POLICY_TTL_MS, signPolicy } from './upload-policy';
 
 /**

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentNode, execute, parse } from 'graphql';
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 import { HEADER_OR_QUERY_CREDENTIAL } from '../auth/request-credential';
 import { isRestError, requestContext } from '../auth/request-auth';
 import { DomainError, NotFoundError } from '../common/errors';
-import { createContext } from '../graphql/context';
-import { domainToRest } from '../rest/errors';
-import type { ParamTree } from '../rest/params';
-import { withFragments } from '../rest/route';
+import { createContext } from '../request/context';
+import { domainToRest } from '../api/rest/errors';
+import type { ParamTree } from '../api/rest/params';
+import { withFragments } from '../api/rest/route';
 import { baseUrl, sendRestError } from '../rest/router';
 import { User } from '../users/user.entity';
 import type { Attachment } from './attachment.entity';
@@ -15,7 +15,7 @@ import { presentFile } from './file.routes';
 import { FileService } from './file.service';
 import { inlineRasterType, UNKNOWN_CONTENT_TYPE } from './mime';
 import { scheduleUploadSweep } from './pending-uploads';
-import { StorageUnavailableError } from './storage';
+import { StorageUnavailableError } from '../storage';
 import { discardTempUploads } from './temp-uploads';
 
 /**

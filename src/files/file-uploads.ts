@@ -2,12 +2,12 @@ import type { EntityManager } from 'typeorm';
 import { RequestError } from '../common/errors';
 import { nowToSecond } from '../db/columns';
 import { transaction } from '../db/transaction';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { Attachment } from './attachment.entity';
 import type { FileContext } from './file-context';
 import { lockContextFolders } from './folders';
 import { guessContentType } from './mime';
-import { directUploadKey, FileStore, fileStoreFor, newStorageKey } from './storage';
+import { directUploadKey, FileStore, fileStoreFor, newStorageKey } from '../storage';
 import type { UploadedFile } from './temp-uploads';
 
 /**

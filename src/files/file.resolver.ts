@@ -1,8 +1,8 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
-import { idArg, ConnectionArgs } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
+import { idArg, ConnectionArgs } from '../common/relay';
 import { Group } from '../groups/group.entity';
 import { GroupType } from '../groups/group.types';
 import { Attachment } from './attachment.entity';

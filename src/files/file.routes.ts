@@ -1,8 +1,8 @@
 import { ValidationError } from '../common/errors';
-import { nullableStr, str } from '../rest/params';
-import { numericIds } from '../rest/present';
-import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
-import { id, int, nullableText, params, text, z } from '../rest/input';
+import { nullableStr, str } from '../api/rest/params';
+import { numericIds } from '../api/rest/present';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
+import { id, int, nullableText, params, text, z } from '../api/rest/input';
 
 defineFragment(`fragment FileJson on File {
   id: _id uuid folder_id: folderId display_name: displayName filename upload_status: uploadStatus content_type: contentType

@@ -5,8 +5,8 @@ import { numericId } from '../common/ids';
 import { nowToSecond } from '../db/columns';
 import { pagePerParent } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
-import type { RequestContext } from '../graphql/context';
-import { ConnectionResult, pageWindow, parseAnyId } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { ConnectionResult, pageWindow, parseAnyId } from '../common/relay';
 import { Attachment } from './attachment.entity';
 import { assertManageFiles, canReadFiles, FileContext, FileContextType, loadFileContext } from './file-context';
 import { cleanName, renamed, safeFilename } from './file-names';
@@ -14,7 +14,7 @@ import { createUpload, CreateUploadInput, UploadTicket } from './file-preflight'
 import { adoptDirectUpload, storeReceivedUpload } from './file-uploads';
 import { guessContentType } from './mime';
 import { assertUploadOpen } from './pending-uploads';
-import { FileStore, fileStoreFor } from './storage';
+import { FileStore, fileStoreFor } from '../storage';
 import type { UploadedFile } from './temp-uploads';
 import { verifyPolicy } from './upload-policy';
 

@@ -1,8 +1,8 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { Node } from '../graphql/node';
-import { PayloadType } from '../graphql/payload';
-import { Connection } from '../graphql/relay';
-import { DateTimeScalar } from '../graphql/scalars';
+import { Node } from '../api/graphql/node';
+import { PayloadType } from '../api/graphql/payload';
+import { Connection } from '../common/relay';
+import { DateTimeScalar } from '../api/graphql/scalars';
 
 @ObjectType('File', { implements: Node, description: 'A file of a course, group or user (Canvas Attachment).' })
 export class FileType extends Node {

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 import { RequestError } from '../common/errors';
 import type { Config } from '../config';
 import { nowToSecond } from '../db/columns';
@@ -8,7 +8,7 @@ import { transaction } from '../db/transaction';
 import { Attachment } from './attachment.entity';
 import type { FileContext } from './file-context';
 import { overQuota, usedBytes } from './file-uploads';
-import { directUploadKey, fileStoreFor } from './storage';
+import { directUploadKey, fileStoreFor } from '../storage';
 
 /**
  * Presigned uploads (S3_UPLOAD=presigned) put bytes in the bucket that the service only sees when the

@@ -6,8 +6,8 @@ import { once } from 'node:events';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, RequestError } from '../common/errors';
-import { domainToRest, RestError } from '../rest/errors';
-import { parsePairs, ParamTree } from '../rest/params';
+import { domainToRest, RestError } from '../api/rest/errors';
+import { parsePairs, ParamTree } from '../api/rest/params';
 
 /** A multipart file part, streamed to a temporary file under FILES_DIR/tmp (never held in memory). */
 export interface UploadedFile {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FormattedExecutionResult } from 'graphql';
 import { budgetError, startBudget } from './budget';
-import type { RequestContext } from './context';
+import type { RequestContext } from '../request/context';
 import { chargeCost, checkOperation, GraphqlLimits } from './limits';
 
 /**

@@ -1,6 +1,6 @@
 import { getNamedType, GraphQLError, GraphQLFieldResolver, GraphQLSchema, isCompositeType, isInterfaceType, isObjectType } from 'graphql';
 import { performance } from 'node:perf_hooks';
-import { declaredMax, isListField } from './list-bounds';
+import { declaredMax, isListField } from '../common/list-bounds';
 
 /**
  * The execution budget of one client operation (issue 19): whatever the cost estimate said, an

@@ -23,8 +23,8 @@ import {
   TypeNameMetaFieldDef,
   valueFromAST,
 } from 'graphql';
-import { declaredMax, isPageList } from './list-bounds';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './relay';
+import { declaredMax, isPageList } from '../common/list-bounds';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../common/relay';
 
 /**
  * The estimated cost of one GraphQL operation, computed from its document before anything runs (the

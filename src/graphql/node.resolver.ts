@@ -1,7 +1,7 @@
 import { Arg, Ctx, ID, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from './context';
-import { Node, NodeType, visibleNode } from './node';
-import { fromGlobalId } from './relay';
+import type { RequestContext } from '../request/context';
+import { Node, NodeType, visibleNode } from '../api/graphql/node';
+import { fromGlobalId } from '../common/relay';
 
 @Resolver()
 export class NodeResolverRoot {

@@ -23,7 +23,7 @@ import { contentResolvers } from '../content/content.resolvers';
 import { ToolProxyResolver } from '../lti/tool-proxy.resolver';
 import { WebhookSubscriptionResolver } from '../webhooks/subscriptions.resolver';
 import { WebhookDeliveryResolver } from '../webhooks/webhook-delivery.resolver';
-import { schemaPubSub } from './pubsub';
+import { schemaPubSub } from '../messaging/pubsub';
 import { plannerResolvers } from '../planner/planner.resolver';
 import { NodeResolverRoot } from './node.resolver';
 import { moduleGraphResolvers } from '../modules/module-graph.resolver';
@@ -32,8 +32,8 @@ import { courseGraphResolvers } from '../courses/course-graph.resolver';
 import { blackoutDateGraphResolvers } from '../blackout-dates/blackout-date-graph.resolver';
 import { CourseQuizExtensionsResolver } from '../quiz-extensions/quiz-extension-graph.resolver';
 import { UserPlannerResolver } from '../planner/planner-graph.resolver';
-import { resolveNodeIdsDirectly } from './node';
-import { DateTimeScalar } from './scalars';
+import { resolveNodeIdsDirectly } from '../api/graphql/node';
+import { DateTimeScalar } from '../api/graphql/scalars';
 import { instrumentSchema } from './budget';
 
 /** Every resolver of the schema; feature areas add theirs here. */

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingMessage, Server } from 'node:http';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 import { getOperationAST, GraphQLError, subscribe, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../auth/authenticate';
@@ -12,7 +12,7 @@ import { originSettings, requestOrigin } from '../common/origin';
 import { User } from '../users/user.entity';
 import { AccessToken } from '../auth/access-token.entity';
 import type { ToolProxy } from '../lti/tool-proxy.entity';
-import { createContext } from './context';
+import { createContext } from '../request/context';
 import { formatResultErrors } from './format-error';
 import type { Throttle } from '../http/throttle';
 import { throttleGraphqlWs } from '../http/throttle-ws';
@@ -22,7 +22,7 @@ import { coalescingKey, prepareWsOperation, tooManySubscriptions } from './ws-li
 import { EventCharges, eventThrottled } from './ws-charges';
 import { Multicast } from './ws-multicast';
 import { startBudget } from './budget';
-import { countSubscription } from '../metrics/metrics';
+import { countSubscription } from '../common/metrics';
 
 interface ConnectionExtra {
   request: IncomingMessage;

@@ -1,5 +1,5 @@
 import { Attachment } from '../files/attachment.entity';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import type { Group } from './group.entity';
 
 /** A group's avatar is an available image file uploaded to the group. */

@@ -1,8 +1,8 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { Node } from '../graphql/node';
-import { PayloadType } from '../graphql/payload';
-import { Connection } from '../graphql/relay';
-import { DateTimeScalar } from '../graphql/scalars';
+import { Node } from '../api/graphql/node';
+import { PayloadType } from '../api/graphql/payload';
+import { Connection } from '../common/relay';
+import { DateTimeScalar } from '../api/graphql/scalars';
 
 @ObjectType('GroupSet', { implements: Node, description: "A group category (Canvas's GraphQL calls it a group set)." })
 export class GroupCategoryType extends Node {

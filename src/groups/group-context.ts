@@ -1,7 +1,7 @@
 import { Account } from '../accounts/account.entity';
 import { NotFoundError } from '../common/errors';
 import { Course } from '../courses/course.entity';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import type { ContextType } from './group-category.entity';
 
 /** A course or account that owns groups and categories. */

@@ -2,15 +2,15 @@ import { Args, ClassType, Ctx, FieldResolver, Resolver, Root } from 'type-graphq
 import { AccountType } from '../accounts/account.types';
 import { orRefused } from '../common/visible';
 import { CourseType } from '../courses/course.types';
-import type { RequestContext } from '../graphql/context';
-import { ConnectionArgs, MAX_PAGE_SIZE } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { ConnectionArgs, MAX_PAGE_SIZE } from '../common/relay';
 import { User } from '../users/user.entity';
 import { UserType } from '../users/user.types';
 import { GroupCategoryConnection } from './group-category.types';
 import { GroupMembershipConnection, MembershipsArgs } from './group-membership.types';
 import { Group } from './group.entity';
 import { ContextGroupsArgs, GroupConnection, GroupType, ViewerGroupsArgs } from './group.types';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 /**
  * The groups part of the navigable graph. Each field runs the top-level query's service call with the

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { leanRows, selectColumns } from '../db/lean-read';
-import type { PageWindow } from '../graphql/relay';
+import type { PageWindow } from '../common/relay';
 import { Group } from './group.entity';
 
 export interface ContextGroupsFilter {

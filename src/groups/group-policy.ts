@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { In } from 'typeorm';
 import { Course } from '../courses/course.entity';
 import { leanFind } from '../db/lean-read';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { GroupCategory } from './group-category.entity';
 import { Group } from './group.entity';
 import { GroupMembership } from './group-membership.entity';

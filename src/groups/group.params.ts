@@ -1,6 +1,6 @@
 import { accountId } from '../accounts/account.params';
 import { courseId } from '../courses/course.params';
-import { bool, id, int, list, nullableText, obj, oneOf, params, text, z } from '../rest/input';
+import { bool, id, int, list, nullableText, obj, oneOf, params, text, z } from '../api/rest/input';
 import { userId } from '../users/user.params';
 import { JOIN_LEVELS } from './group.entity';
 

@@ -1,9 +1,9 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { orHidden } from '../common/visible';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
-import { idArg } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
+import { idArg } from '../common/relay';
 import { User } from '../users/user.entity';
 import { UserConnection, UserType } from '../users/user.types';
 import { GroupCategoryType } from './group-category.types';
@@ -21,7 +21,7 @@ import {
   UpdateGroupInput,
   ViewerGroupsArgs,
 } from './group.types';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 registerNode(NodeType.Group, Group, (ctx, id) => ctx.services.groups.show(id));
 

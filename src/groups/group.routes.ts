@@ -1,6 +1,6 @@
-import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
-import { nullableStr, str, strArray, toBool } from '../rest/params';
-import { numericIds, reshape } from '../rest/present';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
+import { nullableStr, str, strArray, toBool } from '../api/rest/params';
+import { numericIds, reshape } from '../api/rest/present';
 import { groupParams as P, membershipParams } from './group.params';
 
 defineFragment(`fragment GroupCategoryJson on GroupSet {

@@ -1,8 +1,8 @@
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { Node } from '../graphql/node';
-import { PayloadType } from '../graphql/payload';
-import { Connection, ConnectionArgs } from '../graphql/relay';
-import { DateTimeScalar } from '../graphql/scalars';
+import { Node } from '../api/graphql/node';
+import { PayloadType } from '../api/graphql/payload';
+import { Connection, ConnectionArgs } from '../common/relay';
+import { DateTimeScalar } from '../api/graphql/scalars';
 
 @ObjectType('GroupPermission', { description: 'One permission of the viewer on a group.' })
 export class GroupPermissionType {

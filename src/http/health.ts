@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 
 /** A dependency that has not answered by then counts as down (a probe must answer promptly). */
 const CHECK_TIMEOUT_MS = 2_000;

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 import { bearerToken } from '../auth/authenticate';
 import { routeCredential } from '../auth/request-credential';
 import { requestCost } from '../common/request-cost';
-import { metrics } from '../metrics/metrics';
+import { metrics } from '../common/metrics';
 import { bucketKey } from './throttle-key';
 import { formatUnits, Reservation, Throttle } from './throttle';
 

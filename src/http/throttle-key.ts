@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { jwtVerify } from 'jose';
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 import { authenticate } from '../auth/authenticate';
 import { tokenCacheOf } from '../auth/token-cache';
 import { accessTokenKey } from '../lti/lti-keys';

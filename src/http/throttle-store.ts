@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { WorkerRelay } from '../process/worker-relay';
+import type { WorkerRelay } from '../messaging/worker-relay';
 
 /**
  * Where the leaky buckets live. `add` leaks a bucket down to "now" at `outflow` units per second, then

@@ -4,7 +4,7 @@ import type { Context } from 'graphql-ws';
 import type { ServerOptions } from 'graphql-ws';
 import { bearerToken } from '../auth/authenticate';
 import { requestCost } from '../common/request-cost';
-import { metrics } from '../metrics/metrics';
+import { metrics } from '../common/metrics';
 import { clientKey } from './throttle-key';
 import { Reservation, Throttle } from './throttle';
 

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config';
-import { primaryRelay } from '../process/worker-relay';
+import { primaryRelay } from '../messaging/worker-relay';
 import { MemoryBucketStore, RedisBucketStore, RelayedBucketStore, type BucketStore } from './throttle-store';
 
 /**
@@ -131,7 +131,7 @@ export class Throttle {
 
   /**
    * Adds to the shared store, or to this process's buckets when the shared store fails, answers
-   * slower than its timeout (1 s: src/http/throttle-store.ts, src/process/worker-relay.ts) or failed
+   * slower than its timeout (1 s: src/http/throttle-store.ts, src/messaging/worker-relay.ts) or failed
    * within the last SHARED_RETRY_MS. Never lets a request through uncounted.
    */
   private async add(key: string, amount: number): Promise<{ count: number; local: boolean }> {

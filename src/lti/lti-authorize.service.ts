@@ -3,7 +3,7 @@ import { decodeJwt, decodeProtectedHeader, jwtVerify, JWTPayload } from 'jose';
 import { LessThan, QueryFailedError } from 'typeorm';
 import { DomainError, RequestError } from '../common/errors';
 import { transaction } from '../db/transaction';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { decryptSecret } from './lti-keys';
 import { LtiNonce } from './lti-nonce.entity';
 import { ACCESS_TOKEN_TTL_SECONDS, issueToolAccessToken } from './lti-tokens';

@@ -1,9 +1,9 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { orHidden } from '../common/visible';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
-import { idArg } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
+import { idArg } from '../common/relay';
 import { WebhookSubscriptionPageType } from '../webhooks/subscriptions.types';
 import { ToolProxy } from './tool-proxy.entity';
 import {
@@ -17,7 +17,7 @@ import {
   ToolProxyType,
   UpdateToolProxyInput,
 } from './tool-proxy.types';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 registerNode(NodeType.ToolProxy, ToolProxy, (ctx, id) => ctx.services.toolProxies.find(id));
 

@@ -1,7 +1,7 @@
-import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
-import { str, strArray } from '../rest/params';
-import { numericIds } from '../rest/present';
-import { id, list, params, text } from '../rest/input';
+import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
+import { str, strArray } from '../api/rest/params';
+import { numericIds } from '../api/rest/present';
+import { id, list, params, text } from '../api/rest/input';
 
 const accountId = id({ self: true, prefixes: ['sis_account_id'] });
 

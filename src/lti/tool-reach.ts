@@ -1,5 +1,5 @@
 import type { Course } from '../courses/course.entity';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import type { ToolProxy } from './tool-proxy.entity';
 
 /** A context a tool may act in: an account, or a course (an assignment counts as its course). */

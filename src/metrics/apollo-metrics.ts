@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { boundedLabel, metrics } from './metrics';
+import { boundedLabel, metrics } from '../common/metrics';
 
 /**
  * Counts and times HTTP GraphQL operations by name. The name is the document's own (a GraphQL Name,

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { metrics } from './metrics';
+import { metrics } from '../common/metrics';
 
 /** Queue-like lists of mysql2's pool (internal but long-standing fields). */
 interface Mysql2Pool {

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 import { bearerToken } from '../auth/authenticate';
 import { collectOnScrape } from './collect';
-import { metrics, registry } from './metrics';
+import { metrics, registry } from '../common/metrics';
 
 const NOT_FOUND = { errors: [{ message: 'An error occurred.', error_code: 'not_found' }] };
 const UNAUTHORIZED = { errors: [{ message: 'Invalid access token.' }] };

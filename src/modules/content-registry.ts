@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { EntityManager } from 'typeorm';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import type { ItemType } from './module-item.entity';
 
 /** What modules need to know about the object an item links to. */

@@ -2,7 +2,7 @@ import { In } from 'typeorm';
 import type { Course } from '../courses/course.entity';
 import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
 import { transaction } from '../db/transaction';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { contentAdapter, loadStudentFacts } from './content-registry';
 import { MasteryPathRule, MasteryPathSelection, ScoreRange } from './mastery-path.entity';
 import type { ModuleItemView } from './module-views';

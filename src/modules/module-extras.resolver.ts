@@ -1,9 +1,9 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { courseIdArg } from '../courses/course.resolver';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
-import { ConnectionArgs } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
+import { ConnectionArgs } from '../common/relay';
 import { MasteryPathRule } from './mastery-path.entity';
 import {
   MasteryPathRulePayload,
@@ -21,7 +21,7 @@ import {
 } from './module-extras.types';
 import { ModuleOverride } from './module-override.entity';
 import { moduleIdArg } from './module.resolver';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 registerNode(NodeType.ModuleAssignmentOverride, ModuleOverride, async (ctx, id) => {
   const o = await ctx.ds.getRepository(ModuleOverride).findOneBy({ id, workflowState: 'active' });

@@ -1,12 +1,12 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { AssignmentType } from '../content/assignments/assignment.types';
-import { Node } from '../graphql/node';
-import { DateTimeScalar } from '../graphql/scalars';
+import { Node } from '../api/graphql/node';
+import { DateTimeScalar } from '../api/graphql/scalars';
 import { UserType } from '../users/user.types';
-import { PayloadType } from '../graphql/payload';
-import { Connection } from '../graphql/relay';
+import { PayloadType } from '../api/graphql/payload';
+import { Connection } from '../common/relay';
 import { ModuleItemType, ModuleType } from './module.types';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 @ObjectType('AssignmentSet')
 export class AssignmentSetType {

@@ -5,14 +5,14 @@ import { Assignment } from '../content/assignments/assignment.entity';
 import { AssignmentType } from '../content/assignments/assignment.types';
 import { Course } from '../courses/course.entity';
 import { CourseType } from '../courses/course.types';
-import type { RequestContext } from '../graphql/context';
-import { ConnectionArgs } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { ConnectionArgs } from '../common/relay';
 import { ModuleOverrideConnection } from './module-extras.types';
 import { ModuleItem } from './module-item.entity';
 import { ModuleItemView, ModuleView } from './module-views';
 import { ModuleConnection, ModuleItemConnection, ModuleItemsArgs, ModuleItemType, ModulesArgs, ModuleType } from './module.types';
 import { studentArg } from './sequence.service';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 /**
  * The modules part of the navigable graph: Course.modulesConnection, Module.moduleItems and friends,

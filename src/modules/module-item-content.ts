@@ -11,8 +11,8 @@ import { DiscussionTopic } from '../discussions/discussion-topic.entity';
 import { DiscussionType } from '../discussions/discussion.types';
 import { Attachment } from '../files/attachment.entity';
 import { FileType } from '../files/file.types';
-import type { RequestContext } from '../graphql/context';
-import { visibleNode } from '../graphql/node';
+import type { RequestContext } from '../request/context';
+import { visibleNode } from '../api/graphql/node';
 import type { ItemType } from './module-item.entity';
 import type { ModuleItemView } from './module-views';
 

@@ -1,8 +1,8 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
-import { idArg } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
+import { idArg } from '../common/relay';
 import { courseIdArg } from '../courses/course.resolver';
 import { ModuleItem } from './module-item.entity';
 import { itemContent, ModuleItemContent } from './module-item-content';

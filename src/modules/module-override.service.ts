@@ -4,8 +4,8 @@ import { Enrollment } from '../courses/enrollment.entity';
 import { NotFoundError, RequestError } from '../common/errors';
 import { Group } from '../groups/group.entity';
 import { transaction } from '../db/transaction';
-import type { RequestContext } from '../graphql/context';
-import { ConnectionResult, pageWindow, toConnection } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
 import { User } from '../users/user.entity';
 import { ModuleOverride } from './module-override.entity';
 

@@ -3,7 +3,7 @@ import { In } from 'typeorm';
 import type { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
 import { GroupMembership } from '../groups/group-membership.entity';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { CONTENTLESS, ContentInfo, contentAdapter } from './content-registry';
 import type { ModuleItem } from './module-item.entity';
 import { ModuleOverride } from './module-override.entity';

@@ -13,7 +13,7 @@ import { nextActivitySeq } from '../discussions/discussion.service';
 import { Attachment } from '../files/attachment.entity';
 import { courseFileContext } from '../files/file-context';
 import { rootFolder } from '../files/folders';
-import { FileStore, newStorageKey } from '../files/storage';
+import { FileStore, newStorageKey } from '../storage';
 import { ItemType, ModuleItem } from './module-item.entity';
 import { ContextModule } from './module.entity';
 import type { RequirementType } from './progression-evaluator';

@@ -1,10 +1,10 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ContextModule } from './module.entity';
 import { orHidden } from '../common/visible';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
-import { idArg, ConnectionArgs } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
+import { idArg, ConnectionArgs } from '../common/relay';
 import { User } from '../users/user.entity';
 import { UserType } from '../users/user.types';
 import { ModuleProgressionConnection, ModuleProgressionType } from './module-extras.types';

@@ -1,9 +1,9 @@
 import { RequestError } from '../common/errors';
-import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
-import { nullableStr, str, strArray, toBool, tree } from '../rest/params';
-import { numericIds, reshape, Reshape } from '../rest/present';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
+import { nullableStr, str, strArray, toBool, tree } from '../api/rest/params';
+import { numericIds, reshape, Reshape } from '../api/rest/present';
 import { presentAssignment } from '../content/assignments/assignment.routes';
-import { bool, id, list, obj, params, text, z } from '../rest/input';
+import { bool, id, list, obj, params, text, z } from '../api/rest/input';
 
 defineFragment(`fragment ModuleItemJson on ModuleItem {
   id: _id module_id: moduleId position title indent type content_id: contentId html_url: htmlUrl url

@@ -1,9 +1,9 @@
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { Node } from '../graphql/node';
-import { PayloadType } from '../graphql/payload';
-import { Connection, ConnectionArgs } from '../graphql/relay';
-import { DateTimeScalar } from '../graphql/scalars';
-import { ListBound } from '../graphql/list-bounds';
+import { Node } from '../api/graphql/node';
+import { PayloadType } from '../api/graphql/payload';
+import { Connection, ConnectionArgs } from '../common/relay';
+import { DateTimeScalar } from '../api/graphql/scalars';
+import { ListBound } from '../common/list-bounds';
 
 @ObjectType('CompletionRequirement')
 export class CompletionRequirementType {

@@ -1,6 +1,6 @@
 import { In } from 'typeorm';
 import { RequestError } from '../common/errors';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { CONTENTLESS, contentAdapter } from './content-registry';
 import { ModuleItem } from './module-item.entity';
 import { ModuleItemView, ModuleView } from './module-views';

@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from '../common/errors';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { Assignment } from '../content/assignments/assignment.entity';
 import { Quiz } from '../content/quizzes/quiz.entity';
 import { WikiPage } from '../content/pages/page.entity';

@@ -9,7 +9,7 @@ import { WikiPage } from '../content/pages/page.entity';
 import { Quiz } from '../content/quizzes/quiz.entity';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
 import { afterCommit, ContentKind, onDomainEvent } from '../events/domain-events';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import type { PlannerNote } from './planner-note.entity';
 import { PlannerOverride } from './planner-override.entity';
 

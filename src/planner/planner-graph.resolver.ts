@@ -1,7 +1,7 @@
 import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import { orRefused } from '../common/visible';
-import type { RequestContext } from '../graphql/context';
-import { ConnectionArgs } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { ConnectionArgs } from '../common/relay';
 import { User } from '../users/user.entity';
 import { UserType } from '../users/user.types';
 import { PlannerItemConnection, PlannerItemsFilterArgs, PlannerNoteConnection, PlannerNotesArgs, PlannerOverrideConnection } from './planner.types';

@@ -3,7 +3,7 @@ import { parseCanvasDate } from '../common/dates';
 import { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
 import { leanRows, selectColumns } from '../db/lean-read';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { Group } from '../groups/group.entity';
 import type { User } from '../users/user.entity';
 

@@ -1,5 +1,5 @@
 import { courseId } from '../courses/course.params';
-import { bool, date, id, list, nullableText, oneOf, params, text, z } from '../rest/input';
+import { bool, date, id, list, nullableText, oneOf, params, text, z } from '../api/rest/input';
 import { userId } from '../users/user.params';
 import { PLANNABLE_TYPES } from './plannables';
 

@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
 import { channelId, PLANNER_CHANGED, PLANNER_NOTE_CHANGED } from './planner-events';
 import type { PlannerChangePayload, PlannerNoteChangePayload } from './planner-events';
 import { PlannerNote } from './planner-note.entity';
@@ -27,7 +27,7 @@ import {
   UpdatePlannerNoteInput,
   UpdatePlannerOverrideInput,
 } from './planner.types';
-import { ConnectionArgs } from '../graphql/relay';
+import { ConnectionArgs } from '../common/relay';
 
 registerNode(NodeType.PlannerNote, PlannerNote, (ctx, id) => ctx.services.plannerNotes.own(id));
 registerNode(NodeType.PlannerOverride, PlannerOverride, (ctx, id) => ctx.services.plannerOverrides.own(id));

@@ -1,6 +1,6 @@
-import { nullableStr, str, strArray, toBool } from '../rest/params';
-import { numericId, numericIds, reshape } from '../rest/present';
-import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
+import { nullableStr, str, strArray, toBool } from '../api/rest/params';
+import { numericId, numericIds, reshape } from '../api/rest/present';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { plannerParams as P } from './planner.params';
 
 defineFragment(`fragment PlannerOverrideJson on PlannerOverride {

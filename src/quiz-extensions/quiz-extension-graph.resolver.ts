@@ -2,11 +2,11 @@ import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import { orRefused } from '../common/visible';
 import { Course } from '../courses/course.entity';
 import { CourseType } from '../courses/course.types';
-import type { RequestContext } from '../graphql/context';
-import { MAX_PAGE_SIZE } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { MAX_PAGE_SIZE } from '../common/relay';
 import type { QuizExtension } from './quiz-extension.service';
 import { QuizExtensionType } from './quiz-extension.types';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 @Resolver(() => CourseType)
 export class CourseQuizExtensionsResolver {

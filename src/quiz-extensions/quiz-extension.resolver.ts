@@ -2,13 +2,13 @@ import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql'
 import { Quiz } from '../content/quizzes/quiz.entity';
 import { QuizType } from '../content/quizzes/quiz.types';
 import { orHidden } from '../common/visible';
-import type { RequestContext } from '../graphql/context';
-import { mutationPayload } from '../graphql/payload';
+import type { RequestContext } from '../request/context';
+import { mutationPayload } from '../api/graphql/payload';
 import { User } from '../users/user.entity';
 import { UserType } from '../users/user.types';
 import type { QuizExtension } from './quiz-extension.service';
 import { QuizExtensionType, SetCourseQuizExtensionsInput, SetCourseQuizExtensionsPayload } from './quiz-extension.types';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 @Resolver(() => QuizExtensionType)
 export class QuizExtensionResolver {

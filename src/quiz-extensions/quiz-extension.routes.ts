@@ -1,9 +1,9 @@
 import { Validator } from '../common/errors';
 import { reject } from '../content/quizzes/quiz-submission.service';
-import { str } from '../rest/params';
-import { numericIds } from '../rest/present';
-import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
-import { hash, nullableText, obj, params, z } from '../rest/input';
+import { str } from '../api/rest/params';
+import { numericIds } from '../api/rest/present';
+import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
+import { hash, nullableText, obj, params, z } from '../api/rest/input';
 import { courseId } from '../courses/course.params';
 
 /** Canvas's QuizExtensionSerializer: quiz_id, user_id, extra_attempts, extra_time, manually_unlocked, end_at. */

@@ -8,8 +8,8 @@ import { Quiz } from '../content/quizzes/quiz.entity';
 import type { Course } from '../courses/course.entity';
 import { nowToSecond } from '../db/columns';
 import { transaction } from '../db/transaction';
-import type { RequestContext } from '../graphql/context';
-import { parseAnyId } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { parseAnyId } from '../common/relay';
 
 /**
  * The spec's Limits table. Canvas clamps (and takes the absolute value of) numbers outside these; this

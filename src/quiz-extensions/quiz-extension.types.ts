@@ -1,6 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { PayloadType } from '../graphql/payload';
-import { DateTimeScalar } from '../graphql/scalars';
+import { PayloadType } from '../api/graphql/payload';
+import { DateTimeScalar } from '../api/graphql/scalars';
 
 @ObjectType('QuizExtension', { description: "One student's extension settings on one quiz: Canvas's CourseQuizExtension, with the quiz it applies to." })
 export class QuizExtensionType {

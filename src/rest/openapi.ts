@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
-import { commonParams, RouteParams } from './input';
-import type { RestRoute } from './route';
+import { commonParams, RouteParams } from '../api/rest/input';
+import type { RestRoute } from '../api/rest/route';
 
 /**
  * OpenAPI 3.1 for the REST compatibility table, generated from the same declared params the router

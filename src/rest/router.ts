@@ -1,21 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, parse, validate } from 'graphql';
 import { compileQuery, isCompiledQuery, CompiledQuery } from 'graphql-jit';
-import type { AppServices } from '../app-services';
+import type { AppServices } from '../request/runtime';
 import { bearerToken } from '../auth/authenticate';
 import { isRestError, requestContext, toolRequestContext } from '../auth/request-auth';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { DomainError, NotFoundError } from '../common/errors';
 import { OriginSettings, requestOrigin } from '../common/origin';
-import { domainToRest, graphqlErrorToRest, INTERNAL_BODY, RestError, validationBody } from './errors';
-import { bookmarkLinkHeader, connectionArgs, decodeBookmark, linkHeader, pageRequest, PageRequest } from './pagination';
-import { checkParams, commonParams } from './input';
-import { mergeParams, ParamTree, parsePairs, parseQueryString, str } from './params';
-import { stringifyIds } from './present';
-import { requestMeta } from './request-meta';
+import { domainToRest, graphqlErrorToRest, INTERNAL_BODY, RestError, validationBody } from '../api/rest/errors';
+import { bookmarkLinkHeader, connectionArgs, decodeBookmark, linkHeader, pageRequest, PageRequest } from '../api/rest/pagination';
+import { checkParams, commonParams } from '../api/rest/input';
+import { mergeParams, ParamTree, parsePairs, parseQueryString, str } from '../api/rest/params';
+import { stringifyIds } from '../api/rest/present';
+import { requestMeta } from '../api/rest/request-meta';
 import { isDbUnavailable } from '../db/unavailable';
 import { sendUnavailable } from '../http/unavailable';
-import { RestInput, RestRoute, withFragments } from './route';
+import { RestInput, RestRoute, withFragments } from '../api/rest/route';
 
 const STRING_IDS = 'application/json+canvas-string-ids';
 

@@ -1,5 +1,5 @@
 import { accountId } from '../accounts/account.params';
-import { bool, id, model, params, text } from '../rest/input';
+import { bool, id, model, params, text } from '../api/rest/input';
 
 /** A user as the user service looks one up: id, `self`, sis_user_id: or sis_login_id:. */
 export const userId = (opts: { nullable?: boolean } = {}) => id({ self: true, prefixes: ['sis_user_id', 'sis_login_id'], ...opts });

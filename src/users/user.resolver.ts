@@ -1,8 +1,8 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { RequestContext } from '../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../graphql/node';
-import { mutationPayload } from '../graphql/payload';
-import { parseAnyId } from '../graphql/relay';
+import type { RequestContext } from '../request/context';
+import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
+import { mutationPayload } from '../api/graphql/payload';
+import { parseAnyId } from '../common/relay';
 import { accountIdArg } from '../accounts/account.resolver';
 import { User } from './user.entity';
 import { CreateUserInput, CreateUserPayload, UserType } from './user.types';

@@ -1,7 +1,7 @@
-import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../rest/route';
-import { str, toBool, tree } from '../rest/params';
-import { numericIds, omitNull } from '../rest/present';
-import { validationBody } from '../rest/errors';
+import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
+import { str, toBool, tree } from '../api/rest/params';
+import { numericIds, omitNull } from '../api/rest/present';
+import { validationBody } from '../api/rest/errors';
 import type { FieldError } from '../common/errors';
 import { userParams as P } from './user.params';
 

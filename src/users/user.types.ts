@@ -1,8 +1,8 @@
 import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
-import { Node } from '../graphql/node';
-import { Connection, ConnectionArgs } from '../graphql/relay';
-import { PayloadType } from '../graphql/payload';
-import { DateTimeScalar } from '../graphql/scalars';
+import { Node } from '../api/graphql/node';
+import { Connection, ConnectionArgs } from '../common/relay';
+import { PayloadType } from '../api/graphql/payload';
+import { DateTimeScalar } from '../api/graphql/scalars';
 
 @ObjectType('User', { implements: Node })
 export class UserType extends Node {

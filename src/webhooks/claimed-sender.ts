@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Config } from '../config';
-import type { OutboxMessage } from '../events/outbox.entity';
+import type { OutboxMessage } from './outbox.entity';
 import { withSendTime } from './caliper.format';
 import type { DeliveryResults } from './delivery-results';
 import { DestinationGuard } from './destination-guard';

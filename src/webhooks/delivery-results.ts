@@ -1,8 +1,8 @@
 import { DataSource, EntityManager } from 'typeorm';
 import type { Config } from '../config';
 import { transaction } from '../db/transaction';
-import { OutboxMessage } from '../events/outbox.entity';
-import { metrics } from '../metrics/metrics';
+import { OutboxMessage } from './outbox.entity';
+import { metrics } from '../common/metrics';
 import { backoffMs, nextAttemptAt } from './retry-timing';
 import type { DeliveryOutcome } from './transports';
 import { AttemptTiming, attemptRow, SuccessBatch } from './success-batch';

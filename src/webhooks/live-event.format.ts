@@ -7,7 +7,7 @@ import { Assignment } from '../content/assignments/assignment.entity';
 import { Submission } from '../content/submissions/submission.entity';
 import { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { Pseudonym } from '../users/pseudonym.entity';
 import { User } from '../users/user.entity';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { transaction } from '../db/transaction';
-import { OutboxMessage } from '../events/outbox.entity';
+import { OutboxMessage } from './outbox.entity';
 import { ToolProxy } from '../lti/tool-proxy.entity';
 import { WebhookSubscription } from './webhook-subscription.entity';
 

@@ -1,6 +1,6 @@
 import { DataSource, IsNull, Not } from 'typeorm';
 import { transaction } from '../db/transaction';
-import { OutboxMessage, OutboxStatus } from '../events/outbox.entity';
+import { OutboxMessage, OutboxStatus } from './outbox.entity';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
 /** Rows one UPDATE re-queues: big enough that 100,000 take a few dozen statements, small enough that each holds its locks briefly. */

@@ -1,6 +1,6 @@
 import { DataSource, In } from 'typeorm';
 import { transaction } from '../db/transaction';
-import { OutboxMessage } from '../events/outbox.entity';
+import { OutboxMessage } from './outbox.entity';
 import type { DispatcherLog } from './delivery-results';
 import { WebhookAttempt } from './webhook-attempt.entity';
 

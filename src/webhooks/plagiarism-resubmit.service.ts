@@ -1,7 +1,7 @@
 import { ForbiddenError, NotFoundError, RequestError } from '../common/errors';
 import { transaction } from '../db/transaction';
 import { raise } from '../events/domain-events';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 
 /**
  * A grader asks for a submission to be sent to the plagiarism tool again (Canvas's

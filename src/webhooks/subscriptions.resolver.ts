@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { WebhookSubscriptionInput, WebhookSubscriptionPageType, WebhookSubscriptionPayload, WebhookSubscriptionType } from './subscriptions.types';
 
 /**

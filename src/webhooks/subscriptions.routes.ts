@@ -1,7 +1,7 @@
-import { defineFragment, RestInput, RestRoute } from '../rest/route';
-import { str } from '../rest/params';
-import { numericIds } from '../rest/present';
-import { list, obj, params, text, z } from '../rest/input';
+import { defineFragment, RestInput, RestRoute } from '../api/rest/route';
+import { str } from '../api/rest/params';
+import { numericIds } from '../api/rest/present';
+import { list, obj, params, text, z } from '../api/rest/input';
 
 const scalar = text({ max: 4096 });
 /**

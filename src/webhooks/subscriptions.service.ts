@@ -6,7 +6,7 @@ import { Assignment } from '../content/assignments/assignment.entity';
 import { Course } from '../courses/course.entity';
 import { nowToSecond } from '../db/columns';
 import { transaction } from '../db/transaction';
-import type { RequestContext } from '../graphql/context';
+import type { RequestContext } from '../request/context';
 import { capabilityAllows } from '../lti/capabilities';
 import { ToolProxy } from '../lti/tool-proxy.entity';
 import { toolReaches, ToolTarget } from '../lti/tool-reach';

@@ -1,6 +1,6 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
-import { DateTimeScalar } from '../graphql/scalars';
-import { ListBound } from '../graphql/list-bounds';
+import { DateTimeScalar } from '../api/graphql/scalars';
+import { ListBound } from '../common/list-bounds';
 
 @ObjectType('WebhookSubscriptionTransport')
 export class TransportMetadataType {

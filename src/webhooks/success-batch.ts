@@ -1,7 +1,7 @@
 import { Brackets, DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { transaction } from '../db/transaction';
-import { OutboxMessage } from '../events/outbox.entity';
+import { OutboxMessage } from './outbox.entity';
 import type { DeliveryOutcome } from './transports';
 import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookSubscription } from './webhook-subscription.entity';

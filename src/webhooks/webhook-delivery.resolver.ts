@@ -2,10 +2,10 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { filter, pipe } from '@graphql-yoga/subscription';
 import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { UnauthenticatedError } from '../common/errors';
-import { WEBHOOK_MESSAGE_TOPIC } from '../events/outbox';
-import type { PublishedMessage } from '../events/outbox';
-import type { RequestContext } from '../graphql/context';
-import { mutationPayload } from '../graphql/payload';
+import { WEBHOOK_MESSAGE_TOPIC } from './outbox';
+import type { PublishedMessage } from './outbox';
+import type { RequestContext } from '../request/context';
+import { mutationPayload } from '../api/graphql/payload';
 import { liveMessageWanted } from './subscription-match';
 import type { DeliveryView } from './webhook-delivery.service';
 import {
@@ -21,7 +21,7 @@ import {
   WebhookDeliveryType,
   WebhookMessageType,
 } from './webhook-delivery.types';
-import { ListBound } from '../graphql/list-bounds';
+import { ListBound } from '../common/list-bounds';
 
 @Resolver(() => WebhookDeliveryType)
 export class WebhookDeliveryResolver {

@@ -1,8 +1,8 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { PayloadType } from '../graphql/payload';
-import { Connection, ConnectionArgs } from '../graphql/relay';
-import { DateTimeScalar } from '../graphql/scalars';
+import { PayloadType } from '../api/graphql/payload';
+import { Connection, ConnectionArgs } from '../common/relay';
+import { DateTimeScalar } from '../api/graphql/scalars';
 
 @ObjectType('WebhookAttempt', { description: 'One attempt to deliver a webhook message (kept as long as the message).' })
 export class WebhookAttemptType {

@@ -1,7 +1,7 @@
-import { PAYLOAD_ERRORS } from '../rest/route';
-import { str } from '../rest/params';
-import type { RestRoute } from '../rest/route';
-import { id, params, text } from '../rest/input';
+import { PAYLOAD_ERRORS } from '../api/rest/route';
+import { str } from '../api/rest/params';
+import type { RestRoute } from '../api/rest/route';
+import { id, params, text } from '../api/rest/input';
 
 const JWKS_OPERATION = `query { webhookSigningKeys }`;
 

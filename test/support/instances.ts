@@ -13,7 +13,7 @@ import { waitFor } from './webhooks';
  * `cli dispatch` workers as real processes of the compiled service (`npm test` builds first), sharing
  * one database.
  */
-const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'index.js');
+const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'app', 'cli.js');
 
 export interface Instance extends ServiceProcess {
   admin: Api;

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { testDatabase, TestDatabase } from './db';
 
-const MAIN = path.join(__dirname, '..', '..', 'dist', 'src', 'main.js');
+const MAIN = path.join(__dirname, '..', '..', 'dist', 'src', 'app', 'main.js');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

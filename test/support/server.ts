@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { prepareApp } from '../../src/bootstrap';
+import { prepareApp } from '../../src/app/bootstrap';
 import { loadConfig } from '../../src/config';
 import type { CountingLogger } from '../../src/db/query-counter';
-import { buildServer, BuiltServer } from '../../src/server';
-import type { AppServices } from '../../src/app-services';
+import { buildServer, BuiltServer } from '../../src/app/server';
+import type { AppServices } from '../../src/request/runtime';
 import { Dispatcher } from '../../src/webhooks/dispatcher';
 import { Api } from './api';
 import { testDatabase, TestDatabase } from './db';

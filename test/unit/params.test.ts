@@ -1,4 +1,4 @@
-import { parseQueryString, toBool, mergeParams, strArray } from '../../src/rest/params';
+import { parseQueryString, toBool, mergeParams, strArray } from '../../src/api/rest/params';
 import { parseCanvasDate, formatDateTime } from '../../src/common/dates';
 
 const plain = (v: unknown) => JSON.parse(JSON.stringify(v));

@@ -1,12 +1,12 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { RequestContext } from '../../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../../graphql/node';
-import { mutationPayload } from '../../graphql/payload';
+import type { RequestContext } from '../../request/context';
+import { NodeResolver, NodeType, registerNode } from '../../api/graphql/node';
+import { mutationPayload } from '../../api/graphql/payload';
 import { lockExplanation, lockInfo, LockInfoType } from '../content.types';
 import { SubmissionConnection } from '../submissions/submission.types';
 import { Assignment } from './assignment.entity';
 import { AssignmentPayload, AssignmentType, ContentRefInput, CreateAssignmentInput, SubmissionsArgs, UpdateAssignmentInput } from './assignment.types';
-import { ListBound } from '../../graphql/list-bounds';
+import { ListBound } from '../../common/list-bounds';
 
 registerNode(NodeType.Assignment, Assignment, async (ctx, id) => (await ctx.services.assignments.find(null, id)).assignment);
 

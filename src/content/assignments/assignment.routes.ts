@@ -1,8 +1,8 @@
-import { defineFragment, RestInput, RestRoute } from '../../rest/route';
-import { str, strArray, toBool, tree } from '../../rest/params';
-import { numericIds } from '../../rest/present';
+import { defineFragment, RestInput, RestRoute } from '../../api/rest/route';
+import { str, strArray, toBool, tree } from '../../api/rest/params';
+import { numericIds } from '../../api/rest/present';
 import { date, LOCK_FIELDS, lockKeys, num, PAYLOAD_ERRORS, text } from '../rest-helpers';
-import { bool, id, list, obj, params } from '../../rest/input';
+import { bool, id, list, obj, params } from '../../api/rest/input';
 import { checked, courseId, html } from '../content.params';
 
 defineFragment(`fragment AssignmentJson on Assignment {

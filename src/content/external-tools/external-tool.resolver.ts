@@ -1,11 +1,11 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { RequestContext } from '../../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../../graphql/node';
-import { mutationPayload } from '../../graphql/payload';
+import type { RequestContext } from '../../request/context';
+import { NodeResolver, NodeType, registerNode } from '../../api/graphql/node';
+import { mutationPayload } from '../../api/graphql/payload';
 import { ContentRefInput } from '../assignments/assignment.types';
 import { ExternalTool } from './external-tool.entity';
 import { CreateExternalToolInput, CustomFieldType, ExternalToolPayload, ExternalToolType, UpdateExternalToolInput } from './external-tool.types';
-import { ListBound } from '../../graphql/list-bounds';
+import { ListBound } from '../../common/list-bounds';
 
 registerNode(NodeType.ExternalTool, ExternalTool, async (ctx, id) => (await ctx.services.externalTools.find(null, id)).tool);
 

@@ -1,8 +1,8 @@
-import { defineFragment, RestRoute } from '../../rest/route';
-import { str, tree } from '../../rest/params';
-import { numericIds } from '../../rest/present';
+import { defineFragment, RestRoute } from '../../api/rest/route';
+import { str, tree } from '../../api/rest/params';
+import { numericIds } from '../../api/rest/present';
 import { PAYLOAD_ERRORS, text } from '../rest-helpers';
-import { hash, id, nullableText, oneOf, params } from '../../rest/input';
+import { hash, id, nullableText, oneOf, params } from '../../api/rest/input';
 import { checked, courseId, html } from '../content.params';
 import { PRIVACY_LEVELS } from './external-tool.entity';
 

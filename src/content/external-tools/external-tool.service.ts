@@ -2,8 +2,8 @@ import { Validator } from '../../common/errors';
 import type { Course } from '../../courses/course.entity';
 import { pagePerParent, settleEach } from '../../db/page-per-parent';
 import { transaction } from '../../db/transaction';
-import type { RequestContext } from '../../graphql/context';
-import { ConnectionResult, pageWindow } from '../../graphql/relay';
+import type { RequestContext } from '../../request/context';
+import { ConnectionResult, pageWindow } from '../../common/relay';
 import { fitText } from '../content-columns';
 import { ExternalTool, PRIVACY_LEVELS } from './external-tool.entity';
 

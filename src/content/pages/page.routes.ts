@@ -1,8 +1,8 @@
-import { defineFragment, RestInput, RestRoute } from '../../rest/route';
-import { str, strArray, toBool, tree } from '../../rest/params';
-import { numericIds } from '../../rest/present';
+import { defineFragment, RestInput, RestRoute } from '../../api/rest/route';
+import { str, strArray, toBool, tree } from '../../api/rest/params';
+import { numericIds } from '../../api/rest/present';
 import { date, PAYLOAD_ERRORS, text } from '../rest-helpers';
-import { bool, obj, oneOf, params, text as textParam } from '../../rest/input';
+import { bool, obj, oneOf, params, text as textParam } from '../../api/rest/input';
 import { checked, courseId, html } from '../content.params';
 
 defineFragment(`fragment PageJson on Page {

@@ -1,10 +1,10 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Course } from '../../courses/course.entity';
 import { orHidden } from '../../common/visible';
-import type { RequestContext } from '../../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../../graphql/node';
-import { mutationPayload } from '../../graphql/payload';
-import { ConnectionArgs } from '../../graphql/relay';
+import type { RequestContext } from '../../request/context';
+import { NodeResolver, NodeType, registerNode } from '../../api/graphql/node';
+import { mutationPayload } from '../../api/graphql/payload';
+import { ConnectionArgs } from '../../common/relay';
 import { Assignment } from '../assignments/assignment.entity';
 import { AssignmentType, ContentRefInput } from '../assignments/assignment.types';
 import { lockExplanation, lockInfo, LockInfoType } from '../content.types';

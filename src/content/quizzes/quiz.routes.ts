@@ -1,9 +1,9 @@
-import { defineFragment, RestInput, RestRoute } from '../../rest/route';
-import { str, toBool, tree } from '../../rest/params';
-import { numericIds } from '../../rest/present';
+import { defineFragment, RestInput, RestRoute } from '../../api/rest/route';
+import { str, toBool, tree } from '../../api/rest/params';
+import { numericIds } from '../../api/rest/present';
 import { date, LOCK_FIELDS, lockKeys, num, PAYLOAD_ERRORS, text } from '../rest-helpers';
 import { reject } from './quiz-submission.service';
-import { bool, hash, id, list, nullableText, obj, params, z } from '../../rest/input';
+import { bool, hash, id, list, nullableText, obj, params, z } from '../../api/rest/input';
 import { checked, courseId, html, word } from '../content.params';
 
 defineFragment(`fragment QuizJson on Quiz {

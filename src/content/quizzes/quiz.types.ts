@@ -1,8 +1,8 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { Node } from '../../graphql/node';
-import { PayloadType } from '../../graphql/payload';
-import { Connection } from '../../graphql/relay';
-import { DateTimeScalar } from '../../graphql/scalars';
+import { Node } from '../../api/graphql/node';
+import { PayloadType } from '../../api/graphql/payload';
+import { Connection } from '../../common/relay';
+import { DateTimeScalar } from '../../api/graphql/scalars';
 
 @ObjectType('Quiz', { implements: Node, description: 'A classic quiz; graded types are graded through a backing assignment.' })
 export class QuizType extends Node {

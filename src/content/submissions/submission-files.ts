@@ -1,5 +1,5 @@
 import { In } from 'typeorm';
-import type { RequestContext } from '../../graphql/context';
+import type { RequestContext } from '../../request/context';
 import { Attachment } from '../../files/attachment.entity';
 
 /**

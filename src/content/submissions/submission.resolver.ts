@@ -1,16 +1,16 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { orHidden } from '../../common/visible';
-import type { RequestContext } from '../../graphql/context';
-import { NodeResolver, NodeType, registerNode } from '../../graphql/node';
-import { mutationPayload } from '../../graphql/payload';
-import { DateTimeScalar } from '../../graphql/scalars';
+import type { RequestContext } from '../../request/context';
+import { NodeResolver, NodeType, registerNode } from '../../api/graphql/node';
+import { mutationPayload } from '../../api/graphql/payload';
+import { DateTimeScalar } from '../../api/graphql/scalars';
 import { User } from '../../users/user.entity';
 import { UserType } from '../../users/user.types';
 import { Assignment } from '../assignments/assignment.entity';
 import { AssignmentType } from '../assignments/assignment.types';
 import { Submission } from './submission.entity';
 import { CreateSubmissionInput, GradeSubmissionInput, SubmissionPayload, SubmissionType } from './submission.types';
-import { ListBound } from '../../graphql/list-bounds';
+import { ListBound } from '../../common/list-bounds';
 
 registerNode(NodeType.Submission, Submission, async (ctx, id) => {
   const s = await ctx.ds.getRepository(Submission).findOneBy({ id });

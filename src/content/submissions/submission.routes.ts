@@ -1,8 +1,8 @@
-import { defineFragment, RestInput, RestRoute } from '../../rest/route';
-import { str, strArray, toBool, tree } from '../../rest/params';
-import { numericIds } from '../../rest/present';
+import { defineFragment, RestInput, RestRoute } from '../../api/rest/route';
+import { str, strArray, toBool, tree } from '../../api/rest/params';
+import { numericIds } from '../../api/rest/present';
 import { PAYLOAD_ERRORS } from '../rest-helpers';
-import { bool, id, list, nullableText, obj, oneOf, params } from '../../rest/input';
+import { bool, id, list, nullableText, obj, oneOf, params } from '../../api/rest/input';
 import { userId } from '../../users/user.params';
 import { checked, courseId, html } from '../content.params';
 

@@ -1,8 +1,8 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { Node } from '../../graphql/node';
-import { PayloadType } from '../../graphql/payload';
-import { Connection } from '../../graphql/relay';
-import { DateTimeScalar } from '../../graphql/scalars';
+import { Node } from '../../api/graphql/node';
+import { PayloadType } from '../../api/graphql/payload';
+import { Connection } from '../../common/relay';
+import { DateTimeScalar } from '../../api/graphql/scalars';
 
 @ObjectType('Submission', { implements: Node, description: "A student's submission for an assignment: the latest attempt and its grade." })
 export class SubmissionType extends Node {

@@ -1,0 +1,230 @@
+import { z } from 'zod/v4';
+import type { FieldError } from '../../common/errors';
+
+/**
+ * Declared REST input. Every route row names the params it reads with these builders; the router
+ * checks the request against them before any variable is built, so a hostile shape (an object where a
+ * scalar belongs, a number past the database's range, a word where a boolean belongs) is a 400 naming
+ * the field instead of reaching a service. The same schemas describe the API (src/rest/openapi.ts).
+ *
+ * Values arrive as strings (query, form, multipart) or as JSON scalars, so each builder accepts both.
+ * Unknown keys are allowed, as Canvas ignores params it does not read.
+ */
+
+const BOOL_WORDS = /^(yes|y|true|t|on|1|no|n|false|f|off|0)$/i;
+/** Ids live in 64-bit columns but JavaScript numbers are exact to 2^53: 15 digits keeps both safe. */
+const ID_DIGITS = /^\d{1,15}$/;
+const INT = /^-?\d{1,15}$/;
+const NUMBER = /^-?(\d{1,15}(\.\d{0,10})?|\.\d{1,10})$/;
+/** ISO 8601 date or date-time, as Canvas's Time.zone.parse accepts from API clients. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+type Scalar = z.ZodType<unknown>;
+
+/** Text: a string (or a JSON number/boolean, which Canvas reads as its string form). */
+export function text(opts: { max?: number; min?: number } = {}): Scalar {
+  const max = opts.max ?? 65_535;
+  return z
+    .union([z.string(), z.number(), z.boolean()], { error: 'must be a string' })
+    .refine((v) => String(v).length <= max, { message: `must be at most ${max} characters`, params: { type: 'too_long' } })
+    .refine((v) => String(v).length >= (opts.min ?? 0), { message: `must be at least ${opts.min} characters`, params: { type: 'too_short' } });
+}
+
+/** Text that may be cleared with JSON null or an empty form value. */
+export function nullableText(opts: { max?: number } = {}): Scalar {
+  return z.union([text(opts), z.null()], { error: 'must be a string or null' });
+}
+
+/** Canvas's value_to_boolean words, real booleans, 0/1, and an empty value (false). */
+export function bool(): Scalar {
+  return z.union(
+    [z.boolean(), z.literal(0), z.literal(1), z.null(), z.string().regex(/^$/), z.string().regex(BOOL_WORDS)],
+    { error: 'must be true or false' },
+  );
+}
+
+/** An integer in a range (strings of digits or JSON integers); '' or null clear it when `nullable`. */
+export function int(opts: { min?: number; max?: number; nullable?: boolean } = {}): Scalar {
+  const min = opts.min ?? Number.MIN_SAFE_INTEGER;
+  const max = opts.max ?? Number.MAX_SAFE_INTEGER;
+  const range = `must be an integer${opts.min !== undefined || opts.max !== undefined ? ` from ${opts.min ?? '-∞'} to ${opts.max ?? '∞'}` : ''}`;
+  const inRange = (v: unknown) => {
+    const n = typeof v === 'number' ? v : Number(v);
+    return Number.isInteger(n) && n >= min && n <= max;
+  };
+  const base = z.union([z.number(), z.string().regex(INT)], { error: range }).refine(inRange, { message: range });
+  return opts.nullable ? z.union([base, z.null(), z.literal('')], { error: `${range}, or empty` }) : base;
+}
+
+/** A decimal number (points, scores); '' or null clear it when `nullable`. */
+export function num(opts: { min?: number; max?: number; nullable?: boolean } = {}): Scalar {
+  const min = opts.min ?? -1e15;
+  const max = opts.max ?? 1e15;
+  const msg = `must be a number from ${min} to ${max}`;
+  const base = z
+    .union([z.number(), z.string().trim().regex(NUMBER)], { error: msg })
+    .refine((v) => {
+      const n = Number(v);
+      return Number.isFinite(n) && n >= min && n <= max;
+    }, { message: msg });
+  return opts.nullable ? z.union([base, z.null(), z.literal('')], { error: `${msg}, or empty` }) : base;
+}
+
+/**
+ * An object id as Canvas takes it in params: digits (or a JSON integer); `self` and `<prefix>:<value>`
+ * (e.g. sis_user_id:123) where the route allows them.
+ */
+export function id(opts: { self?: boolean; prefixes?: string[]; nullable?: boolean } = {}): Scalar {
+  const prefixes = opts.prefixes ?? [];
+  const ok = (v: unknown) => {
+    if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0;
+    if (typeof v !== 'string') return false;
+    if (ID_DIGITS.test(v)) return true;
+    if (opts.self && v === 'self') return true;
+    const colon = v.indexOf(':');
+    return colon > 0 && v.length <= 255 && prefixes.includes(v.slice(0, colon));
+  };
+  const msg = `must be an id${opts.self ? ', self' : ''}${prefixes.length ? ` or ${prefixes.map((p) => `${p}:…`).join(', ')}` : ''}`;
+  const base = z.union([z.string(), z.number()], { error: msg }).refine(ok, { message: msg });
+  return opts.nullable ? z.union([base, z.null(), z.literal('')], { error: `${msg}, or empty` }) : base;
+}
+
+/** An ISO 8601 date or date-time; '' or null clear it (Canvas clears dates that way). */
+export function date(opts: { nullable?: boolean } = { nullable: true }): Scalar {
+  const base = z.string().trim().regex(ISO_DATE, { message: 'must be an ISO 8601 date or date-time' }).refine((v) => !Number.isNaN(Date.parse(v.replace(' ', 'T'))), { message: 'must be a real date' });
+  return opts.nullable === false ? z.union([base], { error: 'must be an ISO 8601 date or date-time' }) : z.union([base, z.null(), z.literal('')], { error: 'must be an ISO 8601 date or date-time, or empty' });
+}
+
+/** One of the given words. */
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T, opts: { nullable?: boolean } = {}): Scalar {
+  const base = z.enum(values, { error: `must be one of ${values.join(', ')}` });
+  return opts.nullable ? z.union([base, z.null(), z.literal('')], { error: `must be one of ${values.join(', ')}, or empty` }) : base;
+}
+
+/**
+ * A list param (`include[]=a&include[]=b`): an array of the item, one bare item, a comma-separated
+ * string (Api.value_to_array), or a Rails indexed hash (`x[0]=a&x[1]=b`).
+ */
+export function list(item: Scalar = text({ max: 255 }), opts: { max?: number } = {}): Scalar {
+  const max = opts.max ?? 1_000;
+  // `a,b` is two values only when each part is one on its own (an item may itself contain commas).
+  const commaList = z.string().refine((v) => {
+    const parts = v.split(',');
+    return parts.length > 1 && parts.length <= max && parts.every((p) => item.safeParse(p.trim()).success);
+  });
+  return z.union([z.array(item).max(max), z.record(z.string().regex(/^\d{1,6}$/), item), item, commaList, z.null()], { error: `must be a list of at most ${max} values` });
+}
+
+/** A nested params hash such as `group[name]`. */
+export function obj(shape: Record<string, Scalar>): z.ZodType<Record<string, unknown>> {
+  return z.looseObject(shape) as unknown as z.ZodType<Record<string, unknown>>;
+}
+
+/**
+ * A Canvas model's params hash (`course[...]`, `enrollment[...]`, `error[...]`): a problem inside it is
+ * named by the model's attribute (`start_at`, not `course[start_at]`), as Canvas's model errors are and
+ * as the service's own checks of the same fields name them, so one field has one name in every answer.
+ */
+export function model(shape: Record<string, Scalar>): z.ZodType<Record<string, unknown>> {
+  const schema = obj(shape);
+  MODEL_HASHES.add(schema);
+  return schema;
+}
+const MODEL_HASHES = new WeakSet<object>();
+/** For each declared params schema, its keys that hold a model() hash (see checkParams). */
+const MODEL_KEYS = new WeakMap<object, Set<string>>();
+
+/** An open hash whose keys are data (e.g. `student_ids` keyed by index, or per-user settings). */
+export function hash(value: Scalar, opts: { max?: number } = {}): Scalar {
+  const max = opts.max ?? 1_000;
+  return z.record(z.string().max(255), value).refine((v) => Object.keys(v).length <= max, { message: `must have at most ${max} keys` });
+}
+
+/** A route's declared params: the top-level keys it reads from query, body and path. */
+export type RouteParams = z.ZodType<Record<string, unknown>>;
+
+export function params(shape: Record<string, Scalar>): RouteParams {
+  const schema = z.looseObject(shape) as unknown as RouteParams;
+  const unwrap = (s: Scalar) => (s instanceof z.ZodOptional ? (s.unwrap() as Scalar) : s);
+  const models = Object.keys(shape).filter((k) => MODEL_HASHES.has(unwrap(shape[k])));
+  if (models.length) MODEL_KEYS.set(schema, new Set(models));
+  return schema;
+}
+
+/** Keys the router itself reads on every route (paging, credentials, masquerading, includes). */
+export const commonParams = params({
+  // Page numbers past nine digits would overflow the SQL offset; bookmarks and `first` are words.
+  page: z
+    .union([z.string().max(4096), z.number()], { error: 'must be a page number or bookmark' })
+    .refine((v) => !/^\d+$/.test(String(v)) || String(v).replace(/^0+/, '').length <= 9, { message: 'must be a page number up to 999999999' })
+    .optional(),
+  // Canvas reads per_page with to_i and falls back to the default, so any short scalar is accepted.
+  per_page: text({ max: 64 }).optional(),
+  access_token: text({ max: 4096 }).optional(),
+  as_user_id: id({ prefixes: ['sis_user_id', 'sis_login_id'] }).optional(),
+  include: list().optional(),
+});
+
+/** `group[name]` for path [group, name], `members[]` for an array element. */
+function fieldName(path: PropertyKey[]): string {
+  const parts = path.map(String);
+  if (!parts.length) return 'params';
+  return parts.slice(1).reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[]` : `${acc}[${p}]`), parts[0]);
+}
+
+/**
+ * Canvas's error type for a failed check, so a schema refusal reads like the model's would: `too_long`
+ * for over-long text, `inclusion` for a word outside an enumeration, `invalid` otherwise. Looks inside
+ * unions (nullable builders and lists are unions) for the first issue that says more than "wrong
+ * type", and then uses its message too ("must be one of …" rather than "must be a list").
+ */
+function issueDetail(top: z.core.$ZodIssue): { type: string; message: string } {
+  const queue: z.core.$ZodIssue[] = [top];
+  while (queue.length) {
+    const issue = queue.shift()!;
+    const type = (issue as { params?: { type?: unknown } }).params?.type;
+    if (typeof type === 'string') return { type, message: issue.message };
+    // An enum miss; the '' and null alternatives of nullable builders and bool()'s 0/1 are not enums.
+    if (issue.code === 'invalid_value' && issue.values.some((v) => typeof v === 'string' && v !== '')) return { type: 'inclusion', message: issue.message };
+    if (issue.code === 'invalid_union') for (const branch of issue.errors) queue.push(...branch);
+  }
+  return { type: 'invalid', message: top.message };
+}
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * A union (e.g. "a list or one item") that fails reports only its own path; the branch that got
+ * furthest into the value names the real culprit (`overrides[][student_ids][]`), so report that one.
+ */
+function deepest(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || !issue.errors?.length) return [issue];
+  let best: Issue[] = [];
+  let depth = 0;
+  for (const branch of issue.errors) {
+    const flat = branch.flatMap(deepest);
+    const d = Math.max(0, ...flat.map((i) => i.path.length));
+    if (d > depth) [best, depth] = [flat, d];
+  }
+  return depth ? best.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as Issue) : [issue];
+}
+
+/** Validates params; the field errors (Canvas's 400 body shape) or null when they fit. */
+export function checkParams(schema: RouteParams, value: unknown): FieldError[] | null {
+  const r = schema.safeParse(value);
+  if (r.success) return null;
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  const models = MODEL_KEYS.get(schema);
+  for (const issue of r.error.issues.flatMap(deepest)) {
+    const inModel = issue.path.length > 1 && models?.has(String(issue.path[0]));
+    const attribute = fieldName(inModel ? issue.path.slice(1) : issue.path);
+    if (seen.has(attribute)) continue;
+    seen.add(attribute);
+    const { type, message } = issueDetail(issue);
+    errors.push({ attribute, type, message: `${attribute} ${message}` });
+  }
+  return errors;
+}
+
+export { z };

@@ -1,0 +1,84 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { RequestContext } from '../../request/context';
+import type { PageRequest } from './pagination';
+import type { ParamTree } from './params';
+import type { RouteParams } from './input';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** What a route's variable builder and presenter see of the request. */
+export interface RestInput {
+  params: ParamTree;
+  ctx: RequestContext;
+  page: PageRequest | null;
+  /** Raw request headers, for the few routes that take input from one (e.g. StartKey). */
+  headers: IncomingHttpHeaders;
+}
+
+/**
+ * One row of the compatibility table: a Canvas path, the GraphQL operation of our own schema it
+ * runs, how params become variables, and how the result becomes Canvas JSON.
+ */
+export interface RestRoute {
+  method: HttpMethod;
+  path: string;
+  /** GraphQL document; fragments it spreads are appended from the fragment registry. */
+  operation: string;
+  /**
+   * The params the route reads (query, body and path keys), declared with src/api/rest/input.ts. The router
+   * answers 400 naming the field before variables are built when the request does not fit.
+   */
+  accepts: RouteParams;
+  variables?: (input: RestInput) => Record<string, unknown>;
+  /** Dotted path from the operation's data to the result, e.g. `account.usersConnection`. */
+  root: string;
+  /** For mutation payloads: the key inside the payload holding the object. */
+  payloadKey?: string;
+  /** The root field is a connection: Canvas pagination with a Link header. */
+  list?: boolean | { defaultPerPage?: number; maxPerPage?: number; bookmark?: boolean; envelope?: string };
+  /** Canvas body for payload validation errors, when the endpoint nests them differently. */
+  validationBody?: (fields: import('../../common/errors').FieldError[]) => unknown;
+  /** Shapes one object (or each list node) as Canvas JSON. */
+  present?: (value: any, input: RestInput) => unknown;
+  status?: number;
+  /** Response headers computed from the result (e.g. Location of a created object). */
+  headers?: (value: any, input: RestInput) => Record<string, string>;
+  /** Answer with a 302 to the URL this returns (e.g. the module item redirect). */
+  redirect?: (value: any, input: RestInput) => string | null;
+  /** Allowed without a token (the viewer is then null). */
+  anonymous?: boolean;
+  /**
+   * Who the request authenticates as: `user` (default) an access token of a user; `lti` an LTI tool's
+   * JWT access token only (ctx.tool; user tokens get 401); `none` nobody — credentials are not read
+   * at all, so a stray or invalid user token cannot change the answer (the LTI authorize endpoints).
+   */
+  auth?: 'user' | 'lti' | 'none';
+}
+
+/** The selection every mutation row reads: validation problems become Canvas's 400 body. */
+export const PAYLOAD_ERRORS = 'errors { attribute type message }';
+
+const fragments = new Map<string, string>();
+
+/** Registers a reusable fragment (usually the Canvas JSON shape of a type, written with aliases). */
+export function defineFragment(text: string): string {
+  const m = /fragment\s+(\w+)\s+on/.exec(text);
+  if (!m) throw new Error(`not a fragment: ${text.slice(0, 40)}`);
+  fragments.set(m[1], text);
+  return m[1];
+}
+
+/** The operation with every fragment it (transitively) spreads appended. */
+export function withFragments(operation: string): string {
+  const needed = new Set<string>();
+  const visit = (text: string) => {
+    for (const m of text.matchAll(/\.\.\.\s*(\w+)/g)) {
+      const name = m[1];
+      if (name === 'on' || needed.has(name) || !fragments.has(name)) continue;
+      needed.add(name);
+      visit(fragments.get(name)!);
+    }
+  };
+  visit(operation);
+  return [operation, ...[...needed].map((n) => fragments.get(n)!)].join('\n');
+}

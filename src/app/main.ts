@@ -1,0 +1,74 @@
+import 'reflect-metadata';
+import cluster from 'node:cluster';
+import { joinApp, prepareApp, type Installation } from './bootstrap';
+import { Config, ConfigError, loadConfig } from '../config';
+import { dbKind } from '../db/data-source';
+import { announceInstallation } from './installation-notes';
+import { runPrimary } from './cluster-primary';
+import { joinPrimaryRelay } from '../messaging/worker-relay';
+import { buildServer } from './server';
+import { Dispatcher } from '../webhooks/dispatcher';
+
+/**
+ * One server process: on its own (WEB_CONCURRENCY=1, the default), or one of a cluster's workers,
+ * whose primary (src/app/cluster-primary.ts) has already migrated the database, runs the webhook
+ * dispatcher and, without REDIS_URL, relays pubsub events and throttle buckets between workers.
+ */
+async function serve(config: Config, role: 'single' | 'worker'): Promise<void> {
+  let app;
+  let installation: Installation | undefined;
+  if (role === 'worker') {
+    joinPrimaryRelay();
+    app = await joinApp(config);
+  } else {
+    ({ app, installation } = await prepareApp(config));
+  }
+  const server = await buildServer(app);
+  const log = server.fastify.log;
+  // Webhook deliveries from this process, unless dedicated `cli dispatch` workers (or a cluster's primary) do them.
+  const dispatcher =
+    role === 'single' && config.WEBHOOK_DISPATCHER === 'on'
+      ? new Dispatcher({ ds: app.ds, config, tokenKey: app.tokenKey, log: log.child({ component: 'webhooks' }), pubsub: app.pubsub })
+      : null;
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'draining in-flight requests and closing websocket connections');
+    try {
+      await server.close();
+      // In-flight deliveries finish (bounded by their timeout) and are recorded before the database closes.
+      await dispatcher?.stop();
+      await app.pubsub.close();
+      await app.ds.destroy();
+      log.info('stopped');
+      process.exit(0);
+    } catch (e) {
+      log.error({ err: { message: (e as Error).message } }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // A worker whose primary has gone (killed, crashed) drains and exits rather than serve on alone.
+  if (role === 'worker') process.on('disconnect', () => void shutdown('primary gone'));
+
+  const address = await server.fastify.listen({ port: config.PORT, host: config.HOST });
+  dispatcher?.start();
+  log.info({ address, database: dbKind(config.DATABASE_URL) }, 'listening');
+  if (installation) announceInstallation(log, installation, address);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (cluster.isWorker) return serve(config, 'worker');
+  if (config.WEB_CONCURRENCY > 1) return runPrimary(config);
+  return serve(config, 'single');
+}
+
+main().catch((e) => {
+  if (e instanceof ConfigError) console.error(e.message);
+  else console.error(`Failed to start: ${(e as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,20 @@
+import { accountRoutes } from '../accounts/account.routes';
+import { accessTokenRoutes } from '../auth/access-token.routes';
+import { courseRoutes } from '../courses/course.routes';
+import { userRoutes } from '../users/user.routes';
+import { groupRoutes } from '../groups/group.routes';
+import { discussionRoutes } from '../discussions/discussion.routes';
+import { fileRoutes } from '../files/file.routes';
+import { blackoutDateRoutes } from '../blackout-dates/blackout-date.routes';
+import { errorReportRoutes } from '../error-reports/error-report.routes';
+import { quizExtensionRoutes } from '../quiz-extensions/quiz-extension.routes';
+import { moduleRoutes } from '../modules/module.routes';
+import { contentRoutes } from '../content/content.routes';
+import { ltiRoutes } from '../lti/tool-proxy.routes';
+import { subscriptionRoutes } from '../webhooks/subscriptions.routes';
+import { webhookRoutes } from '../webhooks/webhook.routes';
+import { plannerRoutes } from '../planner/planner.routes';
+import type { RestRoute } from '../api/rest/route';
+
+/** The whole compatibility table; feature areas add their rows here. */
+export const restRoutes: RestRoute[] = [...accountRoutes, ...userRoutes, ...accessTokenRoutes, ...courseRoutes, ...groupRoutes, ...discussionRoutes, ...fileRoutes, ...blackoutDateRoutes, ...errorReportRoutes, ...quizExtensionRoutes, ...contentRoutes, ...moduleRoutes, ...ltiRoutes, ...subscriptionRoutes, ...webhookRoutes, ...plannerRoutes];

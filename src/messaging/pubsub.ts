@@ -1,0 +1,117 @@
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { createPubSub } from '@graphql-yoga/subscription';
+import { Redis } from 'ioredis';
+import type { PubSub } from 'type-graphql';
+import { primaryRelay, type WorkerRelay } from './worker-relay';
+
+/**
+ * Fan-out for GraphQL subscriptions. In-process by default; with REDIS_URL every instance publishes
+ * to and listens on Redis channels, so an event committed on one instance reaches subscribers
+ * connected to any other.
+ *
+ * Topics are routed by an id: `publish(topic, id, payload)` reaches `subscribe(topic, id)`.
+ * Resolvers subscribe through the context (`context.app.pubsub`) with the `subscribe` option of
+ * `@Subscription`, e.g.
+ *
+ *   @Subscription(() => T, { subscribe: ({ context }) => context.app.pubsub.subscribe('topic', id) })
+ *
+ * so each server uses the pubsub of its own configuration (tests run several in one process).
+ */
+export interface AppPubSub extends PubSub {
+  /** `publish(topic, id, payload)` for routed topics, `publish(topic, payload)` for broadcast ones. */
+  publish(topic: string, ...args: unknown[]): void;
+  subscribe(topic: string, id?: unknown): AsyncIterable<unknown>;
+  /** Which backend carries the messages (`cluster`: a WEB_CONCURRENCY primary relays them between its workers). */
+  readonly kind: 'memory' | 'redis' | 'cluster';
+  /** Round trip to Redis (for /health/ready); resolves at once in memory. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+type Inner = { publish(topic: string, ...args: unknown[]): void; subscribe(topic: string, id?: unknown): AsyncIterable<unknown> };
+
+function wrap(inner: Inner, kind: AppPubSub['kind'], close: () => Promise<void>, ping: () => Promise<void> = async () => undefined): AppPubSub {
+  return {
+    kind,
+    ping,
+    publish: (topic, ...args) => inner.publish(topic, ...args),
+    subscribe: (topic, id) => (id === undefined ? inner.subscribe(topic) : inner.subscribe(topic, id)),
+    close,
+  };
+}
+
+/**
+ * A client whose commands never reject unhandled: while Redis is unreachable a publish is lost (live
+ * subscriptions are best effort) instead of crashing the process; ioredis reconnects and resubscribes.
+ */
+function tolerant(client: Redis): Redis {
+  client.on('error', () => undefined);
+  // Connect once, before the first command: two SUBSCRIBEs racing a lazy connect can leave one
+  // behind the connection's switch to subscriber mode, and that subscription never reaches Redis.
+  let connecting: Promise<unknown> | undefined;
+  const ready = () => (connecting ??= client.status === 'wait' ? client.connect().catch(() => undefined) : Promise.resolve());
+  return {
+    publish: (channel: string, message: string) => ready().then(() => client.publish(channel, message)).catch(() => 0),
+    subscribe: (channel: string) => ready().then(() => client.subscribe(channel)).catch(() => 0),
+    unsubscribe: (channel: string) => client.unsubscribe(channel).catch(() => 0),
+    on: (event: string, fn: (...args: unknown[]) => void) => client.on(event, fn),
+  } as unknown as Redis;
+}
+
+/**
+ * A cluster worker without Redis (WEB_CONCURRENCY > 1, no REDIS_URL): events go through the primary,
+ * which relays each to every worker, so the Redis event target serves with the relay as its "clients".
+ */
+function relayedPubSub(relay: WorkerRelay): AppPubSub {
+  const publishClient = { publish: (channel: string, message: string) => relay.publish(channel, message) };
+  const subscribeClient = {
+    subscribe: () => undefined,
+    unsubscribe: () => undefined,
+    on: (event: string, fn: (channel: string, message: string) => void) => event === 'message' && relay.onPubsubMessage(fn),
+  };
+  const inner = createPubSub({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient } as never) }) as unknown as Inner;
+  return wrap(inner, 'cluster', async () => undefined);
+}
+
+export function createAppPubSub(redisUrl?: string): AppPubSub {
+  const relay = redisUrl ? undefined : primaryRelay();
+  if (relay) return relayedPubSub(relay);
+  if (!redisUrl) return wrap(createPubSub() as unknown as Inner, 'memory', async () => undefined);
+  // One connection publishes, one listens (a subscribed Redis connection can do nothing else).
+  // Lazy: a CLI session or an instance nobody subscribes to opens no connection.
+  const options = { lazyConnect: true, maxRetriesPerRequest: 3 };
+  const publishClient = new Redis(redisUrl, options);
+  const subscribeClient = new Redis(redisUrl, options);
+  const inner = createPubSub({
+    eventTarget: createRedisEventTarget({ publishClient: tolerant(publishClient), subscribeClient: tolerant(subscribeClient) }),
+  }) as unknown as Inner;
+  return wrap(
+    inner,
+    'redis',
+    async () => {
+      await Promise.allSettled([publishClient, subscribeClient].map((c) => (c.status === 'ready' ? c.quit() : Promise.resolve(c.disconnect()))));
+    },
+    // Through the publishing connection (opening it if nothing has yet): a failed connect still
+    // queues the PING, which then fails after ioredis's retries.
+    async () => {
+      if (publishClient.status === 'wait') await publishClient.connect().catch(() => undefined);
+      await publishClient.ping();
+    },
+  );
+}
+
+/**
+ * The pubsub type-graphql is built with (it requires one once any resolver declares a
+ * subscription). Resolvers using `topics` publish and listen through the pubsub of the most recently
+ * started app of this process; prefer the `subscribe` option with `context.app.pubsub`.
+ */
+let processDefault: AppPubSub | undefined;
+
+export function setProcessPubSub(pubsub: AppPubSub): void {
+  processDefault = pubsub;
+}
+
+export const schemaPubSub: PubSub = {
+  publish: (routingKey, ...args) => (processDefault ??= createAppPubSub()).publish(routingKey, ...args),
+  subscribe: (routingKey, dynamicId) => (processDefault ??= createAppPubSub()).subscribe(routingKey, dynamicId),
+};
