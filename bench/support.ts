@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
-import type { AppServices } from '../src/request/runtime';
+import type { Runtime } from '../src/request/runtime';
 import { prepareApp } from '../src/app/bootstrap';
 import { loadConfig } from '../src/config';
 import type { CountingLogger } from '../src/db/query-counter';
@@ -79,7 +79,7 @@ export function benchDatabase(): BenchDatabase {
 export interface BenchServer {
   url: string;
   port: number;
-  app: AppServices;
+  app: Runtime;
   db: BenchDatabase;
   adminToken: string;
   /** The server's token hashing key (the hand-written baseline looks tokens up as the server does). */
@@ -103,7 +103,7 @@ export async function startBenchServer(): Promise<BenchServer> {
     // The bench measures throughput of one token flooding the server, which the throttle exists to refuse.
     RATE_LIMIT: 'off',
   });
-  let app: AppServices | undefined;
+  let app: Runtime | undefined;
   let server: BuiltServer | undefined;
   try {
     app = (await prepareApp(config)).app;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { createContext } from '../src/request/context';
+import { createContext } from '../src/auth/request-context';
 import { transaction } from '../src/db/transaction';
 import { raise } from '../src/events/domain-events';
 import { OutboxMessage } from '../src/webhooks/outbox.entity';

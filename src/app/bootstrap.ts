@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AccountService } from '../accounts/account.service';
 import { Account } from '../accounts/account.entity';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { AccessToken } from '../auth/access-token.entity';
 import { AccessTokenService } from '../auth/access-token.service';
 import { hashToken } from '../auth/token-crypto';
@@ -91,7 +91,7 @@ export async function ensureInstallation(ds: DataSource, tokenKey: string, admin
 }
 
 export interface StartedApp {
-  app: AppServices;
+  app: Runtime;
   installation: Installation;
 }
 
@@ -114,7 +114,7 @@ export async function setUpDatabase(config: Config, onDbError?: (msg: string) =>
   }
 }
 
-function appServices(config: Config, ds: DataSource, tokenKey: string): AppServices {
+function appServices(config: Config, ds: DataSource, tokenKey: string): Runtime {
   const pubsub = createAppPubSub(config.REDIS_URL);
   setProcessPubSub(pubsub);
   return { config, ds, tokenKey, schema: buildAppSchema(), pubsub };
@@ -127,7 +127,7 @@ export async function prepareApp(config: Config, onDbError?: (msg: string) => vo
 }
 
 /** A cluster worker's app: its primary has already migrated the database and set up the installation. */
-export async function joinApp(config: Config): Promise<AppServices> {
+export async function joinApp(config: Config): Promise<Runtime> {
   const ds = await openDatabase(config.DATABASE_URL);
   return appServices(config, ds, await tokenKeyOf(config, ds));
 }

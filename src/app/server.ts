@@ -5,7 +5,7 @@ import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations
 import multipart from '@fastify/multipart';
 import Fastify, { FastifyInstance, LogController } from 'fastify';
 import { GraphQLError } from 'graphql';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { HEADER_CREDENTIAL } from '../auth/request-credential';
 import { isRestError, requestContext } from '../auth/request-auth';
 import { isHostValue, originSettings } from '../common/origin';
@@ -43,7 +43,7 @@ export interface BuiltServer {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-export async function buildServer(app: AppServices): Promise<BuiltServer> {
+export async function buildServer(app: Runtime): Promise<BuiltServer> {
   const fastify = Fastify({
     logger: {
       level: app.config.LOG_LEVEL,

@@ -14,6 +14,7 @@ import {
   UpdateAccessTokenInput,
   UpdateAccessTokenPayload,
 } from './access-token.types';
+import { AccessTokenService } from './access-token.service';
 
 /** A freshly issued or regenerated token carries its plaintext for this one response. */
 type TokenView = AccessToken & { plaintext?: string };
@@ -24,30 +25,30 @@ const userArg = (raw: string) => idArg(raw, 'User');
 export class AccessTokenResolver {
   @Query(() => AccessTokenType, { description: "One of a user's access tokens, by id or 5-character hint (the user themself, or an admin over the user)." })
   accessToken(@Arg('userId', () => ID) userId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return ctx.services.tokens.find(userArg(userId), id);
+    return ctx.use(AccessTokenService).find(userArg(userId), id);
   }
 
   @Query(() => AccessTokenConnection, { description: "A user's manually generated access tokens (not deleted), oldest first, paged by key set." })
   accessTokens(@Args() args: AccessTokensArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.tokens.list(userArg(args.userId), args);
+    return ctx.use(AccessTokenService).list(userArg(args.userId), args);
   }
 
   @Mutation(() => CreateAccessTokenPayload, { description: 'Creates an access token for a user (self, or anyone an admin administers).' })
   createAccessToken(@Arg('input') input: CreateAccessTokenInput, @Ctx() ctx: RequestContext) {
     return mutationPayload(async () => {
-      const { token, plaintext } = await ctx.services.tokens.create(userArg(input.userId), input);
+      const { token, plaintext } = await ctx.use(AccessTokenService).create(userArg(input.userId), input);
       return { accessToken: Object.assign(token, { plaintext }) };
     });
   }
 
   @Mutation(() => UpdateAccessTokenPayload, { description: 'Changes purpose or expiry of an access token, or regenerates its secret.' })
   updateAccessToken(@Arg('input') input: UpdateAccessTokenInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(async () => ({ accessToken: await ctx.services.tokens.update(userArg(input.userId), input.id, input) }));
+    return mutationPayload(async () => ({ accessToken: await ctx.use(AccessTokenService).update(userArg(input.userId), input.id, input) }));
   }
 
   @Mutation(() => DeleteAccessTokenPayload, { description: 'Deletes (revokes) an access token; it comes back with workflowState deleted.' })
   deleteAccessToken(@Arg('input') input: DeleteAccessTokenInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(async () => ({ accessToken: await ctx.services.tokens.delete(userArg(input.userId), input.id) }));
+    return mutationPayload(async () => ({ accessToken: await ctx.use(AccessTokenService).delete(userArg(input.userId), input.id) }));
   }
 
   @FieldResolver(() => String)

@@ -5,6 +5,7 @@ import type { RequestContext } from '../request/context';
 import type { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
 import { generateTokenString, hashToken, TOKEN_HINT_LENGTH, tokenHint } from './token-crypto';
+import { UserService } from '../users/user.service';
 
 export interface IssuedToken {
   token: AccessToken;
@@ -52,10 +53,10 @@ export class AccessTokenService {
    * made for someone else is pending until they activate it), an admin-made token is active at once.
    */
   private async owner(userRaw: string): Promise<User> {
-    const target = await this.ctx.services.users.find(userRaw);
+    const target = await this.ctx.use(UserService).find(userRaw);
     const real = this.ctx.realUser ?? this.ctx.authz.requireViewer();
     const self = target.id === real.id || target.id === this.ctx.viewer?.id;
-    if (!self && !(await this.ctx.services.users.canAdminister(target))) throw new ForbiddenError();
+    if (!self && !(await this.ctx.use(UserService).canAdminister(target))) throw new ForbiddenError();
     return target;
   }
 

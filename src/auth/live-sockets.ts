@@ -1,4 +1,4 @@
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { reauthenticateMany } from './authenticate';
 import type { SocketAuth } from './socket-auth';
 import { tokenFlushOf, type FlushKey } from './token-flush';
@@ -36,7 +36,7 @@ export class LiveSockets {
   private readonly unlisten: () => void;
 
   constructor(
-    private readonly app: AppServices,
+    private readonly app: Runtime,
     reverifyMs: number,
   ) {
     this.unlisten = tokenFlushOf(app).on((keys) => this.flushed(keys));

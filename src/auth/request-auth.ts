@@ -1,13 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { DomainError } from '../common/errors';
-import { createContext, RequestContext } from '../request/context';
+import { createContext } from './request-context';
+import { RequestContext } from '../request/context';
 import type { RestError } from '../api/rest/errors';
 import { WWW_AUTHENTICATE, UNAUTHENTICATED_BODY } from '../api/rest/errors';
 import { authenticate } from './authenticate';
 import { tokenCacheOf } from './token-cache';
 import { formatDateTime } from '../common/dates';
 import { looksLikeJwt, verifyToolAccessToken } from '../lti/lti-tokens';
+import { UserService } from '../users/user.service';
 
 const INVALID_AS_USER = { status: 401, body: { errors: 'Invalid as_user_id' } };
 
@@ -16,7 +18,7 @@ const INVALID_AS_USER = { status: 401, body: { errors: 'Invalid as_user_id' } };
  * as_user_id) whom the request acts as. Failures come back as Canvas's 401 responses.
  */
 export async function requestContext(
-  app: AppServices,
+  app: Runtime,
   opts: {
     token: string | null;
     asUserId?: string | null;
@@ -49,7 +51,7 @@ export async function requestContext(
   const real = createContext({ app, viewer: auth.user, token: auth.token, baseUrl: opts.baseUrl, log: opts.log });
   if (opts.asUserId == null || opts.asUserId === '') return real;
   try {
-    const target = await real.services.users.lookup(opts.asUserId);
+    const target = await real.use(UserService).lookup(opts.asUserId);
     if (target.id === auth.user.id) return real;
     if (!(await real.authz.isSiteAdmin())) return INVALID_AS_USER;
     return createContext({ app, viewer: target, realUser: auth.user, token: auth.token, baseUrl: opts.baseUrl, log: opts.log });
@@ -64,7 +66,7 @@ export async function requestContext(
  * /api/lti/…/authorize are accepted (a user's token is refused); failures are Canvas's 401.
  */
 export async function toolRequestContext(
-  app: AppServices,
+  app: Runtime,
   opts: { token: string | null; baseUrl: string; log: FastifyBaseLogger },
 ): Promise<RequestContext | RestError> {
   const tool = await verifyToolAccessToken(app.ds, app.tokenKey, opts.token, new URL(opts.baseUrl).host);
@@ -73,5 +75,5 @@ export async function toolRequestContext(
 }
 
 export function isRestError(v: RequestContext | RestError): v is RestError {
-  return (v as RestError).status !== undefined && (v as RequestContext).services === undefined;
+  return (v as RestError).status !== undefined && (v as RequestContext).use === undefined;
 }

@@ -1,4 +1,4 @@
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import type { ToolProxy } from '../lti/tool-proxy.entity';
 import { looksLikeJwt, verifyToolAccessToken } from '../lti/lti-tokens';
 import type { User } from '../users/user.entity';
@@ -19,7 +19,7 @@ export class SocketAuth {
   tool: ToolProxy | null = null;
 
   private constructor(
-    private readonly app: AppServices,
+    private readonly app: Runtime,
     /** Only a tool's JWT is kept (it cannot be re-read by id); a user's token is re-read by its id. */
     private readonly toolJwt: string | null,
     /** The host the tool's JWT must name as its audience. */
@@ -27,7 +27,7 @@ export class SocketAuth {
   ) {}
 
   /** The connection's credentials checked once, or null when they are missing or bad. */
-  static async connect(app: AppServices, bearer: string | null, host: string): Promise<SocketAuth | null> {
+  static async connect(app: Runtime, bearer: string | null, host: string): Promise<SocketAuth | null> {
     if (bearer && looksLikeJwt(bearer)) {
       const auth = new SocketAuth(app, bearer, host);
       return (await auth.recheck()) ? auth : null;

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
 import { tokenFlushOf, type FlushKey } from './token-flush';
@@ -88,7 +88,7 @@ export class TokenCache {
 const caches = new WeakMap<DataSource, TokenCache | null>();
 
 /** The app's token cache, created on first use; null when TOKEN_CACHE_MS is 0. */
-export function tokenCacheOf(app: AppServices): TokenCache | null {
+export function tokenCacheOf(app: Runtime): TokenCache | null {
   let cache = caches.get(app.ds);
   if (cache !== undefined) return cache;
   const ttl = app.config.TOKEN_CACHE_MS;

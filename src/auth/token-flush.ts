@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { DataSource, EntitySubscriberInterface, InsertEvent, RemoveEvent, SoftRemoveEvent, TransactionCommitEvent, TransactionRollbackEvent, UpdateEvent } from 'typeorm';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
 
@@ -36,7 +36,7 @@ export class TokenFlush {
   private readonly topic: string;
   private readonly self = randomUUID();
 
-  constructor(private readonly app: AppServices) {
+  constructor(private readonly app: Runtime) {
     // Instances of one deployment share the token key, so they share the channel; others never flush us.
     this.topic = `TOKEN_CACHE_FLUSH_${createHash('sha256').update(app.tokenKey).digest('hex').slice(0, 16)}`;
   }
@@ -159,7 +159,7 @@ function dedupe(keys: FlushKey[]): FlushKey[] {
 const flushes = new WeakMap<DataSource, TokenFlush>();
 
 /** The app's flush channel, created (and its subscriber installed) on first use. */
-export function tokenFlushOf(app: AppServices): TokenFlush {
+export function tokenFlushOf(app: Runtime): TokenFlush {
   let flush = flushes.get(app.ds);
   if (flush) return flush;
   flush = new TokenFlush(app);

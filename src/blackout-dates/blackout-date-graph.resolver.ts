@@ -8,6 +8,7 @@ import type { RequestContext } from '../request/context';
 import type { BlackoutDate } from './blackout-date.entity';
 import { BlackoutDateType } from './blackout-date.types';
 import { ListBound } from '../common/list-bounds';
+import { BlackoutDateService } from './blackout-date.service';
 
 /**
  * A course's or account's own blackout dates, as blackoutDates(contextType:, contextId:) lists them
@@ -18,7 +19,7 @@ export class CourseBlackoutDatesResolver {
   @ListBound(1000) // BULK_MAX: a bulk replace stores at most 1,000
   @FieldResolver(() => [BlackoutDateType], { nullable: true, description: "The course's own blackout dates, by start date (as blackoutDates); null unless the viewer may read them." })
   blackoutDates(@Root() c: Course, @Ctx() ctx: RequestContext): Promise<BlackoutDate[] | null> {
-    return orRefused(() => ctx.services.blackoutDates.list('Course', String(c.id)));
+    return orRefused(() => ctx.use(BlackoutDateService).list('Course', String(c.id)));
   }
 }
 
@@ -27,7 +28,7 @@ export class AccountBlackoutDatesResolver {
   @ListBound(1000) // BULK_MAX: a bulk replace stores at most 1,000
   @FieldResolver(() => [BlackoutDateType], { nullable: true, description: "The account's own blackout dates, by start date (as blackoutDates); null unless the viewer may read them." })
   blackoutDates(@Root() a: Account, @Ctx() ctx: RequestContext): Promise<BlackoutDate[] | null> {
-    return orRefused(() => ctx.services.blackoutDates.list('Account', String(a.id)));
+    return orRefused(() => ctx.use(BlackoutDateService).list('Account', String(a.id)));
   }
 }
 

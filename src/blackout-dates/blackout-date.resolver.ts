@@ -17,8 +17,9 @@ import {
   UpdateBlackoutDateInput,
 } from './blackout-date.types';
 import { ListBound } from '../common/list-bounds';
+import { BlackoutDateService } from './blackout-date.service';
 
-registerNode(NodeType.BlackoutDate, BlackoutDate, (ctx, id) => ctx.services.blackoutDates.show(id));
+registerNode(NodeType.BlackoutDate, BlackoutDate, (ctx, id) => ctx.use(BlackoutDateService).show(id));
 
 const fields = (i: { startDate?: string | null; endDate?: string | null; eventTitle?: string | null }) => ({ startDate: i.startDate, endDate: i.endDate, eventTitle: i.eventTitle });
 
@@ -31,7 +32,7 @@ export class BlackoutDateResolver extends NodeResolver(NodeType.BlackoutDate, Bl
     @Arg('contextId', () => ID) contextId: string,
     @Ctx() ctx: RequestContext,
   ): Promise<BlackoutDate[]> {
-    return ctx.services.blackoutDates.list(contextType, contextId);
+    return ctx.use(BlackoutDateService).list(contextType, contextId);
   }
 
   @Query(() => BlackoutDateType, { description: 'One blackout date; with a context it must belong to it.' })
@@ -41,7 +42,7 @@ export class BlackoutDateResolver extends NodeResolver(NodeType.BlackoutDate, Bl
     @Arg('contextId', () => ID, { nullable: true }) contextId: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<BlackoutDate> {
-    return ctx.services.blackoutDates.show(id, contextType, contextId);
+    return ctx.use(BlackoutDateService).show(id, contextType, contextId);
   }
 
   @Query(() => UnsavedBlackoutDateType, { description: 'A blackout date initialised for the context, not stored.' })
@@ -50,27 +51,27 @@ export class BlackoutDateResolver extends NodeResolver(NodeType.BlackoutDate, Bl
     @Arg('contextId', () => ID) contextId: string,
     @Ctx() ctx: RequestContext,
   ): Promise<UnsavedBlackoutDate> {
-    return ctx.services.blackoutDates.initial(contextType, contextId);
+    return ctx.use(BlackoutDateService).initial(contextType, contextId);
   }
 
   @Mutation(() => BlackoutDatePayload)
   createBlackoutDate(@Arg('input') input: CreateBlackoutDateInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.blackoutDates.create(input.contextType, input.contextId, fields(input)));
+    return mutationPayload(() => ctx.use(BlackoutDateService).create(input.contextType, input.contextId, fields(input)));
   }
 
   @Mutation(() => BlackoutDatePayload)
   updateBlackoutDate(@Arg('input') input: UpdateBlackoutDateInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.blackoutDates.update(input.id, fields(input), { type: input.contextType, id: input.contextId }));
+    return mutationPayload(() => ctx.use(BlackoutDateService).update(input.id, fields(input), { type: input.contextType, id: input.contextId }));
   }
 
   @Mutation(() => BlackoutDatePayload, { description: 'Deletes the date; the payload holds it as it was.' })
   deleteBlackoutDate(@Arg('input') input: DeleteBlackoutDateInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.blackoutDates.delete(input.id, { type: input.contextType, id: input.contextId }));
+    return mutationPayload(() => ctx.use(BlackoutDateService).delete(input.id, { type: input.contextType, id: input.contextId }));
   }
 
   @Mutation(() => BlackoutDatesPayload, { description: 'Makes the context\'s dates equal the list, atomically: one invalid entry and nothing changes.' })
   replaceBlackoutDates(@Arg('input') input: ReplaceBlackoutDatesInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.blackoutDates.replace(input.contextType, input.contextId, input.blackoutDates.map((e) => ({ id: e.id, ...fields(e) }))));
+    return mutationPayload(() => ctx.use(BlackoutDateService).replace(input.contextType, input.contextId, input.blackoutDates.map((e) => ({ id: e.id, ...fields(e) }))));
   }
 }
 
@@ -83,6 +84,6 @@ export class CoursePacingResolver {
     description: "Blackout dates course pacing applies to this course: its own and every account's above it, by start date.",
   })
   pacingBlackoutDates(@Root() course: Course, @Ctx() ctx: RequestContext): Promise<BlackoutDate[]> {
-    return ctx.services.blackoutDates.forCoursePacing(course);
+    return ctx.use(BlackoutDateService).forCoursePacing(course);
   }
 }

@@ -7,6 +7,8 @@ import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
 import { idArg, parseAnyId } from '../common/relay';
 import { BLACKOUT_CONTEXT_TYPES, BlackoutContextType, BlackoutDate } from './blackout-date.entity';
+import { CourseService } from '../courses/course.service';
+import { AccountService } from '../accounts/account.service';
 
 /** The course or account that owns blackout dates. */
 export interface BlackoutContext {
@@ -103,10 +105,10 @@ export class BlackoutDateService {
     }
     const id = idArg(raw, type);
     if (type === 'Course') {
-      const course = await this.ctx.services.courses.lookup(id);
+      const course = await this.ctx.use(CourseService).lookup(id);
       return { type: 'Course', id: course.id, rootAccountId: course.rootAccountId, course };
     }
-    const account = await this.ctx.services.accounts.lookup(id);
+    const account = await this.ctx.use(AccountService).lookup(id);
     return { type: 'Account', id: account.id, rootAccountId: account.resolvedRootId };
   }
 

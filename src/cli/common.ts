@@ -1,4 +1,4 @@
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { ADMIN_LOGIN, Installation, prepareApp } from '../app/bootstrap';
 import type { Config } from '../config';
 import { dbKind } from '../db/data-source';
@@ -23,7 +23,7 @@ export class CliError extends Error {
 /** An open application (database migrated, installation rows present, token key known). */
 export interface CliSession {
   config: Config;
-  app: AppServices;
+  app: Runtime;
   installation: Installation;
   /** Set once the admin token generated on this run has been shown, so it is shown only once. */
   adminTokenShown?: boolean;

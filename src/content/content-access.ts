@@ -9,6 +9,7 @@ import { transaction } from '../db/transaction';
 import { ContentKind, raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
 import { ConnectionResult, idArg, pageWindow, parseAnyId } from '../common/relay';
+import { CourseService } from '../courses/course.service';
 
 /** A path id that may also be a global id of the given type (GraphQL callers send either). */
 export const anyId = idArg;
@@ -49,12 +50,12 @@ export class ContentAccess {
 
   /** The course of a content path, readable by the caller (404 missing, 401 anonymous, 403 otherwise). */
   readableCourse(raw: string | number): Promise<Course> {
-    return this.ctx.services.courses.find(anyId(raw, 'Course'), 'read');
+    return this.ctx.use(CourseService).find(anyId(raw, 'Course'), 'read');
   }
 
   /** The course (by id) of an object already loaded; 404 when the course is gone. */
   async courseOf(courseId: number): Promise<Course> {
-    return this.ctx.services.courses.find(courseId, 'read');
+    return this.ctx.use(CourseService).find(courseId, 'read');
   }
 
   /**

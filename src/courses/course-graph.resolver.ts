@@ -11,6 +11,8 @@ import { CourseConnection, CoursesArgs } from './course.types';
 import { Enrollment } from './enrollment.entity';
 import { EnrollmentType } from './enrollment.types';
 import { ListBound } from '../common/list-bounds';
+import { CourseService } from './course.service';
+import { EnrollmentService } from './enrollment.service';
 
 /**
  * The platform part of the navigable graph: an account's courses, a user's enrollments and courses.
@@ -22,7 +24,7 @@ import { ListBound } from '../common/list-bounds';
 export class AccountCoursesResolver {
   @FieldResolver(() => CourseConnection, { nullable: true, description: 'Live courses of the account (every course of a root account), by id; account admins only.' })
   coursesConnection(@Root() a: Account, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return orRefused(() => ctx.services.courses.listForAccount(String(a.id), args));
+    return orRefused(() => ctx.use(CourseService).listForAccount(String(a.id), args));
   }
 }
 
@@ -39,13 +41,13 @@ export class UserCoursesResolver {
     if (courseId != null && course == null) return [];
     const rows = await ctx.loaders.manyBy(Enrollment, 'userId', { workflowState: Not(In(['deleted'])) }).load(u.id);
     const mine = rows.filter((e) => course == null || e.courseId === course);
-    const seen = await Promise.all(mine.map((e) => orHidden(() => ctx.services.enrollments.find(e.id))));
+    const seen = await Promise.all(mine.map((e) => orHidden(() => ctx.use(EnrollmentService).find(e.id))));
     return seen.filter((e): e is Enrollment => e != null);
   }
 
   @FieldResolver(() => CourseConnection, { nullable: true, description: "The user's courses (as coursesConnection); only for the user themself." })
   coursesConnection(@Root() u: User, @Args() args: CoursesArgs, @Ctx() ctx: RequestContext) {
-    return ctx.viewer?.id === u.id ? orRefused(() => ctx.services.courses.listForViewer(args)) : null;
+    return ctx.viewer?.id === u.id ? orRefused(() => ctx.use(CourseService).listForViewer(args)) : null;
   }
 }
 

@@ -13,8 +13,11 @@ import { EnrollmentConnection, EnrollmentsArgs, EnrollmentType } from './enrollm
 import { SectionConnection } from './section.types';
 import { ConnectionArgs } from '../common/relay';
 import { ListBound } from '../common/list-bounds';
+import { CourseService } from './course.service';
+import { SectionService } from './section.service';
+import { EnrollmentService } from './enrollment.service';
 
-registerNode(NodeType.Course, Course, (ctx, id) => ctx.services.courses.find(id));
+registerNode(NodeType.Course, Course, (ctx, id) => ctx.use(CourseService).find(id));
 
 /** Course lookups take a global id as well as the REST forms (numeric, sis_course_id:…). */
 export const courseIdArg = (id: string) => idArg(id, 'Course');
@@ -23,22 +26,22 @@ export const courseIdArg = (id: string) => idArg(id, 'Course');
 export class CourseResolver extends NodeResolver(NodeType.Course, CourseType) {
   @Query(() => CourseType, { description: 'A course the viewer may read: id, global id or sis_course_id:…' })
   course(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<Course> {
-    return ctx.services.courses.find(courseIdArg(id));
+    return ctx.use(CourseService).find(courseIdArg(id));
   }
 
   @Query(() => CourseConnection, { description: "The viewer's courses (those they are enrolled in), by id." })
   coursesConnection(@Args() args: CoursesArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.courses.listForViewer(args);
+    return ctx.use(CourseService).listForViewer(args);
   }
 
   @Mutation(() => CoursePayload)
   createCourse(@Arg('input') input: CreateCourseInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.courses.create({ ...input, accountId: String(accountIdArg(input.accountId)) }));
+    return mutationPayload(() => ctx.use(CourseService).create({ ...input, accountId: String(accountIdArg(input.accountId)) }));
   }
 
   @Mutation(() => CoursePayload)
   updateCourse(@Arg('input') input: UpdateCourseInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.courses.update({ ...input, id: courseIdArg(input.id) }));
+    return mutationPayload(() => ctx.use(CourseService).update({ ...input, id: courseIdArg(input.id) }));
   }
 
   @FieldResolver(() => AccountType, { nullable: true, description: 'Null unless the viewer administers it.' })
@@ -63,17 +66,17 @@ export class CourseResolver extends NodeResolver(NodeType.Course, CourseType) {
 
   @FieldResolver(() => SectionConnection)
   sectionsConnection(@Root() c: Course, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.sections.listForCourse(c, args);
+    return ctx.use(SectionService).listForCourse(c, args);
   }
 
   @FieldResolver(() => EnrollmentConnection)
   enrollmentsConnection(@Root() c: Course, @Args() args: EnrollmentsArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.enrollments.listForCourse(c, args);
+    return ctx.use(EnrollmentService).listForCourse(c, args);
   }
 
   @ListBound(100)
   @FieldResolver(() => [EnrollmentType], { description: "The viewer's own current enrollments in the course." })
   viewerEnrollments(@Root() c: Course, @Ctx() ctx: RequestContext): Promise<Enrollment[]> {
-    return ctx.services.courses.viewerEnrollments(c);
+    return ctx.use(CourseService).viewerEnrollments(c);
   }
 }

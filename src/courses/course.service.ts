@@ -8,6 +8,7 @@ import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
 import { Course, CourseState } from './course.entity';
 import { Enrollment } from './enrollment.entity';
 import { CourseSection } from './section.entity';
+import { AccountService } from '../accounts/account.service';
 
 export interface CourseFields {
   name?: string | null;
@@ -120,7 +121,7 @@ export class CourseService {
   }
 
   async create(input: CreateCourseInput): Promise<{ course: Course }> {
-    const account = await this.ctx.services.accounts.lookup(input.accountId);
+    const account = await this.ctx.use(AccountService).lookup(input.accountId);
     await this.ctx.authz.assertAccountAdmin(account.id);
     const viewer = this.ctx.authz.requireViewer();
     await this.validate(input, account.resolvedRootId);
@@ -242,7 +243,7 @@ export class CourseService {
    * course under it), by id. Account admins only, as account(id:) itself.
    */
   async listForAccount(accountRaw: string, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<Course>> {
-    const account = await this.ctx.services.accounts.find(accountRaw);
+    const account = await this.ctx.use(AccountService).find(accountRaw);
     const w = pageWindow(args);
     const [rows, total] = await this.ctx.ds
       .getRepository(Course)

@@ -12,14 +12,18 @@ import { Enrollment } from './enrollment.entity';
 import { CreateEnrollmentInput, EnrollmentPayload, EnrollmentType } from './enrollment.types';
 import { CourseSection } from './section.entity';
 import { SectionType } from './section.types';
+import { EnrollmentService } from './enrollment.service';
+import { UserService } from '../users/user.service';
+import { CourseService } from './course.service';
+import { SectionService } from './section.service';
 
-registerNode(NodeType.Enrollment, Enrollment, (ctx, id) => ctx.services.enrollments.find(id));
+registerNode(NodeType.Enrollment, Enrollment, (ctx, id) => ctx.use(EnrollmentService).find(id));
 
 @Resolver(() => EnrollmentType)
 export class EnrollmentResolver extends NodeResolver(NodeType.Enrollment, EnrollmentType) {
   @Mutation(() => EnrollmentPayload)
   createEnrollment(@Arg('input') input: CreateEnrollmentInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.enrollments.create({ ...input, courseId: courseIdArg(input.courseId) }));
+    return mutationPayload(() => ctx.use(EnrollmentService).create({ ...input, courseId: courseIdArg(input.courseId) }));
   }
 
   @FieldResolver(() => String)
@@ -34,21 +38,21 @@ export class EnrollmentResolver extends NodeResolver(NodeType.Enrollment, Enroll
 
   @FieldResolver(() => UserType, { nullable: true })
   user(@Root() e: Enrollment, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return orHidden(ctx.services.users.find(e.userId));
+    return orHidden(ctx.use(UserService).find(e.userId));
   }
 
   @FieldResolver(() => UserType, { nullable: true })
   associatedUser(@Root() e: Enrollment, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return e.associatedUserId ? orHidden(ctx.services.users.find(e.associatedUserId)) : Promise.resolve(null);
+    return e.associatedUserId ? orHidden(ctx.use(UserService).find(e.associatedUserId)) : Promise.resolve(null);
   }
 
   @FieldResolver(() => CourseType, { nullable: true })
   course(@Root() e: Enrollment, @Ctx() ctx: RequestContext): Promise<Course | null> {
-    return orHidden(ctx.services.courses.find(e.courseId));
+    return orHidden(ctx.use(CourseService).find(e.courseId));
   }
 
   @FieldResolver(() => SectionType, { nullable: true })
   section(@Root() e: Enrollment, @Ctx() ctx: RequestContext): Promise<CourseSection | null> {
-    return orHidden(ctx.services.sections.find(e.courseSectionId));
+    return orHidden(ctx.use(SectionService).find(e.courseSectionId));
   }
 }

@@ -8,6 +8,9 @@ import type { Permission } from '../auth/permissions';
 import { Course } from './course.entity';
 import { CourseSection } from './section.entity';
 import { Enrollment, ENROLLMENT_STATES, ENROLLMENT_TYPES, EnrollmentState, EnrollmentType } from './enrollment.entity';
+import { CourseService } from './course.service';
+import { UserService } from '../users/user.service';
+import { SectionService } from './section.service';
 
 export interface CreateEnrollmentInput {
   courseId: string;
@@ -53,7 +56,7 @@ export class EnrollmentService {
   async find(id: number): Promise<Enrollment> {
     const e = await this.ctx.loaders.byId(Enrollment).load(id);
     if (!e || e.workflowState === 'deleted') throw new NotFoundError();
-    const course = await this.ctx.services.courses.find(e.courseId, 'read');
+    const course = await this.ctx.use(CourseService).find(e.courseId, 'read');
     if (e.userId === this.ctx.viewer?.id) return e;
     if (!(await this.ctx.authz.canCourse(course, 'read_roster'))) throw new ForbiddenError();
     // Another section's enrollment is, to a section-limited viewer, as absent as in their lists.
@@ -66,7 +69,7 @@ export class EnrollmentService {
    * message over REST), then the caller's right to add this type, then the people involved.
    */
   async create(input: CreateEnrollmentInput): Promise<{ enrollment: Enrollment }> {
-    const course = await this.ctx.services.courses.find(input.courseId, 'read');
+    const course = await this.ctx.use(CourseService).find(input.courseId, 'read');
     const v = new Validator();
     if (input.userId == null && input.type == null && input.enrollmentState == null) {
       v.add('enrollment', 'blank', 'No parameters given');
@@ -86,9 +89,9 @@ export class EnrollmentService {
     v.throwIfInvalid();
 
     // The caller may add people of the account, so a SIS id may name anyone (the check above came first).
-    const user = await this.ctx.services.users.lookupAny(input.userId!);
+    const user = await this.ctx.use(UserService).lookupAny(input.userId!);
     const section = input.courseSectionId
-      ? await this.ctx.services.sections.lookupInCourse(course, input.courseSectionId)
+      ? await this.ctx.use(SectionService).lookupInCourse(course, input.courseSectionId)
       : await this.defaultSection(course);
 
     let associatedUserId: number | null = null;
@@ -96,7 +99,7 @@ export class EnrollmentService {
       // An observer link opens the student's work and planner to its holder, so only an account admin
       // may give one to themself; a teacher (who may add observers for others) may not.
       if (user.id === this.ctx.viewer?.id && !(await this.ctx.authz.courseRoles(course)).admin) throw new ForbiddenError();
-      const student = await this.ctx.services.users.lookupAny(input.associatedUserId);
+      const student = await this.ctx.use(UserService).lookupAny(input.associatedUserId);
       const isStudent = await this.ctx.ds.getRepository(Enrollment).findOneBy({
         courseId: course.id,
         userId: student.id,
@@ -166,14 +169,14 @@ export class EnrollmentService {
       .createQueryBuilder('e')
       .where('e.workflow_state IN (:...states)', { states: states.size ? [...states] : DEFAULT_LIST_STATES });
     if (types.length) qb.andWhere('e.type IN (:...types)', { types });
-    if (filter.userId) qb.andWhere('e.user_id = :uid', { uid: (await this.ctx.services.users.lookup(filter.userId)).id });
+    if (filter.userId) qb.andWhere('e.user_id = :uid', { uid: (await this.ctx.use(UserService).lookup(filter.userId)).id });
     // Per course: refused, or the section conditions that apply to it (none for most).
     const perCourse = await Promise.all(
       courses.map(async (course): Promise<Error | number[][]> => {
         if (!(await this.ctx.authz.canCourse(course, 'read_roster'))) return new ForbiddenError();
         const sections: number[][] = [];
         if (filter.sectionId) {
-          const found = await this.ctx.services.sections.lookupInCourse(course, filter.sectionId).catch((e: Error) => e);
+          const found = await this.ctx.use(SectionService).lookupInCourse(course, filter.sectionId).catch((e: Error) => e);
           if (found instanceof Error) return found;
           sections.push([found.id]);
         }

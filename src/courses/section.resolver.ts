@@ -8,19 +8,21 @@ import { courseIdArg } from './course.resolver';
 import { CourseType } from './course.types';
 import { CourseSection } from './section.entity';
 import { CreateSectionInput, SectionPayload, SectionType } from './section.types';
+import { SectionService } from './section.service';
+import { CourseService } from './course.service';
 
-registerNode(NodeType.Section, CourseSection, (ctx, id) => ctx.services.sections.find(id));
+registerNode(NodeType.Section, CourseSection, (ctx, id) => ctx.use(SectionService).find(id));
 
 @Resolver(() => SectionType)
 export class SectionResolver extends NodeResolver(NodeType.Section, SectionType) {
   @Mutation(() => SectionPayload)
   createSection(@Arg('input') input: CreateSectionInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.sections.create({ ...input, courseId: courseIdArg(input.courseId) }));
+    return mutationPayload(() => ctx.use(SectionService).create({ ...input, courseId: courseIdArg(input.courseId) }));
   }
 
   @FieldResolver(() => CourseType, { nullable: true })
   course(@Root() s: CourseSection, @Ctx() ctx: RequestContext): Promise<Course | null> {
-    return orHidden(ctx.services.courses.find(s.courseId));
+    return orHidden(ctx.use(CourseService).find(s.courseId));
   }
 
   @FieldResolver(() => String, { nullable: true })

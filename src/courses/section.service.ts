@@ -6,6 +6,7 @@ import { pagePerParent } from '../db/page-per-parent';
 import { ConnectionResult, pageWindow } from '../common/relay';
 import { Course } from './course.entity';
 import { CourseSection } from './section.entity';
+import { CourseService } from './course.service';
 
 export interface CreateSectionInput {
   courseId: string;
@@ -34,12 +35,12 @@ export class SectionService {
   async find(id: number): Promise<CourseSection> {
     const section = await this.ctx.loaders.byId(CourseSection).load(id);
     if (!section || section.workflowState === 'deleted') throw new NotFoundError();
-    await this.ctx.services.courses.find(section.courseId, 'read');
+    await this.ctx.use(CourseService).find(section.courseId, 'read');
     return section;
   }
 
   async create(input: CreateSectionInput): Promise<{ section: CourseSection }> {
-    const course = await this.ctx.services.courses.find(input.courseId, 'read');
+    const course = await this.ctx.use(CourseService).find(input.courseId, 'read');
     if (!(await this.ctx.authz.canCourse(course, 'manage_sections'))) throw new ForbiddenError();
     const name = (input.name ?? '').trim();
     const v = new Validator()

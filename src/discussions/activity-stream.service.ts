@@ -6,6 +6,10 @@ import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionParticipant } from './discussion-participant.entity';
 import { DiscussionTopic } from './discussion-topic.entity';
+import { GroupService } from '../groups/group.service';
+import { GroupPolicy } from '../groups/group-policy';
+import { CourseService } from '../courses/course.service';
+import { DiscussionService } from './discussion.service';
 
 /** Canvas pages activity streams 21 items at a time. */
 export const STREAM_PAGE_SIZE = 21;
@@ -33,12 +37,12 @@ export class ActivityStreamService {
   async scope(kind: string, raw?: string | null): Promise<StreamScope> {
     const viewer = this.ctx.authz.requireViewer();
     if (kind === 'Group') {
-      const group = await this.ctx.services.groups.lookup(raw ?? '');
-      if (!(await this.ctx.services.groupPolicy.rights(group)).read) throw new ForbiddenError();
+      const group = await this.ctx.use(GroupService).lookup(raw ?? '');
+      if (!(await this.ctx.use(GroupPolicy).rights(group)).read) throw new ForbiddenError();
       return { kind: 'Group', id: group.id };
     }
     if (kind === 'Course') {
-      const course = await this.ctx.services.courses.find(raw ?? '', 'read');
+      const course = await this.ctx.use(CourseService).find(raw ?? '', 'read');
       return { kind: 'Course', id: course.id };
     }
     return { kind: 'User', userId: viewer.id };
@@ -101,14 +105,14 @@ export class ActivityStreamService {
 
   /** Null unless the topic requires an initial post; then whether the viewer may see the responses. */
   async userHasPosted(topic: DiscussionTopic): Promise<boolean | null> {
-    const sees = await this.ctx.services.discussions.userCanSeePosts(topic);
+    const sees = await this.ctx.use(DiscussionService).userCanSeePosts(topic);
     return topic.requireInitialPost ? sees : null;
   }
 
   /** The latest three top-level entries, hidden from a student who has yet to post in a require_initial_post topic. */
   async rootEntries(topic: DiscussionTopic): Promise<DiscussionEntry[]> {
     // Loaded alongside the check, so every item of a page joins the same batch.
-    const [posted, entries] = await Promise.all([this.userHasPosted(topic), this.ctx.services.discussions.loaders.recentRootEntries(topic.id)]);
+    const [posted, entries] = await Promise.all([this.userHasPosted(topic), this.ctx.use(DiscussionService).loaders.recentRootEntries(topic.id)]);
     return posted === false ? [] : entries;
   }
 }

@@ -3,6 +3,9 @@ import { Course } from '../courses/course.entity';
 import type { RequestContext } from '../request/context';
 import { Group } from '../groups/group.entity';
 import type { DiscussionContextType } from './discussion-topic.entity';
+import { CourseService } from '../courses/course.service';
+import { GroupService } from '../groups/group.service';
+import { GroupPolicy } from '../groups/group-policy';
 
 /** The course or group a topic lives in. */
 export interface DiscussionContext {
@@ -43,11 +46,11 @@ export class DiscussionContexts {
   /** The context of a path (`/courses/:id/…` or `/groups/:id/…`), without a permission check. */
   async lookup(type: string, raw: string | number): Promise<DiscussionContext> {
     if (type === 'Course') {
-      const course = await this.ctx.services.courses.lookup(raw);
+      const course = await this.ctx.use(CourseService).lookup(raw);
       return { type: 'Course', id: course.id, course };
     }
     if (type === 'Group') {
-      const group = await this.ctx.services.groups.lookup(raw);
+      const group = await this.ctx.use(GroupService).lookup(raw);
       return { type: 'Group', id: group.id, group };
     }
     throw new NotFoundError();
@@ -97,7 +100,7 @@ export class DiscussionContexts {
       if (!read) return NO_RIGHTS;
       return { read, moderate, createTopic, createAnnouncement, post, manageContent };
     }
-    const g = await this.ctx.services.groupPolicy.rights(context.group!);
+    const g = await this.ctx.use(GroupPolicy).rights(context.group!);
     if (!g.read) return NO_RIGHTS;
     // Group moderators and the admins of the group's context moderate its discussions.
     return {

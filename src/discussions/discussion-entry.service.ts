@@ -11,6 +11,7 @@ import { DiscussionParticipant } from './discussion-participant.entity';
 import { DiscussionTopic } from './discussion-topic.entity';
 import { RECENT_REPLIES_LIMIT } from './discussion.loaders';
 import { DiscussionService, MESSAGE_MAX_BYTES, nextActivitySeq, TopicRef } from './discussion.service';
+import { GradedDiscussionService } from './graded-discussion.service';
 
 export interface EntryInput {
   message?: string | null;
@@ -25,7 +26,7 @@ export class DiscussionEntryService {
   constructor(private readonly ctx: RequestContext) {}
 
   private get topics(): DiscussionService {
-    return this.ctx.services.discussions;
+    return this.ctx.use(DiscussionService);
   }
 
   /** Refuses a student who must post before seeing others' posts. */
@@ -84,7 +85,7 @@ export class DiscussionEntryService {
       }
       if (student) {
         // On a graded topic a student's post turns the assignment in (before progress counts the contribution).
-        await this.ctx.services.gradedDiscussions.recordPost(em, topic, viewer.id, entry.createdAt);
+        await this.ctx.use(GradedDiscussionService).recordPost(em, topic, viewer.id, entry.createdAt);
         await raise(em, this.ctx, { type: 'content.contributed', courseId: topic.contextId, userId: viewer.id, contentType: 'Discussion', contentId: topic.id });
       }
       return { discussionEntry: entry };

@@ -15,6 +15,7 @@ import { DISCUSSION_TYPES, DiscussionTopic, DiscussionType } from './discussion-
 import { DiscussionLoaders } from './discussion.loaders';
 import { containsPattern } from '../common/like';
 import type { GradingPlan, TopicAssignmentInput } from './graded-discussion.service';
+import { GradedDiscussionService } from './graded-discussion.service';
 
 /** Canvas's maximum_string_length; and the most a TEXT column holds on MySQL. */
 export const TITLE_MAX = 255;
@@ -277,14 +278,14 @@ export class DiscussionService {
       requireInitialPost: false,
       deletedAt: null,
     });
-    const plan = await this.ctx.services.gradedDiscussions.plan(context, topic, input.assignment);
+    const plan = await this.ctx.use(GradedDiscussionService).plan(context, topic, input.assignment);
     const bumped = this.apply(topic, preferAssignmentDates(input, plan), rights, true, false, plan);
 
     return transaction(this.ctx.ds, async (em) => {
       if (topic.pinned) topic.position = await this.nextPosition(em, topic);
       if (bumped) topic.activitySeq = await nextActivitySeq(em);
       const saved = await em.getRepository(DiscussionTopic).save(topic);
-      await this.ctx.services.gradedDiscussions.afterSave(em, saved, context.course, plan);
+      await this.ctx.use(GradedDiscussionService).afterSave(em, saved, context.course, plan);
       // The author has read their own topic.
       await em.getRepository(DiscussionParticipant).save(
         em.getRepository(DiscussionParticipant).create({ discussionTopicId: saved.id, userId: viewer.id, workflowState: 'read', lastReadEntryId: 0 }),
@@ -303,14 +304,14 @@ export class DiscussionService {
     const draft = Object.assign(new DiscussionTopic(), topic);
     const wasPinned = topic.pinned;
     const hasEntries = input.published === false && topic.published ? (await this.loaders.entryCount(false).load(topic.id)) > 0 : false;
-    const plan = await this.ctx.services.gradedDiscussions.plan(context, topic, input.assignment);
+    const plan = await this.ctx.use(GradedDiscussionService).plan(context, topic, input.assignment);
     const bumped = this.apply(draft, preferAssignmentDates(input, plan), rights, false, hasEntries, plan);
     return transaction(this.ctx.ds, async (em) => {
       if (bumped) draft.activitySeq = await nextActivitySeq(em);
       if (draft.pinned && !wasPinned) draft.position = await this.nextPosition(em, draft);
       if (!draft.pinned) draft.position = null;
       const saved = await em.getRepository(DiscussionTopic).save(draft);
-      await this.ctx.services.gradedDiscussions.afterSave(em, saved, context.course, plan);
+      await this.ctx.use(GradedDiscussionService).afterSave(em, saved, context.course, plan);
       if (saved.contextType === 'Course') {
         await raise(em, this.ctx, { type: 'content.changed', courseId: saved.contextId, contentType: 'Discussion', contentId: saved.id, change: 'updated' });
       }
@@ -330,7 +331,7 @@ export class DiscussionService {
       topic.deletedAt = nowToSecond();
       const saved = await em.getRepository(DiscussionTopic).save(topic);
       // A graded topic takes its assignment with it.
-      await this.ctx.services.gradedDiscussions.deleteWith(em, saved);
+      await this.ctx.use(GradedDiscussionService).deleteWith(em, saved);
       if (saved.contextType === 'Course') {
         await raise(em, this.ctx, { type: 'content.changed', courseId: saved.contextId, contentType: 'Discussion', contentId: saved.id, change: 'deleted' });
       }
@@ -518,7 +519,7 @@ export class DiscussionService {
       return { assetString: topic.assetString, unlockAt: null, lockAt: topic.lockAt, canView: true, explanation: `This topic was locked ${topic.lockAt.toISOString()}.` };
     }
     // A graded topic is locked while its assignment is (before unlock_at, after lock_at), as Canvas's locked_for?.
-    const a = topic.assignmentId != null ? await this.ctx.services.gradedDiscussions.assignmentLock(topic) : null;
+    const a = topic.assignmentId != null ? await this.ctx.use(GradedDiscussionService).assignmentLock(topic) : null;
     if (a?.locked && a.unlockAt) {
       return { assetString: a.assetString, unlockAt: a.unlockAt, lockAt: null, canView: false, explanation: `This assignment is locked until ${a.unlockAt.toISOString()}.` };
     }
@@ -540,7 +541,7 @@ export class DiscussionService {
   async mayReply(topic: DiscussionTopic, rights: DiscussionRights): Promise<boolean> {
     if (!this.canReply(topic, rights)) return false;
     if (rights.moderate || topic.assignmentId == null) return true;
-    return !(await this.ctx.services.gradedDiscussions.assignmentLock(topic))?.locked;
+    return !(await this.ctx.use(GradedDiscussionService).assignmentLock(topic))?.locked;
   }
 
   htmlUrl(topic: DiscussionTopic, kind: 'discussion_topics' | 'announcements' = 'discussion_topics'): string {

@@ -10,6 +10,10 @@ import type { DiscussionContext } from './discussion-context';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionTopic } from './discussion-topic.entity';
 import { setTopicsPublished } from './discussion.service';
+import { AssignmentService } from '../content/assignments/assignment.service';
+import { ProgressService } from '../modules/progress.service';
+import { SubmissionService } from '../content/submissions/submission.service';
+import { DiscussionService } from './discussion.service';
 
 /** Canvas's `assignment[...]` params of a topic write: the assignment's own fields, and set_assignment=false to make it ungraded. */
 export interface TopicAssignmentInput {
@@ -51,7 +55,7 @@ export class GradedDiscussionService {
     for (const k of ['pointsPossible', 'gradingType', 'dueAt', 'unlockAt', 'lockAt'] as const) if (input[k] !== undefined) (fields as Record<string, unknown>)[k] = input[k];
     const existing = live(topic.assignmentId != null ? await this.ctx.loaders.byId(Assignment).load(topic.assignmentId) : null);
     // The name is the topic's title, checked as a title.
-    this.ctx.services.assignments.validateFields(fields, existing, false);
+    this.ctx.use(AssignmentService).validateFields(fields, existing, false);
     return { kind: 'grade', fields };
   }
 
@@ -65,12 +69,12 @@ export class GradedDiscussionService {
     const current = live(topic.assignmentId != null ? await em.getRepository(Assignment).findOneBy({ id: topic.assignmentId }) : null);
     const synced: AssignmentFields = { name: topic.title, description: topic.message, published: topic.published, submissionTypes: [DISCUSSION_SUBMISSION_TYPE] };
     if (plan?.kind === 'remove') {
-      if (current) await this.ctx.services.assignments.softDelete(em, current);
+      if (current) await this.ctx.use(AssignmentService).softDelete(em, current);
       if (topic.assignmentId != null) await this.link(em, topic, null);
       return;
     }
     if (plan?.kind === 'grade' && !current) {
-      const created = await this.ctx.services.assignments.insert(em, course, { ...plan.fields, ...synced });
+      const created = await this.ctx.use(AssignmentService).insert(em, course, { ...plan.fields, ...synced });
       this.ctx.loaders.byId(Assignment).clear(created.id).prime(created.id, created);
       await this.link(em, topic, created.id);
       await this.creditPosters(em, topic, created, course);
@@ -79,7 +83,7 @@ export class GradedDiscussionService {
     if (!current) return;
     const changed = plan?.kind === 'grade' || current.name !== topic.title || current.description !== topic.message || current.published !== topic.published;
     if (!changed) return;
-    await this.ctx.services.assignments.saveWith(em, current, { ...(plan?.kind === 'grade' ? plan.fields : {}), ...synced });
+    await this.ctx.use(AssignmentService).saveWith(em, current, { ...(plan?.kind === 'grade' ? plan.fields : {}), ...synced });
     this.ctx.loaders.byId(Assignment).clear(current.id).prime(current.id, current);
   }
 
@@ -99,7 +103,7 @@ export class GradedDiscussionService {
     const first = new Map<number, Date>();
     for (const e of entries) if (!first.has(e.userId)) first.set(e.userId, e.createdAt);
     for (const [userId, at] of first) {
-      if (await this.ctx.services.progress.isStudent(course, userId)) await this.ctx.services.submissions.recordDiscussionEntry(em, assignment, userId, at);
+      if (await this.ctx.use(ProgressService).isStudent(course, userId)) await this.ctx.use(SubmissionService).recordDiscussionEntry(em, assignment, userId, at);
     }
   }
 
@@ -107,14 +111,14 @@ export class GradedDiscussionService {
   async recordPost(em: EntityManager, topic: DiscussionTopic, userId: number, postedAt: Date): Promise<void> {
     if (topic.assignmentId == null) return;
     const assignment = live(await em.getRepository(Assignment).findOneBy({ id: topic.assignmentId }));
-    if (assignment) await this.ctx.services.submissions.recordDiscussionEntry(em, assignment, userId, postedAt);
+    if (assignment) await this.ctx.use(SubmissionService).recordDiscussionEntry(em, assignment, userId, postedAt);
   }
 
   /** Deleting a graded topic deletes its assignment. */
   async deleteWith(em: EntityManager, topic: DiscussionTopic): Promise<void> {
     if (topic.assignmentId == null) return;
     const assignment = live(await em.getRepository(Assignment).findOneBy({ id: topic.assignmentId }));
-    if (assignment) await this.ctx.services.assignments.softDelete(em, assignment);
+    if (assignment) await this.ctx.use(AssignmentService).softDelete(em, assignment);
   }
 
   // ---- the assignment's side ------------------------------------------------------------------------
@@ -126,7 +130,7 @@ export class GradedDiscussionService {
 
   /** A topic with posts cannot go back to draft (nor, then, can its assignment). */
   async canUnpublish(topic: DiscussionTopic): Promise<boolean> {
-    return (await this.ctx.services.discussions.loaders.entryCount(false).load(topic.id)) === 0;
+    return (await this.ctx.use(DiscussionService).loaders.entryCount(false).load(topic.id)) === 0;
   }
 
   /** An edit of the assignment through the assignments API carries its name and published state over to the topic. */
@@ -152,12 +156,12 @@ export class GradedDiscussionService {
     if (topic.assignmentId == null || topic.contextType !== 'Course') return null;
     const a = live(await this.ctx.loaders.byId(Assignment).load(topic.assignmentId));
     if (!a || a.published) return a;
-    return (await this.ctx.services.discussions.rightsFor(topic)).moderate ? a : null;
+    return (await this.ctx.use(DiscussionService).rightsFor(topic)).moderate ? a : null;
   }
 
   /** The assignment's availability dates for the viewer (graders and authors are never locked out); null when ungraded. */
   async assignmentLock(topic: DiscussionTopic): Promise<LockView | null> {
     const a = await this.assignmentOf(topic);
-    return a ? this.ctx.services.assignments.lockFor(a) : null;
+    return a ? this.ctx.use(AssignmentService).lockFor(a) : null;
   }
 }

@@ -6,6 +6,7 @@ import { ConnectionResult, pageWindow, parseAnyId, toConnection } from '../commo
 import { filterUrl } from '../api/rest/request-meta';
 import { ErrorReport, SEVERITIES, Severity } from './error-report.entity';
 import { collectHttpEnv, scrubHttpEnv } from './http-env';
+import { AccountService } from '../accounts/account.service';
 
 export interface ErrorReportInput {
   subject?: string | null;
@@ -136,7 +137,7 @@ export class ErrorReportService {
 
   private async rootAccountId(): Promise<number | null> {
     try {
-      return (await this.ctx.services.accounts.rootAccount()).id;
+      return (await this.ctx.use(AccountService).rootAccount()).id;
     } catch (e) {
       if (e instanceof NotFoundError) return null;
       throw e;

@@ -3,6 +3,10 @@ import { Course } from '../courses/course.entity';
 import type { RequestContext } from '../request/context';
 import { Group } from '../groups/group.entity';
 import { User } from '../users/user.entity';
+import { CourseService } from '../courses/course.service';
+import { GroupService } from '../groups/group.service';
+import { UserService } from '../users/user.service';
+import { GroupPolicy } from '../groups/group-policy';
 
 export const FILE_CONTEXT_TYPES = ['Course', 'Group', 'User'] as const;
 export type FileContextType = (typeof FILE_CONTEXT_TYPES)[number];
@@ -47,11 +51,11 @@ export function isFileContextType(v: string): v is FileContextType {
 export async function lookupFileContext(ctx: RequestContext, type: string, raw: string): Promise<FileContext> {
   switch (type) {
     case 'Course':
-      return courseFileContext(await ctx.services.courses.lookup(raw));
+      return courseFileContext(await ctx.use(CourseService).lookup(raw));
     case 'Group':
-      return groupFileContext(await ctx.services.groups.lookup(raw));
+      return groupFileContext(await ctx.use(GroupService).lookup(raw));
     case 'User':
-      return userFileContext(await ctx.services.users.lookup(raw));
+      return userFileContext(await ctx.use(UserService).lookup(raw));
     default:
       throw new NotFoundError();
   }
@@ -78,7 +82,7 @@ export async function loadFileContext(ctx: RequestContext, type: FileContextType
 export async function canManageFiles(ctx: RequestContext, fc: FileContext): Promise<boolean> {
   const viewer = ctx.viewer;
   if (!viewer) return false;
-  if (fc.group) return (await ctx.services.groupPolicy.rights(fc.group)).manageFiles;
+  if (fc.group) return (await ctx.use(GroupPolicy).rights(fc.group)).manageFiles;
   if (fc.course) return ctx.authz.canCourse(fc.course, 'manage_files');
   return viewer.id === fc.id || ctx.authz.isSiteAdmin();
 }
@@ -87,7 +91,7 @@ export async function canManageFiles(ctx: RequestContext, fc: FileContext): Prom
 export async function canReadFiles(ctx: RequestContext, fc: FileContext): Promise<boolean> {
   const viewer = ctx.viewer;
   if (!viewer) return false;
-  if (fc.group) return (await ctx.services.groupPolicy.rights(fc.group)).read;
+  if (fc.group) return (await ctx.use(GroupPolicy).rights(fc.group)).read;
   if (fc.course) return ctx.authz.canCourse(fc.course, 'read');
   return viewer.id === fc.id || ctx.authz.isSiteAdmin();
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentNode, execute, parse } from 'graphql';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { HEADER_OR_QUERY_CREDENTIAL } from '../auth/request-credential';
 import { isRestError, requestContext } from '../auth/request-auth';
 import { DomainError, NotFoundError } from '../common/errors';
-import { createContext } from '../request/context';
+import { createContext } from '../auth/request-context';
 import { domainToRest } from '../api/rest/errors';
 import type { ParamTree } from '../api/rest/params';
 import { withFragments } from '../api/rest/route';
@@ -34,7 +34,7 @@ const CONTENT_HEADERS = {
 let fileQuery: DocumentNode | undefined;
 
 /** File JSON as the uploader sees it, through the same query and presenter as GET /api/v1/files/:id. */
-async function fileJsonForUploader(app: AppServices, req: FastifyRequest, att: Attachment): Promise<unknown> {
+async function fileJsonForUploader(app: Runtime, req: FastifyRequest, att: Attachment): Promise<unknown> {
   fileQuery ??= parse(withFragments('query($id: ID!) { file(id: $id) { ...FileJson } }'));
   const uploader = att.userId == null ? null : await app.ds.getRepository(User).findOneBy({ id: att.userId });
   const ctx = createContext({ app, viewer: uploader, baseUrl: baseUrl(req), log: req.log });
@@ -99,7 +99,7 @@ async function streamFile(reply: FastifyReply, files: FileService, att: Attachme
   return reply.code(200).send(opened.stream);
 }
 
-export function registerFileStorageRoutes(fastify: FastifyInstance, app: AppServices): void {
+export function registerFileStorageRoutes(fastify: FastifyInstance, app: Runtime): void {
   // Presigned uploads nobody confirmed are retired from the bucket by every process.
   scheduleUploadSweep(fastify, app);
   // Step 2: the multipart hook keeps the file only up to what the signed policy allows.
@@ -113,7 +113,7 @@ export function registerFileStorageRoutes(fastify: FastifyInstance, app: AppServ
       const fields = (req.body && typeof req.body === 'object' ? req.body : {}) as ParamTree;
       let att: Attachment;
       try {
-        att = await ctx.services.files.completeUpload(fields.Policy, fields.Signature, req.uploadedFiles ?? []);
+        att = await ctx.use(FileService).completeUpload(fields.Policy, fields.Signature, req.uploadedFiles ?? []);
       } catch (e) {
         await discardTempUploads(req);
         if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));
@@ -135,8 +135,8 @@ export function registerFileStorageRoutes(fastify: FastifyInstance, app: AppServ
     if (isRestError(ctx)) return sendRestError(reply, ctx);
     const { id } = req.params as { id: string };
     try {
-      const att = await ctx.services.files.forDownload(id, typeof query.verifier === 'string' ? query.verifier : undefined, { recordView: true });
-      return await streamFile(reply, ctx.services.files, att, 'attachment');
+      const att = await ctx.use(FileService).forDownload(id, typeof query.verifier === 'string' ? query.verifier : undefined, { recordView: true });
+      return await streamFile(reply, ctx.use(FileService), att, 'attachment');
     } catch (e) {
       if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));
       if (sendStorageUnavailable(req, reply, e)) return reply;
@@ -150,9 +150,9 @@ export function registerFileStorageRoutes(fastify: FastifyInstance, app: AppServ
     const ctx = createContext({ app, viewer: null, baseUrl: baseUrl(req), log: req.log });
     const { id, uuid } = req.params as { id: string; uuid: string };
     try {
-      const att = await ctx.services.files.forDownload(id, uuid);
+      const att = await ctx.use(FileService).forDownload(id, uuid);
       if (!att.isImage) return sendRestError(reply, domainToRest(new NotFoundError()));
-      return await streamFile(reply, ctx.services.files, att, 'inline');
+      return await streamFile(reply, ctx.use(FileService), att, 'inline');
     } catch (e) {
       if (e instanceof DomainError) return sendRestError(reply, domainToRest(e));
       if (sendStorageUnavailable(req, reply, e)) return reply;

@@ -9,8 +9,9 @@ import { Attachment } from './attachment.entity';
 import { groupFileContext } from './file-context';
 import { ConfirmFileUploadInput, CreateFileUploadInput, FileConnection, FilePayload, FileType, FileUploadPayload } from './file.types';
 import { mimeClass, UNKNOWN_CONTENT_TYPE } from './mime';
+import { FileService } from './file.service';
 
-registerNode(NodeType.File, Attachment, (ctx, id) => ctx.services.files.show(id));
+registerNode(NodeType.File, Attachment, (ctx, id) => ctx.use(FileService).show(id));
 
 const fileIdArg = (id: string) => idArg(id, 'File');
 
@@ -18,18 +19,18 @@ const fileIdArg = (id: string) => idArg(id, 'File');
 export class FileResolver extends NodeResolver(NodeType.File, FileType) {
   @Query(() => FileType, { description: "A file the viewer may see: numeric or global id; with courseId it must be that course's. A student's read counts as a view." })
   file(@Arg('id', () => ID) id: string, @Arg('courseId', () => ID, { nullable: true }) courseId: string | null, @Ctx() ctx: RequestContext): Promise<Attachment> {
-    return ctx.services.files.open(fileIdArg(id), courseId);
+    return ctx.use(FileService).open(fileIdArg(id), courseId);
   }
 
   @Mutation(() => FileUploadPayload, { description: 'Step 1 of an upload (preflight): a pending file and where to send its bytes.' })
   createFileUpload(@Arg('input') input: CreateFileUploadInput, @Ctx() ctx: RequestContext) {
     const contextId = idArg(input.contextId, input.contextType);
-    return mutationPayload(() => ctx.services.files.createUpload({ ...input, contextId }));
+    return mutationPayload(() => ctx.use(FileService).createUpload({ ...input, contextId }));
   }
 
   @Mutation(() => FilePayload, { description: 'Step 3 of an upload: the uploader makes the file available.' })
   confirmFileUpload(@Arg('input') input: ConfirmFileUploadInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.files.confirm(fileIdArg(input.id), input.uuid));
+    return mutationPayload(() => ctx.use(FileService).confirm(fileIdArg(input.id), input.uuid));
   }
 
   @FieldResolver(() => String)
@@ -44,12 +45,12 @@ export class FileResolver extends NodeResolver(NodeType.File, FileType) {
 
   @FieldResolver(() => String)
   url(@Root() f: Attachment, @Ctx() ctx: RequestContext): string {
-    return ctx.services.files.downloadUrl(f);
+    return ctx.use(FileService).downloadUrl(f);
   }
 
   @FieldResolver(() => String, { nullable: true })
   thumbnailUrl(@Root() f: Attachment, @Ctx() ctx: RequestContext): string | null {
-    return ctx.services.files.thumbnailUrl(f);
+    return ctx.use(FileService).thumbnailUrl(f);
   }
 
   @FieldResolver(() => Int, { nullable: true })
@@ -124,6 +125,6 @@ export class FileResolver extends NodeResolver(NodeType.File, FileType) {
 export class GroupFilesResolver {
   @FieldResolver(() => FileConnection, { description: 'Available files of the group, by name.' })
   filesConnection(@Root() g: Group, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.files.listForContext(groupFileContext(g), args);
+    return ctx.use(FileService).listForContext(groupFileContext(g), args);
   }
 }

@@ -17,6 +17,7 @@ import { assertUploadOpen } from './pending-uploads';
 import { FileStore, fileStoreFor } from '../storage';
 import type { UploadedFile } from './temp-uploads';
 import { verifyPolicy } from './upload-policy';
+import { ContentAccess } from '../content/content-access';
 
 export type { CreateUploadInput, UploadTicket } from './file-preflight';
 
@@ -146,7 +147,7 @@ export class FileService {
    */
   async open(raw: string | number, courseRaw?: string | null): Promise<Attachment> {
     if (courseRaw != null) {
-      const course = await this.ctx.services.contentAccess.readableCourse(courseRaw);
+      const course = await this.ctx.use(ContentAccess).readableCourse(courseRaw);
       const id = parseAnyId(raw, 'File');
       const att = id == null ? null : await this.ctx.loaders.byId(Attachment).load(id);
       if (!att || att.contextType !== 'Course' || att.contextId !== course.id) throw new NotFoundError();
@@ -160,7 +161,7 @@ export class FileService {
   private async recordView(att: Attachment): Promise<void> {
     if (att.contextType !== 'Course' || att.workflowState !== 'available' || !this.ctx.viewer) return;
     const fc = await loadFileContext(this.ctx, att.contextType, att.contextId);
-    if (fc?.course) await this.ctx.services.contentAccess.recordView(fc.course, 'File', att.id);
+    if (fc?.course) await this.ctx.use(ContentAccess).recordView(fc.course, 'File', att.id);
   }
 
   /** Available files of a context, by name (Group.filesConnection, GET /groups/:id/files). */

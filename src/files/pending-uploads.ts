@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { RequestError } from '../common/errors';
 import type { Config } from '../config';
 import { nowToSecond } from '../db/columns';
@@ -110,7 +110,7 @@ export async function retireExpiredUploads(ds: DataSource, config: Config, log: 
 }
 
 /** The sweep of every process with presigned uploads: once when the server is ready, then every minute. */
-export function scheduleUploadSweep(fastify: FastifyInstance, app: AppServices): void {
+export function scheduleUploadSweep(fastify: FastifyInstance, app: Runtime): void {
   if (!presignedUploads(app.config)) return;
   const log = fastify.log.child({ component: 'files' });
   let timer: NodeJS.Timeout | undefined;

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingMessage, Server } from 'node:http';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { getOperationAST, GraphQLError, subscribe, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../auth/authenticate';
@@ -12,7 +12,7 @@ import { originSettings, requestOrigin } from '../common/origin';
 import { User } from '../users/user.entity';
 import { AccessToken } from '../auth/access-token.entity';
 import type { ToolProxy } from '../lti/tool-proxy.entity';
-import { createContext } from '../request/context';
+import { createContext } from '../auth/request-context';
 import { formatResultErrors } from './format-error';
 import type { Throttle } from '../http/throttle';
 import { throttleGraphqlWs } from '../http/throttle-ws';
@@ -55,7 +55,7 @@ const coalescable = new WeakMap<ExecutionArgs, { extra: ConnectionExtra; key: st
  * (one more closes with 1008) and a socket at most GRAPHQL_WS_MAX_SUBSCRIPTIONS subscriptions;
  * identical subscriptions of a socket share one source (ws-multicast.ts).
  */
-export function attachGraphqlWs(server: Server, app: AppServices, log: FastifyBaseLogger, throttle: Throttle | null = null) {
+export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLogger, throttle: Throttle | null = null) {
   const limits = graphqlLimits(app.config);
   const origin = originSettings(app.config);
   // A frame past maxPayload closes the socket with 1009 before it is buffered (the ws default is 100 MiB).

@@ -1,6 +1,7 @@
 import { Attachment } from '../files/attachment.entity';
 import type { RequestContext } from '../request/context';
 import type { Group } from './group.entity';
+import { FileService } from '../files/file.service';
 
 /** A group's avatar is an available image file uploaded to the group. */
 export class GroupAvatarService {
@@ -8,7 +9,7 @@ export class GroupAvatarService {
 
   /** The attachment id if it is an available image file of this group; null otherwise. */
   async resolve(group: Group, avatarId: string): Promise<number | null> {
-    const file = await this.ctx.services.files.imageOf('Group', group.id, avatarId);
+    const file = await this.ctx.use(FileService).imageOf('Group', group.id, avatarId);
     return file?.id ?? null;
   }
 
@@ -23,6 +24,6 @@ export class GroupAvatarService {
   private async fileUrl(group: Group, attachmentId: number): Promise<string | null> {
     const file = await this.ctx.loaders.byId(Attachment).load(attachmentId);
     if (!file || file.contextType !== 'Group' || file.contextId !== group.id || file.workflowState !== 'available' || !file.isImage) return null;
-    return this.ctx.services.files.thumbnailUrl(file);
+    return this.ctx.use(FileService).thumbnailUrl(file);
   }
 }

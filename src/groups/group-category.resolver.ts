@@ -15,8 +15,10 @@ import {
 } from './group-category.types';
 import { Group } from './group.entity';
 import { GroupConnection } from './group.types';
+import { GroupCategoryService } from './group-category.service';
+import { GroupService } from './group.service';
 
-registerNode(NodeType.GroupSet, GroupCategory, (ctx, id) => ctx.services.groupCategories.find(id));
+registerNode(NodeType.GroupSet, GroupCategory, (ctx, id) => ctx.use(GroupCategoryService).find(id));
 
 const categoryIdArg = (id: string) => idArg(id, 'GroupSet');
 
@@ -24,7 +26,7 @@ const categoryIdArg = (id: string) => idArg(id, 'GroupSet');
 export class GroupCategoryResolver extends NodeResolver(NodeType.GroupSet, GroupCategoryType) {
   @Query(() => GroupCategoryType, { description: 'A group category (group set) by id, global id or sis_group_category_id:…' })
   groupSet(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return ctx.services.groupCategories.find(categoryIdArg(id));
+    return ctx.use(GroupCategoryService).find(categoryIdArg(id));
   }
 
   @Query(() => GroupCategoryConnection, { description: 'Group categories of a course or account.' })
@@ -34,24 +36,24 @@ export class GroupCategoryResolver extends NodeResolver(NodeType.GroupSet, Group
     @Args() args: ConnectionArgs,
     @Ctx() ctx: RequestContext,
   ) {
-    return ctx.services.groupCategories.listForContext(contextType, idArg(contextId, contextType), args);
+    return ctx.use(GroupCategoryService).listForContext(contextType, idArg(contextId, contextType), args);
   }
 
   @Mutation(() => GroupCategoryPayload)
   createGroupSet(@Arg('input') input: CreateGroupCategoryInput, @Ctx() ctx: RequestContext) {
     return mutationPayload(() =>
-      ctx.services.groupCategories.create(input.contextType, idArg(input.contextId, input.contextType), input),
+      ctx.use(GroupCategoryService).create(input.contextType, idArg(input.contextId, input.contextType), input),
     );
   }
 
   @Mutation(() => GroupCategoryPayload)
   updateGroupSet(@Arg('input') input: UpdateGroupCategoryInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.groupCategories.update(categoryIdArg(input.id), input));
+    return mutationPayload(() => ctx.use(GroupCategoryService).update(categoryIdArg(input.id), input));
   }
 
   @Mutation(() => GroupCategoryPayload, { description: 'Deletes the category and its groups.' })
   deleteGroupSet(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.groupCategories.delete(categoryIdArg(id)));
+    return mutationPayload(() => ctx.use(GroupCategoryService).delete(categoryIdArg(id)));
   }
 
   @FieldResolver(() => Boolean)
@@ -98,6 +100,6 @@ export class GroupCategoryResolver extends NodeResolver(NodeType.GroupSet, Group
 
   @FieldResolver(() => GroupConnection)
   groupsConnection(@Root() c: GroupCategory, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.groups.listForCategory(String(c.id), args);
+    return ctx.use(GroupService).listForCategory(String(c.id), args);
   }
 }

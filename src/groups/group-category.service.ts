@@ -10,6 +10,7 @@ import { CategoryRole, GroupCategory } from './group-category.entity';
 import { GroupContext, loadContext, lookupContext } from './group-context';
 import { Group } from './group.entity';
 import { GroupMembership } from './group-membership.entity';
+import { GroupPolicy } from './group-policy';
 
 export interface CategoryInput {
   name?: string | null;
@@ -74,7 +75,7 @@ export class GroupCategoryService {
 
   /** Who may see a category: context admins; for collaborative ones also people of the course roster. */
   async canRead(cat: GroupCategory): Promise<boolean> {
-    const policy = this.ctx.services.groupPolicy;
+    const policy = this.ctx.use(GroupPolicy);
     if (await policy.isContextAdmin(cat.contextType, cat.contextId, cat.nonCollaborative)) return true;
     if (cat.nonCollaborative) return false;
     // Every user may start a community group in the built-in communities category, so it hides nothing.
@@ -98,7 +99,7 @@ export class GroupCategoryService {
   private async assertManage(context: GroupContext, nonCollaborative: boolean): Promise<void> {
     this.ctx.authz.requireViewer();
     if (context.course && !(await this.ctx.authz.canCourse(context.course, 'read'))) throw new ForbiddenError();
-    if (!(await this.ctx.services.groupPolicy.isContextAdmin(context.type, context.id, nonCollaborative))) throw new ForbiddenError();
+    if (!(await this.ctx.use(GroupPolicy).isContextAdmin(context.type, context.id, nonCollaborative))) throw new ForbiddenError();
   }
 
   private async validate(context: GroupContext, input: CategoryInput, existing?: GroupCategory): Promise<void> {
@@ -252,7 +253,7 @@ export class GroupCategoryService {
    * neither of is refused alone.
    */
   async listForContexts(contexts: readonly GroupContext[], args: { first?: number | null; after?: string | null }): Promise<(ConnectionResult<GroupCategory> | Error)[]> {
-    const policy = this.ctx.services.groupPolicy;
+    const policy = this.ctx.use(GroupPolicy);
     const rights = await settleEach(contexts, async (context) => {
       const [admin, tagAdmin] = await Promise.all([policy.isContextAdmin(context.type, context.id, false), policy.isContextAdmin(context.type, context.id, true)]);
       const roster = admin || (context.course ? await this.ctx.authz.canCourse(context.course, 'read_roster') : false);

@@ -3,6 +3,8 @@ import { NotFoundError } from '../common/errors';
 import { Course } from '../courses/course.entity';
 import type { RequestContext } from '../request/context';
 import type { ContextType } from './group-category.entity';
+import { CourseService } from '../courses/course.service';
+import { AccountService } from '../accounts/account.service';
 
 /** A course or account that owns groups and categories. */
 export interface GroupContext {
@@ -24,8 +26,8 @@ export function accountContext(account: Account): GroupContext {
 
 /** Looks up the context of a path (`/courses/:id/…` or `/accounts/:id/…`) without permission checks. */
 export async function lookupContext(ctx: RequestContext, type: string, raw: string): Promise<GroupContext> {
-  if (type === 'Course') return courseContext(await ctx.services.courses.lookup(raw));
-  if (type === 'Account') return accountContext(await ctx.services.accounts.lookup(raw));
+  if (type === 'Course') return courseContext(await ctx.use(CourseService).lookup(raw));
+  if (type === 'Account') return accountContext(await ctx.use(AccountService).lookup(raw));
   throw new NotFoundError();
 }
 

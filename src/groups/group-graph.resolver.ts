@@ -11,6 +11,9 @@ import { GroupMembershipConnection, MembershipsArgs } from './group-membership.t
 import { Group } from './group.entity';
 import { ContextGroupsArgs, GroupConnection, GroupType, ViewerGroupsArgs } from './group.types';
 import { ListBound } from '../common/list-bounds';
+import { GroupService } from './group.service';
+import { GroupCategoryService } from './group-category.service';
+import { GroupMembershipService } from './group-membership.service';
 
 /**
  * The groups part of the navigable graph. Each field runs the top-level query's service call with the
@@ -24,12 +27,12 @@ function ContextGroupsFields(contextType: 'Course' | 'Account', parent: ClassTyp
   abstract class ContextGroupsFields {
     @FieldResolver(() => GroupConnection, { nullable: true, description: description.groups })
     groupsConnection(@Root() c: { id: number }, @Args() args: ContextGroupsArgs, @Ctx() ctx: RequestContext) {
-      return orRefused(() => ctx.services.groups.listForContext(contextType, String(c.id), args));
+      return orRefused(() => ctx.use(GroupService).listForContext(contextType, String(c.id), args));
     }
 
     @FieldResolver(() => GroupCategoryConnection, { nullable: true, description: description.groupSets })
     groupSetsConnection(@Root() c: { id: number }, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-      return orRefused(() => ctx.services.groupCategories.listForContext(contextType, String(c.id), args));
+      return orRefused(() => ctx.use(GroupCategoryService).listForContext(contextType, String(c.id), args));
     }
   }
   return ContextGroupsFields;
@@ -51,7 +54,7 @@ export class AccountGroupsResolver extends ContextGroupsFields('Account', Accoun
 export class GroupMembersResolver {
   @FieldResolver(() => GroupMembershipConnection, { nullable: true, description: 'Canvas’s name for membershipsConnection: the group’s memberships; null unless the viewer may read the roster.' })
   membersConnection(@Root() g: Group, @Args() args: MembershipsArgs, @Ctx() ctx: RequestContext) {
-    return orRefused(() => ctx.services.groupMemberships.list(String(g.id), args));
+    return orRefused(() => ctx.use(GroupMembershipService).list(String(g.id), args));
   }
 }
 
@@ -62,14 +65,14 @@ const isViewer = (ctx: RequestContext, u: User) => ctx.viewer != null && ctx.vie
 export class UserGroupsResolver {
   @FieldResolver(() => GroupConnection, { nullable: true, description: "The user's groups (as viewerGroupsConnection); only for the user themself." })
   groupsConnection(@Root() u: User, @Args() args: ViewerGroupsArgs, @Ctx() ctx: RequestContext) {
-    return isViewer(ctx, u) ? orRefused(() => ctx.services.groups.listForViewer(args)) : null;
+    return isViewer(ctx, u) ? orRefused(() => ctx.use(GroupService).listForViewer(args)) : null;
   }
 
   @ListBound(MAX_PAGE_SIZE)
   @FieldResolver(() => [GroupType], { nullable: true, description: `Canvas's User.groups: the first ${MAX_PAGE_SIZE} of groupsConnection; only for the user themself.` })
   async groups(@Root() u: User, @Ctx() ctx: RequestContext): Promise<Group[] | null> {
     if (!isViewer(ctx, u)) return null;
-    return (await orRefused(() => ctx.services.groups.listForViewer({ first: MAX_PAGE_SIZE })))?.nodes ?? null;
+    return (await orRefused(() => ctx.use(GroupService).listForViewer({ first: MAX_PAGE_SIZE })))?.nodes ?? null;
   }
 }
 

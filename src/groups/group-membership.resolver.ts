@@ -18,10 +18,12 @@ import {
   MembershipRefInput,
   UpdateMembershipInput,
 } from './group-membership.types';
+import { GroupMembershipService } from './group-membership.service';
+import { GroupService } from './group.service';
 
 registerNode(NodeType.GroupMembership, GroupMembership, async (ctx, id) => {
   const m = await ctx.ds.getRepository(GroupMembership).findOneBy({ id });
-  return m ? ctx.services.groupMemberships.show(String(m.groupId), { membershipId: String(id) }) : null;
+  return m ? ctx.use(GroupMembershipService).show(String(m.groupId), { membershipId: String(id) }) : null;
 });
 
 type MembershipView = GroupMembership & { justCreated?: boolean };
@@ -35,13 +37,13 @@ export class GroupMembershipResolver extends NodeResolver(NodeType.GroupMembersh
     @Arg('userId', () => ID, { nullable: true }) userId: string | null,
     @Ctx() ctx: RequestContext,
   ) {
-    return ctx.services.groupMemberships.show(groupIdArg(groupId), { membershipId, userId });
+    return ctx.use(GroupMembershipService).show(groupIdArg(groupId), { membershipId, userId });
   }
 
   @Mutation(() => MembershipPayload, { description: 'Joins (or requests to join) a group, or adds a user as moderator/admin; tag bulk forms too.' })
   joinGroup(@Arg('input') input: JoinGroupInput, @Ctx() ctx: RequestContext) {
     return mutationPayload(async () => {
-      const r = await ctx.services.groupMemberships.join(groupIdArg(input.groupId), input);
+      const r = await ctx.use(GroupMembershipService).join(groupIdArg(input.groupId), input);
       return {
         membership: r.membership ? Object.assign(r.membership, { justCreated: r.justCreated }) : null,
         added: r.bulk?.added,
@@ -52,17 +54,17 @@ export class GroupMembershipResolver extends NodeResolver(NodeType.GroupMembersh
 
   @Mutation(() => MembershipPayload, { description: 'Accepts a request or invitation, or sets moderator rights.' })
   updateGroupMembership(@Arg('input') input: UpdateMembershipInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.groupMemberships.update(groupIdArg(input.groupId), input, input));
+    return mutationPayload(() => ctx.use(GroupMembershipService).update(groupIdArg(input.groupId), input, input));
   }
 
   @Mutation(() => MembershipPayload, { description: 'Leaves the group, or removes a member (moderators and admins).' })
   leaveGroup(@Arg('input') input: MembershipRefInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.groupMemberships.remove(groupIdArg(input.groupId), input));
+    return mutationPayload(() => ctx.use(GroupMembershipService).remove(groupIdArg(input.groupId), input));
   }
 
   @Mutation(() => InvitePayload, { description: 'Invites e-mail addresses to the group.' })
   inviteToGroup(@Arg('input') input: InviteToGroupInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.groups.invite(groupIdArg(input.groupId), input.invitees));
+    return mutationPayload(() => ctx.use(GroupService).invite(groupIdArg(input.groupId), input.invitees));
   }
 
   @FieldResolver(() => Boolean, { nullable: true })
@@ -73,16 +75,16 @@ export class GroupMembershipResolver extends NodeResolver(NodeType.GroupMembersh
   @FieldResolver(() => Int, { nullable: true })
   async sisImportId(@Root() m: GroupMembership, @Ctx() ctx: RequestContext): Promise<number | null> {
     const group = await ctx.loaders.byId(Group).load(m.groupId);
-    return group && (await ctx.services.groups.rights(group)).manageSis ? m.sisImportId : null;
+    return group && (await ctx.use(GroupService).rights(group)).manageSis ? m.sisImportId : null;
   }
 
   @FieldResolver(() => UserType, { nullable: true })
   user(@Root() m: GroupMembership, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return ctx.services.groupMemberships.userOf(m);
+    return ctx.use(GroupMembershipService).userOf(m);
   }
 
   @FieldResolver(() => GroupType, { nullable: true, description: 'Null unless the viewer may see the group itself (as group(id:) checks).' })
   group(@Root() m: GroupMembership, @Ctx() ctx: RequestContext): Promise<Group | null> {
-    return orHidden(ctx.services.groups.show(m.groupId));
+    return orHidden(ctx.use(GroupService).show(m.groupId));
   }
 }

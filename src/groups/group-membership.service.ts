@@ -10,6 +10,9 @@ import { GroupInvitation } from './group-invitation.entity';
 import { GroupMembership, LISTED_STATES, MembershipState } from './group-membership.entity';
 import { Group } from './group.entity';
 import { User } from '../users/user.entity';
+import { GroupService } from './group.service';
+import { UserService } from '../users/user.service';
+import { GroupPolicy } from './group-policy';
 
 export interface MembershipRef {
   membershipId?: string | null;
@@ -33,7 +36,7 @@ export class GroupMembershipService {
   constructor(private readonly ctx: RequestContext) {}
 
   private get groups() {
-    return this.ctx.services.groups;
+    return this.ctx.use(GroupService);
   }
 
   /** Accepted memberships by group, for member counts and embedded users. */
@@ -67,7 +70,7 @@ export class GroupMembershipService {
         ? await repo.findOneBy({ groupId: group.id, userId: viewer.id })
         : /^\d+$/.test(ref.membershipId) ? await repo.findOneBy({ groupId: group.id, id: Number(ref.membershipId) }) : null;
     } else if (ref.userId != null) {
-      const user = await this.ctx.services.users.lookup(ref.userId);
+      const user = await this.ctx.use(UserService).lookup(ref.userId);
       row = await repo.findOneBy({ groupId: group.id, userId: user.id });
     }
     if (!row || !row.isLive) throw new NotFoundError();
@@ -138,9 +141,9 @@ export class GroupMembershipService {
     const rights = await this.groups.rights(group);
     if (input.members != null || input.allInGroupCourse != null) return { membership: null, justCreated: false, bulk: await this.bulkAdd(group, input) };
     if (group.nonCollaborative) throw new RequestError('Use members[] or all_in_group_course to tag students', 400, { errors: [{ message: 'Differentiation tags take members[] or all_in_group_course' }] });
-    const target = input.userId == null || input.userId === 'self' ? viewer : await this.ctx.services.users.lookup(input.userId);
+    const target = input.userId == null || input.userId === 'self' ? viewer : await this.ctx.use(UserService).lookup(input.userId);
     const self = target.id === viewer.id;
-    const category = (await this.ctx.services.groupPolicy.category(group))!;
+    const category = (await this.ctx.use(GroupPolicy).category(group))!;
     const existing = await this.ctx.ds.getRepository(GroupMembership).findOneBy({ groupId: group.id, userId: target.id });
 
     let state: MembershipState;
@@ -263,7 +266,7 @@ export class GroupMembershipService {
     if (!requested.length) throw new RequestError('no users given', 400, { errors: [{ message: 'No users to add' }] });
     const valid = [...new Set(requested.filter((id) => /^\d+$/.test(id) && enrolled.has(Number(id))).map(Number))];
     const invalidUserIds = requested.filter((id) => !(/^\d+$/.test(id) && enrolled.has(Number(id))));
-    const category = (await this.ctx.services.groupPolicy.category(group))!;
+    const category = (await this.ctx.use(GroupPolicy).category(group))!;
     const added = await transaction(this.ctx.ds, async (em) => {
       const out: GroupMembership[] = [];
       for (const userId of valid) {
@@ -292,10 +295,10 @@ export class GroupMembershipService {
     if (input.workflowState != null && input.workflowState !== 'accepted') {
       throw ValidationError.of('workflow_state', 'inclusion', 'workflow_state can only be accepted');
     }
-    const category = (await this.ctx.services.groupPolicy.category(group))!;
+    const category = (await this.ctx.use(GroupPolicy).category(group))!;
     if (input.workflowState === 'accepted' && membership.workflowState !== 'accepted') {
       await this.assertCapacity(group, category);
-      const user = await this.ctx.services.users.lookup(membership.userId);
+      const user = await this.ctx.use(UserService).lookup(membership.userId);
       await this.assertSharesSection(group, category, user.id, user.name);
     }
     if (input.moderator === true && membership.workflowState !== 'accepted' && input.workflowState !== 'accepted') {

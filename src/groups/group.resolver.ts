@@ -22,8 +22,12 @@ import {
   ViewerGroupsArgs,
 } from './group.types';
 import { ListBound } from '../common/list-bounds';
+import { GroupService } from './group.service';
+import { GroupMembershipService } from './group-membership.service';
+import { GroupAvatarService } from './group-avatar.service';
+import { GroupCategoryService } from './group-category.service';
 
-registerNode(NodeType.Group, Group, (ctx, id) => ctx.services.groups.show(id));
+registerNode(NodeType.Group, Group, (ctx, id) => ctx.use(GroupService).show(id));
 
 export const groupIdArg = (id: string) => idArg(id, 'Group');
 
@@ -31,12 +35,12 @@ export const groupIdArg = (id: string) => idArg(id, 'Group');
 export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
   @Query(() => GroupType, { description: 'A group the viewer may see: id, global id or sis_group_id:…' })
   group(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<Group> {
-    return ctx.services.groups.show(groupIdArg(id));
+    return ctx.use(GroupService).show(groupIdArg(id));
   }
 
   @Query(() => GroupConnection, { description: "The viewer's groups (accepted memberships), by name." })
   viewerGroupsConnection(@Args() args: ViewerGroupsArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.groups.listForViewer(args);
+    return ctx.use(GroupService).listForViewer(args);
   }
 
   @Query(() => GroupConnection, { description: 'Groups of a course or account.' })
@@ -47,45 +51,45 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
     @Ctx() ctx: RequestContext,
   ) {
     const id = idArg(contextId, contextType);
-    return ctx.services.groups.listForContext(contextType, id, args);
+    return ctx.use(GroupService).listForContext(contextType, id, args);
   }
 
   @Query(() => UserConnection, { description: 'Accepted members of a group, by sortable name.' })
   groupUsersConnection(@Arg('groupId', () => ID) groupId: string, @Args() args: GroupUsersArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.groups.users(groupIdArg(groupId), args);
+    return ctx.use(GroupService).users(groupIdArg(groupId), args);
   }
 
   @Query(() => GroupMembershipConnection, { description: 'Memberships of a group (accepted, invited, requested).' })
   groupMembershipsConnection(@Arg('groupId', () => ID) groupId: string, @Args() args: MembershipsArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.groupMemberships.list(groupIdArg(groupId), args);
+    return ctx.use(GroupMembershipService).list(groupIdArg(groupId), args);
   }
 
   @ListBound(100)
   @Query(() => [GroupPermissionType], { description: "The viewer's rights on a group, for the names asked." })
   groupPermissions(@Arg('groupId', () => ID) groupId: string, @Arg('names', () => [String]) names: string[], @Ctx() ctx: RequestContext) {
-    return ctx.services.groups.permissions(groupIdArg(groupId), names);
+    return ctx.use(GroupService).permissions(groupIdArg(groupId), names);
   }
 
   @Query(() => String, { description: 'HTML as the group would store it: invalid and unsafe markup removed.' })
   previewGroupHtml(@Arg('groupId', () => ID) groupId: string, @Arg('html', () => String, { nullable: true }) html: string | null, @Ctx() ctx: RequestContext) {
-    return ctx.services.groups.previewHtml(groupIdArg(groupId), html);
+    return ctx.use(GroupService).previewHtml(groupIdArg(groupId), html);
   }
 
   @Mutation(() => GroupPayload, { description: 'Creates a group in a category, or a community group without one.' })
   createGroup(@Arg('input') input: CreateGroupInput, @Ctx() ctx: RequestContext) {
     return mutationPayload(() =>
-      input.groupCategoryId ? ctx.services.groups.createInCategory(idArg(input.groupCategoryId, 'GroupSet'), input) : ctx.services.groups.createCommunity(input),
+      input.groupCategoryId ? ctx.use(GroupService).createInCategory(idArg(input.groupCategoryId, 'GroupSet'), input) : ctx.use(GroupService).createCommunity(input),
     );
   }
 
   @Mutation(() => GroupPayload)
   updateGroup(@Arg('input') input: UpdateGroupInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.groups.update(groupIdArg(input.id), input));
+    return mutationPayload(() => ctx.use(GroupService).update(groupIdArg(input.id), input));
   }
 
   @Mutation(() => GroupPayload, { description: 'Deletes the group and removes all members.' })
   deleteGroup(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.groups.delete(groupIdArg(id)));
+    return mutationPayload(() => ctx.use(GroupService).delete(groupIdArg(id)));
   }
 
   @FieldResolver(() => Boolean)
@@ -95,17 +99,17 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
 
   @FieldResolver(() => Int)
   membersCount(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<number> {
-    return ctx.services.groupMemberships.membersCount(g);
+    return ctx.use(GroupMembershipService).membersCount(g);
   }
 
   @FieldResolver(() => String, { nullable: true })
   avatarUrl(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<string | null> | null {
-    return ctx.services.groupAvatars.url(g);
+    return ctx.use(GroupAvatarService).url(g);
   }
 
   @FieldResolver(() => String, { nullable: true })
   contextName(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<string | null> {
-    return ctx.services.groups.contextName(g);
+    return ctx.use(GroupService).contextName(g);
   }
 
   @FieldResolver(() => String, { nullable: true })
@@ -115,17 +119,17 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
 
   @FieldResolver(() => GroupCategoryType, { nullable: true, description: 'Null unless the viewer may see the category itself (as groupSet(id:) checks).' })
   groupCategory(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<GroupCategory | null> {
-    return orHidden(ctx.services.groupCategories.find(g.groupCategoryId));
+    return orHidden(ctx.use(GroupCategoryService).find(g.groupCategoryId));
   }
 
   @FieldResolver(() => String, { nullable: true })
   async sisGroupId(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<string | null> {
-    return (await ctx.services.groups.rights(g)).readSis ? g.sisGroupId : null;
+    return (await ctx.use(GroupService).rights(g)).readSis ? g.sisGroupId : null;
   }
 
   @FieldResolver(() => Int, { nullable: true })
   async sisImportId(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<number | null> {
-    return (await ctx.services.groups.rights(g)).manageSis ? g.sisImportId : null;
+    return (await ctx.use(GroupService).rights(g)).manageSis ? g.sisImportId : null;
   }
 
   @FieldResolver(() => Int)
@@ -135,33 +139,33 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
 
   @FieldResolver(() => Boolean)
   concluded(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<boolean> {
-    return ctx.services.groups.concluded(g);
+    return ctx.use(GroupService).concluded(g);
   }
 
   @FieldResolver(() => UserType, { nullable: true, description: 'Null unless the viewer may read the group roster.' })
   leader(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return ctx.services.groups.leader(g);
+    return ctx.use(GroupService).leader(g);
   }
 
   @ListBound(1000)
   @FieldResolver(() => [UserType], { description: 'Accepted members, capped at 1000; membershipsConnection lists everyone. Empty unless the viewer may list the group users.' })
   users(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<User[]> {
-    return ctx.services.groups.embeddedUsers(g);
+    return ctx.use(GroupService).embeddedUsers(g);
   }
 
   @ListBound(100)
   @FieldResolver(() => [GroupPermissionType], { description: "The viewer's rights: create_discussion_topic, join, create_announcement unless names are given." })
   permissions(@Root() g: Group, @Arg('names', () => [String], { nullable: true }) names: string[] | null, @Ctx() ctx: RequestContext) {
-    return ctx.services.groups.permissionsOf(g, names ?? ['create_discussion_topic', 'join', 'create_announcement']);
+    return ctx.use(GroupService).permissionsOf(g, names ?? ['create_discussion_topic', 'join', 'create_announcement']);
   }
 
   @FieldResolver(() => GroupMembershipConnection)
   membershipsConnection(@Root() g: Group, @Args() args: MembershipsArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.groupMemberships.list(String(g.id), args);
+    return ctx.use(GroupMembershipService).list(String(g.id), args);
   }
 
   @FieldResolver(() => UserConnection, { description: 'Accepted members, by sortable name.' })
   usersConnection(@Root() g: Group, @Args() args: GroupUsersArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.groups.users(String(g.id), args);
+    return ctx.use(GroupService).users(String(g.id), args);
   }
 }

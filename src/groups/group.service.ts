@@ -21,6 +21,11 @@ import { GroupInvitation } from './group-invitation.entity';
 import { GroupMembership } from './group-membership.entity';
 import type { GroupRights } from './group-policy';
 import { Group, JOIN_LEVELS, JoinLevel, STICKY_FIELDS } from './group.entity';
+import { GroupPolicy } from './group-policy';
+import { AccountService } from '../accounts/account.service';
+import { GroupCategoryService } from './group-category.service';
+import { GroupAvatarService } from './group-avatar.service';
+import { GroupMembershipService } from './group-membership.service';
 
 type GroupUsersArgs = { first?: number | null; after?: string | null; searchTerm?: string | null; excludeInactive?: boolean | null };
 
@@ -49,7 +54,7 @@ export class GroupService {
   constructor(private readonly ctx: RequestContext) {}
 
   private get policy() {
-    return this.ctx.services.groupPolicy;
+    return this.ctx.use(GroupPolicy);
   }
 
   /** A live group by id or sis_group_id:, without permission checks (deleted groups are absent). */
@@ -125,14 +130,14 @@ export class GroupService {
   /** POST /api/v1/groups: a community group in the root account; the creator moderates it. */
   async createCommunity(input: GroupInput): Promise<{ group: Group }> {
     const viewer = this.ctx.authz.requireViewer();
-    const root = await this.ctx.services.accounts.rootAccount();
-    const category = await this.ctx.services.groupCategories.builtIn(accountContext(root), 'communities');
+    const root = await this.ctx.use(AccountService).rootAccount();
+    const category = await this.ctx.use(GroupCategoryService).builtIn(accountContext(root), 'communities');
     return this.insert(accountContext(root), category, input, { creatorMembership: viewer.id, moderator: true });
   }
 
   /** POST /api/v1/group_categories/:id/groups. */
   async createInCategory(categoryRaw: string, input: GroupInput): Promise<{ group: Group }> {
-    const category = await this.ctx.services.groupCategories.lookup(categoryRaw);
+    const category = await this.ctx.use(GroupCategoryService).lookup(categoryRaw);
     const viewer = this.ctx.authz.requireViewer();
     const context = (await loadContext(this.ctx, category.contextType, category.contextId))!;
     const admin = await this.policy.isContextAdmin(context.type, context.id, category.nonCollaborative);
@@ -213,7 +218,7 @@ export class GroupService {
     if (input.isPublic === true && !category.isCommunities) v.add('is_public', 'invalid', 'Only community groups can be made public');
     let avatarId: number | null | undefined;
     if (input.avatarId !== undefined) {
-      avatarId = input.avatarId ? await this.ctx.services.groupAvatars.resolve(group, input.avatarId) : null;
+      avatarId = input.avatarId ? await this.ctx.use(GroupAvatarService).resolve(group, input.avatarId) : null;
       if (input.avatarId && avatarId == null) v.add('avatar_id', 'invalid', 'avatar_id must be an image uploaded to this group');
     }
     let leaderId: number | null | undefined;
@@ -254,7 +259,7 @@ export class GroupService {
 
     return transaction(this.ctx.ds, async (em) => {
       await em.getRepository(Group).save(group);
-      if (memberIds) await this.ctx.services.groupMemberships.setMembers(em, group, category, memberIds);
+      if (memberIds) await this.ctx.use(GroupMembershipService).setMembers(em, group, category, memberIds);
       return { group };
     });
   }
@@ -324,7 +329,7 @@ export class GroupService {
           pendingEmails.push(email);
           continue;
         }
-        memberships.push(await this.ctx.services.groupMemberships.inviteUser(em, group, userId));
+        memberships.push(await this.ctx.use(GroupMembershipService).inviteUser(em, group, userId));
       }
       return { memberships, pendingEmails };
     });
@@ -378,7 +383,7 @@ export class GroupService {
    */
   async embeddedUsers(group: Group): Promise<User[]> {
     if (!(await this.policy.rights(group)).read) return [];
-    const rows = await this.ctx.services.groupMemberships.acceptedLoader().load(group.id);
+    const rows = await this.ctx.use(GroupMembershipService).acceptedLoader().load(group.id);
     const users = await this.ctx.loaders.byId(User).loadMany(rows.slice(0, EMBEDDED_USERS_CAP).map((m) => m.userId));
     return (users.filter((u) => u && !(u instanceof Error)) as User[]).sort((a, b) => a.sortableName.localeCompare(b.sortableName) || a.id - b.id);
   }
@@ -528,7 +533,7 @@ export class GroupService {
 
   /** Groups of one category (GET /group_categories/:id/groups). */
   async listForCategory(categoryRaw: string, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<Group>> {
-    const cat = await this.ctx.services.groupCategories.find(categoryRaw);
+    const cat = await this.ctx.use(GroupCategoryService).find(categoryRaw);
     const context = (await loadContext(this.ctx, cat.contextType, cat.contextId))!;
     return this.listForContext(context.type, String(context.id), { ...args, categoryId: cat.id, collaborationState: cat.nonCollaborative ? 'non_collaborative' : 'collaborative' });
   }

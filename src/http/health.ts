@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 
 /** A dependency that has not answered by then counts as down (a probe must answer promptly). */
 const CHECK_TIMEOUT_MS = 2_000;
@@ -33,7 +33,7 @@ const elapsed = (started: number) => Math.round((performance.now() - started) * 
  * (the database; Redis when REDIS_URL is configured), 503 when any does not, so a load balancer
  * stops sending traffic and an operator sees which one.
  */
-export function registerHealth(fastify: FastifyInstance, app: AppServices): void {
+export function registerHealth(fastify: FastifyInstance, app: Runtime): void {
   fastify.get('/health/live', async () => ({ status: 'ok' }));
   fastify.get('/health/ready', async (_req, reply) => {
     const probes: [string, Promise<Check>][] = [['database', check(() => app.ds.query('SELECT 1'))]];

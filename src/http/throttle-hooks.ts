@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { bearerToken } from '../auth/authenticate';
 import { routeCredential } from '../auth/request-credential';
 import { requestCost } from '../common/request-cost';
@@ -30,7 +30,7 @@ const reservations = new WeakMap<FastifyRequest, Reservation>();
 /** Requests whose bucket is named once their body is parsed (their route may authenticate from it). */
 const awaitingBody = new WeakSet<FastifyRequest>();
 
-const extraCost = (app: AppServices, req: FastifyRequest): number =>
+const extraCost = (app: Runtime, req: FastifyRequest): number =>
   isExpensiveRoute(`${req.method} ${req.routeOptions.url ?? ''}`) ? app.config.RATE_LIMIT_EXPENSIVE_COST : 0;
 
 /**
@@ -40,7 +40,7 @@ const extraCost = (app: AppServices, req: FastifyRequest): number =>
  * in the body; onSend settles and sets X-Request-Cost and X-Rate-Limit-Remaining; onResponse and
  * onRequestAbort settle what onSend did not (an aborted request still gives its reservation back).
  */
-export function registerThrottle(fastify: FastifyInstance, app: AppServices, throttle: Throttle): void {
+export function registerThrottle(fastify: FastifyInstance, app: Runtime, throttle: Throttle): void {
   throttle.bucketOf = (token, ip) => bucketKey(app, token, ip);
   const reserve = async (req: FastifyRequest, reply: FastifyReply) => {
     const key = await bucketKey(app, routeCredential(req).token(req), req.ip);
@@ -81,7 +81,7 @@ export function registerThrottle(fastify: FastifyInstance, app: AppServices, thr
   });
 }
 
-async function settle(app: AppServices, throttle: Throttle, req: FastifyRequest, reply: FastifyReply, headers: boolean): Promise<void> {
+async function settle(app: Runtime, throttle: Throttle, req: FastifyRequest, reply: FastifyReply, headers: boolean): Promise<void> {
   const r = reservations.get(req);
   let settled: { cost: number; remaining: number } | null;
   if (r) {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { jwtVerify } from 'jose';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { authenticate } from '../auth/authenticate';
 import { tokenCacheOf } from '../auth/token-cache';
 import { accessTokenKey } from '../lti/lti-keys';
@@ -27,7 +27,7 @@ export async function clientKey(tokenKey: string, token: string | null, ip: stri
  * request itself makes, which the token cache usually answers), else the IP's. An unknown, revoked or
  * expired token names no bucket of its own, so random tokens cannot each get a fresh one.
  */
-export async function bucketKey(app: AppServices, token: string | null, ip: string): Promise<string> {
+export async function bucketKey(app: Runtime, token: string | null, ip: string): Promise<string> {
   if (!token) return clientKey(app.tokenKey, null, ip);
   if (looksLikeJwt(token) && (await toolGuid(app.tokenKey, token))) return clientKey(app.tokenKey, token, ip);
   let valid = false;

@@ -9,6 +9,8 @@ import { LtiNonce } from './lti-nonce.entity';
 import { ACCESS_TOKEN_TTL_SECONDS, issueToolAccessToken } from './lti-tokens';
 import { ToolProxy } from './tool-proxy.entity';
 import { toolReaches, ToolTarget } from './tool-reach';
+import { CourseService } from '../courses/course.service';
+import { AccountService } from '../accounts/account.service';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** Canvas's lti.oauth2.authorize.max.expiration: an assertion may expire at most 60 s ahead. */
@@ -73,8 +75,8 @@ export class LtiAuthorizeService {
   }
 
   private async target(type: 'Account' | 'Course', rawId: string): Promise<ToolTarget> {
-    if (type === 'Course') return { type, course: await this.ctx.services.courses.lookup(rawId) };
-    return { type, accountId: (await this.ctx.services.accounts.lookup(rawId)).id };
+    if (type === 'Course') return { type, course: await this.ctx.use(CourseService).lookup(rawId) };
+    return { type, accountId: (await this.ctx.use(AccountService).lookup(rawId)).id };
   }
 
   private async grant(input: AuthorizeInput): Promise<LtiAccessToken> {

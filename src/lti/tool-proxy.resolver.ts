@@ -18,8 +18,11 @@ import {
   UpdateToolProxyInput,
 } from './tool-proxy.types';
 import { ListBound } from '../common/list-bounds';
+import { ToolProxyService } from './tool-proxy.service';
+import { LtiAuthorizeService } from './lti-authorize.service';
+import { WebhookSubscriptionService } from '../webhooks/subscriptions.service';
 
-registerNode(NodeType.ToolProxy, ToolProxy, (ctx, id) => ctx.services.toolProxies.find(id));
+registerNode(NodeType.ToolProxy, ToolProxy, (ctx, id) => ctx.use(ToolProxyService).find(id));
 
 const proxyId = (id: string) => idArg(id, 'ToolProxy');
 const accountId = (id: string | null | undefined) => (id == null ? id : idArg(id, 'Account'));
@@ -32,34 +35,34 @@ export class ToolProxyResolver extends NodeResolver(NodeType.ToolProxy, ToolProx
     @Arg('accountId', () => ID, { nullable: true, description: 'When given, the proxy must be installed in this account or beneath it.' }) account: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ToolProxy> {
-    return ctx.services.toolProxies.find(proxyId(id), accountId(account));
+    return ctx.use(ToolProxyService).find(proxyId(id), accountId(account));
   }
 
   @Query(() => ToolProxyConnection, { description: 'For account admins: active tool proxies installed in the account or beneath it.' })
   toolProxiesConnection(@Arg('accountId', () => ID) account: string, @Args() args: ToolProxiesArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.toolProxies.list(accountId(account)!, args);
+    return ctx.use(ToolProxyService).list(accountId(account)!, args);
   }
 
   @Mutation(() => CreateToolProxyPayload, { description: 'For account admins: registers a tool; the shared secret is in this payload only.' })
   createToolProxy(@Arg('input') input: CreateToolProxyInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.toolProxies.create(accountId(input.accountId)!, input));
+    return mutationPayload(() => ctx.use(ToolProxyService).create(accountId(input.accountId)!, input));
   }
 
   @Mutation(() => ToolProxyPayload, { description: 'For account admins: renames a tool proxy or replaces its capabilities.' })
   updateToolProxy(@Arg('input') input: UpdateToolProxyInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.toolProxies.update(proxyId(input.id), accountId(input.accountId), input));
+    return mutationPayload(() => ctx.use(ToolProxyService).update(proxyId(input.id), accountId(input.accountId), input));
   }
 
   @Mutation(() => ToolProxyPayload, { description: 'For account admins: deletes a tool proxy and its subscriptions; its tokens stop working.' })
   deleteToolProxy(@Arg('id', () => ID) id: string, @Arg('accountId', () => ID, { nullable: true }) account: string | null, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.toolProxies.delete(proxyId(id), accountId(account)));
+    return mutationPayload(() => ctx.use(ToolProxyService).delete(proxyId(id), accountId(account)));
   }
 
   @Mutation(() => LtiAccessTokenType, {
     description: 'The JWT-bearer grant of POST /api/lti/{accounts|courses}/:id/authorize: needs no user; every refusal is invalid_grant.',
   })
   ltiAuthorize(@Arg('input') input: LtiAuthorizeInput, @Ctx() ctx: RequestContext) {
-    return ctx.services.ltiAuthorize.authorize(input);
+    return ctx.use(LtiAuthorizeService).authorize(input);
   }
 
   @ListBound(100)
@@ -71,7 +74,7 @@ export class ToolProxyResolver extends NodeResolver(NodeType.ToolProxy, ToolProx
   @FieldResolver(() => WebhookSubscriptionPageType, { description: 'Its live webhook subscriptions, 100 per page by Id.' })
   async webhookSubscriptions(@Root() p: ToolProxy, @Arg('startKey', () => String, { nullable: true }) startKey: string | null, @Ctx() ctx: RequestContext) {
     // Shown to whoever may see the proxy itself (checked here, not trusted from how it was reached).
-    if (!(await orHidden(ctx.services.toolProxies.find(p.id)))) return { nodes: [], endKey: null };
-    return ctx.services.webhookSubscriptions.page(p, startKey);
+    if (!(await orHidden(ctx.use(ToolProxyService).find(p.id)))) return { nodes: [], endKey: null };
+    return ctx.use(WebhookSubscriptionService).page(p, startKey);
   }
 }

@@ -12,6 +12,7 @@ import { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
 import { KNOWN_CAPABILITIES } from './capabilities';
 import { encryptSecret, generateSharedSecret } from './lti-keys';
 import { ToolProxy } from './tool-proxy.entity';
+import { AccountService } from '../accounts/account.service';
 
 export interface ToolProxyInput {
   name?: string | null;
@@ -32,7 +33,7 @@ export class ToolProxyService {
 
   /** An account the viewer administers: 404 when it does not exist, 401/403 otherwise. */
   private async adminAccount(raw: string | number): Promise<Account> {
-    const account = await this.ctx.services.accounts.lookup(raw);
+    const account = await this.ctx.use(AccountService).lookup(raw);
     await this.ctx.authz.assertAccountAdmin(account.id);
     return account;
   }

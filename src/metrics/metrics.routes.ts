@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { bearerToken } from '../auth/authenticate';
 import { collectOnScrape } from './collect';
 import { metrics, registry } from '../common/metrics';
@@ -21,7 +21,7 @@ function tokenMatches(given: string | null, expected: string): boolean {
  * serves GET /metrics to scrapers holding METRICS_TOKEN. Without METRICS_TOKEN there is no such
  * endpoint (404), so an instance exposes nothing by accident.
  */
-export function registerMetrics(fastify: FastifyInstance, app: AppServices): void {
+export function registerMetrics(fastify: FastifyInstance, app: Runtime): void {
   fastify.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? '(unmatched)';
     metrics.httpRequestDuration.observe({ method: req.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);

@@ -8,6 +8,11 @@ import { MasteryPathRule, MasteryPathSelection, ScoreRange } from './mastery-pat
 import type { ModuleItemView } from './module-views';
 import { contentObjects } from './module-item-content';
 import type { MasteryPathInfo } from './sequence.service';
+import { CourseService } from '../courses/course.service';
+import { ModuleItemService } from './module-item.service';
+import { UserService } from '../users/user.service';
+import { ProgressService } from './progress.service';
+import { SequenceService } from './sequence.service';
 
 export interface ScoreRangeInput {
   lowerBound: number;
@@ -62,7 +67,7 @@ export class MasteryPathService {
   }
 
   private async managedCourse(courseRaw: string): Promise<Course> {
-    const course = await this.ctx.services.courses.find(courseRaw, 'read');
+    const course = await this.ctx.use(CourseService).find(courseRaw, 'read');
     if (!(await this.ctx.authz.canCourse(course, 'manage_assignments'))) throw new ForbiddenError();
     if (!course.masteryPathsEnabled) throw new RequestError('mastery paths not enabled', 400, { message: 'mastery paths not enabled' });
     return course;
@@ -149,12 +154,12 @@ export class MasteryPathService {
    * sets open to their score range. Returns the chosen assignments and the module items linking them.
    */
   async select(courseRaw: string, moduleRaw: string, itemRaw: string, args: { assignmentSetId?: string | null; studentId?: string | null }) {
-    const view = await this.ctx.services.moduleItems.show(courseRaw, moduleRaw, itemRaw);
+    const view = await this.ctx.use(ModuleItemService).show(courseRaw, moduleRaw, itemRaw);
     const course = view.module.course;
     const viewer = this.ctx.authz.requireViewer();
-    const studentId = args.studentId ? (await this.ctx.services.users.lookup(args.studentId)).id : viewer.id;
+    const studentId = args.studentId ? (await this.ctx.use(UserService).lookup(args.studentId)).id : viewer.id;
     if (studentId !== viewer.id && !(await this.ctx.authz.canCourse(course, 'manage_assignments'))) throw new ForbiddenError();
-    if (studentId === viewer.id && !(await this.ctx.services.progress.isStudent(course, viewer.id))) throw new ForbiddenError();
+    if (studentId === viewer.id && !(await this.ctx.use(ProgressService).isStudent(course, viewer.id))) throw new ForbiddenError();
     if (!course.masteryPathsEnabled) throw new RequestError('mastery paths not enabled', 400, { message: 'mastery paths not enabled' });
     if (!args.assignmentSetId) throw new RequestError('assignment_set_id required', 400, { message: 'assignment_set_id required' });
     if (view.item.contentType !== 'Assignment' || view.item.contentId == null) throw new RequestError('requested item is not an assignment', 400, { message: 'requested item is not an assignment' });
@@ -168,14 +173,14 @@ export class MasteryPathService {
       const row = (await repo.findOneBy({ ruleId: rule.id, userId: studentId })) ?? repo.create({ ruleId: rule.id, userId: studentId });
       row.assignmentSetId = set.id;
       await repo.save(row);
-      await this.ctx.services.progress.markStale(em, { courseId: course.id, userId: studentId });
+      await this.ctx.use(ProgressService).markStale(em, { courseId: course.id, userId: studentId });
     });
     this.withheld.clear();
     // The chosen assignments in the set's order (published ones only), and this module's items linking them.
     const published = (await contentAdapter('Assignment')?.load(this.ctx, course.id, set.assignmentIds)) ?? new Map();
     const assignmentIds = set.assignmentIds.filter((id) => published.get(id)?.published);
-    const linked = new Set((await this.ctx.services.sequences.itemsForAssignments(course.id, assignmentIds)).map((i) => i.id));
-    const moduleItems = (await this.ctx.services.moduleItems.visibleItems(view.module)).filter((v) => linked.has(v.item.id));
+    const linked = new Set((await this.ctx.use(SequenceService).itemsForAssignments(course.id, assignmentIds)).map((i) => i.id));
+    const moduleItems = (await this.ctx.use(ModuleItemService).visibleItems(view.module)).filter((v) => linked.has(v.item.id));
     return { assignmentIds, assignments: await contentObjects(this.ctx, 'Assignment', assignmentIds), moduleItems };
   }
 }

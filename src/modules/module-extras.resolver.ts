@@ -22,12 +22,16 @@ import {
 import { ModuleOverride } from './module-override.entity';
 import { moduleIdArg } from './module.resolver';
 import { ListBound } from '../common/list-bounds';
+import { ModuleService } from './module.service';
+import { SequenceService } from './sequence.service';
+import { MasteryPathService } from './mastery-path.service';
+import { ModuleOverrideService } from './module-override.service';
 
 registerNode(NodeType.ModuleAssignmentOverride, ModuleOverride, async (ctx, id) => {
   const o = await ctx.ds.getRepository(ModuleOverride).findOneBy({ id, workflowState: 'active' });
   if (!o) return null;
-  const course = await ctx.services.modules.course(String(o.courseId));
-  await ctx.services.modules.assertManage(course);
+  const course = await ctx.use(ModuleService).course(String(o.courseId));
+  await ctx.use(ModuleService).assertManage(course);
   return o;
 });
 
@@ -40,13 +44,13 @@ export class SequenceResolver {
     @Arg('assetId', () => String, { nullable: true }) assetId: string | null,
     @Ctx() ctx: RequestContext,
   ) {
-    return ctx.services.sequences.sequence(courseIdArg(courseId), assetType, assetId);
+    return ctx.use(SequenceService).sequence(courseIdArg(courseId), assetType, assetId);
   }
 
   @ListBound(100)
   @Query(() => [MasteryPathRuleType], { description: 'Mastery Paths rules of a course (needs manage_assignments).' })
   masteryPathRules(@Arg('courseId', () => ID) courseId: string, @Ctx() ctx: RequestContext) {
-    return ctx.services.masteryPaths.rules(courseIdArg(courseId));
+    return ctx.use(MasteryPathService).rules(courseIdArg(courseId));
   }
 
   @Mutation(() => MasteryPathRulePayload, { description: 'Creates or replaces the rule of a trigger assignment.' })
@@ -56,12 +60,12 @@ export class SequenceResolver {
     @Arg('scoringRanges', () => [ScoreRangeInput]) ranges: ScoreRangeInput[],
     @Ctx() ctx: RequestContext,
   ) {
-    return mutationPayload(() => ctx.services.masteryPaths.setRule(courseIdArg(courseId), triggerAssignmentId, ranges));
+    return mutationPayload(() => ctx.use(MasteryPathService).setRule(courseIdArg(courseId), triggerAssignmentId, ranges));
   }
 
   @Mutation(() => MasteryPathRulePayload)
   deleteMasteryPathRule(@Arg('courseId', () => ID) courseId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.masteryPaths.deleteRule(courseIdArg(courseId), id));
+    return mutationPayload(() => ctx.use(MasteryPathService).deleteRule(courseIdArg(courseId), id));
   }
 
   @Mutation(() => SelectMasteryPathPayload, { description: 'Chooses one of the assignment sets open to the student’s score.' })
@@ -73,7 +77,7 @@ export class SequenceResolver {
     @Arg('studentId', () => ID, { nullable: true }) studentId: string | null,
     @Ctx() ctx: RequestContext,
   ) {
-    return mutationPayload(() => ctx.services.masteryPaths.select(courseIdArg(courseId), moduleIdArg(moduleId), itemId, { assignmentSetId, studentId }));
+    return mutationPayload(() => ctx.use(MasteryPathService).select(courseIdArg(courseId), moduleIdArg(moduleId), itemId, { assignmentSetId, studentId }));
   }
 }
 
@@ -95,7 +99,7 @@ export class MasteryPathRuleResolver {
 export class ModuleOverrideResolver extends NodeResolver(NodeType.ModuleAssignmentOverride, ModuleOverrideType) {
   @Query(() => ModuleOverrideConnection, { description: 'Assignment overrides of a module (content managers).' })
   moduleOverridesConnection(@Arg('courseId', () => ID) courseId: string, @Arg('moduleId', () => ID) moduleId: string, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.moduleOverrides.list(courseIdArg(courseId), moduleIdArg(moduleId), args);
+    return ctx.use(ModuleOverrideService).list(courseIdArg(courseId), moduleIdArg(moduleId), args);
   }
 
   @Mutation(() => OkPayload, { description: 'Makes the module’s overrides exactly this list (ids update, no id creates, absent ones are deleted).' })
@@ -105,22 +109,22 @@ export class ModuleOverrideResolver extends NodeResolver(NodeType.ModuleAssignme
     @Arg('overrides', () => [ModuleOverrideInput]) overrides: ModuleOverrideInput[],
     @Ctx() ctx: RequestContext,
   ) {
-    return mutationPayload(() => ctx.services.moduleOverrides.replace(courseIdArg(courseId), moduleIdArg(moduleId), overrides));
+    return mutationPayload(() => ctx.use(ModuleOverrideService).replace(courseIdArg(courseId), moduleIdArg(moduleId), overrides));
   }
 
   @ListBound(100)
   @FieldResolver(() => [OverrideTargetType], { nullable: true })
   students(@Root() o: ModuleOverride, @Ctx() ctx: RequestContext) {
-    return o.studentIds == null ? null : ctx.services.moduleOverrides.students(o);
+    return o.studentIds == null ? null : ctx.use(ModuleOverrideService).students(o);
   }
 
   @FieldResolver(() => OverrideTargetType, { nullable: true })
   courseSection(@Root() o: ModuleOverride, @Ctx() ctx: RequestContext) {
-    return ctx.services.moduleOverrides.section(o);
+    return ctx.use(ModuleOverrideService).section(o);
   }
 
   @FieldResolver(() => OverrideGroupType, { nullable: true })
   group(@Root() o: ModuleOverride, @Ctx() ctx: RequestContext) {
-    return ctx.services.moduleOverrides.group(o);
+    return ctx.use(ModuleOverrideService).group(o);
   }
 }

@@ -13,6 +13,10 @@ import { ModuleItemView, ModuleView } from './module-views';
 import { ModuleConnection, ModuleItemConnection, ModuleItemsArgs, ModuleItemType, ModulesArgs, ModuleType } from './module.types';
 import { studentArg } from './sequence.service';
 import { ListBound } from '../common/list-bounds';
+import { ModuleService } from './module.service';
+import { ModuleItemService } from './module-item.service';
+import { ModuleOverrideService } from './module-override.service';
+import { SequenceService } from './sequence.service';
 
 /**
  * The modules part of the navigable graph: Course.modulesConnection, Module.moduleItems and friends,
@@ -38,14 +42,14 @@ const live = In(['active', 'unpublished']);
 
 /** A module again through modules.show, as the given view's student sees it; null when hidden. */
 function showModule(ctx: RequestContext, courseId: number, moduleId: number, from: ModuleView): Promise<ModuleView | null> {
-  return orHidden(() => ctx.services.modules.show(String(courseId), String(moduleId), { studentId: studentArg(ctx, from) }));
+  return orHidden(() => ctx.use(ModuleService).show(String(courseId), String(moduleId), { studentId: studentArg(ctx, from) }));
 }
 
 @Resolver(() => CourseType)
 export class CourseModulesResolver {
   @FieldResolver(() => ModuleConnection, { nullable: true, description: 'Modules the viewer sees, by position (as modulesConnection(courseId:)).' })
   modulesConnection(@Root() c: Course, @Args() args: ModulesArgs, @Ctx() ctx: RequestContext) {
-    return orRefused(() => ctx.services.modules.list(String(c.id), args));
+    return orRefused(() => ctx.use(ModuleService).list(String(c.id), args));
   }
 }
 
@@ -55,13 +59,13 @@ export class ModuleGraphResolver {
   @FieldResolver(() => [ModuleItemType], { nullable: true, description: 'Every item of the module the viewer sees, by position (Canvas’s Module.moduleItems).' })
   async moduleItems(@Root() v: ModuleView, @Ctx() ctx: RequestContext): Promise<ModuleItemView[] | null> {
     const view = await showModule(ctx, v.module.courseId, v.module.id, v);
-    return view ? ctx.services.moduleItems.visibleItems(view) : null;
+    return view ? ctx.use(ModuleItemService).visibleItems(view) : null;
   }
 
   @FieldResolver(() => ModuleItemConnection, { nullable: true, description: 'Items the viewer sees, by position (as moduleItemsConnection(courseId:, moduleId:)).' })
   moduleItemsConnection(@Root() v: ModuleView, @Args() args: ModuleItemsArgs, @Ctx() ctx: RequestContext) {
     const studentId = args.studentId ?? studentArg(ctx, v);
-    return orRefused(() => ctx.services.moduleItems.list(String(v.module.courseId), String(v.module.id), { ...args, studentId }));
+    return orRefused(() => ctx.use(ModuleItemService).list(String(v.module.courseId), String(v.module.id), { ...args, studentId }));
   }
 
   @ListBound(100)
@@ -73,7 +77,7 @@ export class ModuleGraphResolver {
 
   @FieldResolver(() => ModuleOverrideConnection, { nullable: true, description: 'Assignment overrides of the module; null unless the viewer manages content (as moduleOverridesConnection).' })
   assignmentOverrides(@Root() v: ModuleView, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return orRefused(() => ctx.services.moduleOverrides.list(String(v.module.courseId), String(v.module.id), args));
+    return orRefused(() => ctx.use(ModuleOverrideService).list(String(v.module.courseId), String(v.module.id), args));
   }
 }
 
@@ -86,12 +90,12 @@ export class ModuleItemGraphResolver {
 
   @FieldResolver(() => ModuleItemType, { nullable: true, description: 'The next item in the course’s module sequence (across modules, sub-headers skipped).' })
   async next(@Root() v: ModuleItemView, @Ctx() ctx: RequestContext): Promise<ModuleItemView | null> {
-    return (await ctx.services.sequences.neighbours(v)).next;
+    return (await ctx.use(SequenceService).neighbours(v)).next;
   }
 
   @FieldResolver(() => ModuleItemType, { nullable: true, description: 'The previous item in the course’s module sequence (across modules, sub-headers skipped).' })
   async previous(@Root() v: ModuleItemView, @Ctx() ctx: RequestContext): Promise<ModuleItemView | null> {
-    return (await ctx.services.sequences.neighbours(v)).previous;
+    return (await ctx.use(SequenceService).neighbours(v)).previous;
   }
 }
 
@@ -102,7 +106,7 @@ export class AssignmentModuleItemsResolver {
   async moduleItems(@Root() a: Assignment, @Ctx() ctx: RequestContext): Promise<ModuleItemView[]> {
     const items = await ctx.loaders.manyBy(ModuleItem, 'contentId', { contentType: 'Assignment', workflowState: live }, { position: 'ASC', id: 'ASC' } as never).load(a.id);
     const shown = await Promise.all(
-      items.filter((i) => i.courseId === a.courseId).map((i) => orHidden(() => ctx.services.moduleItems.show(String(i.courseId), String(i.moduleId), String(i.id)))),
+      items.filter((i) => i.courseId === a.courseId).map((i) => orHidden(() => ctx.use(ModuleItemService).show(String(i.courseId), String(i.moduleId), String(i.id)))),
     );
     return shown.filter((x): x is ModuleItemView => x != null);
   }

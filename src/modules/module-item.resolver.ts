@@ -19,10 +19,11 @@ import {
   RedirectPayload,
   UpdateModuleItemInput,
 } from './module.types';
+import { ModuleItemService } from './module-item.service';
 
 registerNode(NodeType.ModuleItem, ModuleItemView, async (ctx, id) => {
   const item = await ctx.ds.getRepository(ModuleItem).findOneBy({ id });
-  return item ? ctx.services.moduleItems.show(String(item.courseId), String(item.moduleId), String(id)) : null;
+  return item ? ctx.use(ModuleItemService).show(String(item.courseId), String(item.moduleId), String(id)) : null;
 });
 
 const itemIdArg = (id: string) => idArg(id, 'ModuleItem');
@@ -37,18 +38,18 @@ export class ModuleItemResolver extends NodeResolver(NodeType.ModuleItem, Module
     @Arg('studentId', () => ID, { nullable: true }) studentId: string | null,
     @Ctx() ctx: RequestContext,
   ) {
-    return ctx.services.moduleItems.show(courseIdArg(courseId), moduleIdArg(moduleId), itemIdArg(id), { studentId });
+    return ctx.use(ModuleItemService).show(courseIdArg(courseId), moduleIdArg(moduleId), itemIdArg(id), { studentId });
   }
 
   @Mutation(() => ModuleItemPayload)
   createModuleItem(@Arg('input') input: CreateModuleItemInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.moduleItems.create(courseIdArg(input.courseId), moduleIdArg(input.moduleId), input));
+    return mutationPayload(() => ctx.use(ModuleItemService).create(courseIdArg(input.courseId), moduleIdArg(input.moduleId), input));
   }
 
   @Mutation(() => ModuleItemPayload)
   updateModuleItem(@Arg('input') input: UpdateModuleItemInput, @Ctx() ctx: RequestContext) {
     return mutationPayload(() =>
-      ctx.services.moduleItems.update(courseIdArg(input.courseId), moduleIdArg(input.moduleId), itemIdArg(input.id), {
+      ctx.use(ModuleItemService).update(courseIdArg(input.courseId), moduleIdArg(input.moduleId), itemIdArg(input.id), {
         ...input,
         moduleId: input.targetModuleId ? moduleIdArg(input.targetModuleId) : null,
       }),
@@ -57,22 +58,22 @@ export class ModuleItemResolver extends NodeResolver(NodeType.ModuleItem, Module
 
   @Mutation(() => ModuleItemPayload)
   deleteModuleItem(@Arg('input') input: ModuleItemRefInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.moduleItems.delete(courseIdArg(input.courseId), moduleIdArg(input.moduleId), itemIdArg(input.id)));
+    return mutationPayload(() => ctx.use(ModuleItemService).delete(courseIdArg(input.courseId), moduleIdArg(input.moduleId), itemIdArg(input.id)));
   }
 
   @Mutation(() => MessagePayload, { description: 'Fulfils a must_view requirement; refused for locked or unpublished items.' })
   markModuleItemRead(@Arg('input') input: ModuleItemRefInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.moduleItems.markRead(courseIdArg(input.courseId), moduleIdArg(input.moduleId), itemIdArg(input.id)));
+    return mutationPayload(() => ctx.use(ModuleItemService).markRead(courseIdArg(input.courseId), moduleIdArg(input.moduleId), itemIdArg(input.id)));
   }
 
   @Mutation(() => MessagePayload, { description: 'Marks the item done (must_mark_done), or not done with done: false.' })
   markModuleItemDone(@Arg('input') input: ModuleItemRefInput, @Arg('done', { defaultValue: true }) done: boolean, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.moduleItems.setDone(courseIdArg(input.courseId), moduleIdArg(input.moduleId), itemIdArg(input.id), done));
+    return mutationPayload(() => ctx.use(ModuleItemService).setDone(courseIdArg(input.courseId), moduleIdArg(input.moduleId), itemIdArg(input.id), done));
   }
 
   @Mutation(() => RedirectPayload, { description: 'Records a view of an ExternalUrl item and returns where it points.' })
   followModuleItemRedirect(@Arg('courseId', () => ID) courseId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.moduleItems.followRedirect(courseIdArg(courseId), itemIdArg(id)));
+    return mutationPayload(() => ctx.use(ModuleItemService).followRedirect(courseIdArg(courseId), itemIdArg(id)));
   }
 
   @FieldResolver(() => ContentDetailsType)

@@ -13,6 +13,10 @@ import { ContextModule } from './module.entity';
 import { itemLinked, itemVisibleToStudents, withheldItem } from './module-visibility';
 import { placeAt, renumber } from './positions';
 import { REQUIREMENT_TYPES, RequirementType } from './progression-evaluator';
+import { ModuleService } from './module.service';
+import { MasteryPathService } from './mastery-path.service';
+import { ProgressService } from './progress.service';
+import { PlannerOverrideService } from '../planner/planner-override.service';
 
 export interface RequirementInput {
   type?: string | null;
@@ -71,7 +75,7 @@ export class ModuleItemService {
   constructor(private readonly ctx: RequestContext) {}
 
   private get modules() {
-    return this.ctx.services.modules;
+    return this.ctx.use(ModuleService);
   }
 
   /** Live items of modules, by module, in position order (batched). */
@@ -92,7 +96,7 @@ export class ModuleItemService {
     const items = await this.itemsLoader().load(view.module.id);
     const withContent = await Promise.all(items.map(async (it) => new ModuleItemView(it, view, await this.contentOf(view.course.id, it))));
     if (view.showPublished) return withContent.filter((v) => itemLinked(v.item, v.content));
-    const withheld = await this.ctx.services.masteryPaths.withheldFor(view.course, view.student);
+    const withheld = await this.ctx.use(MasteryPathService).withheldFor(view.course, view.student);
     return withContent.filter((v) => itemVisibleToStudents(v.item, v.content) && !withheldItem(v.content, withheld));
   }
 
@@ -203,7 +207,7 @@ export class ModuleItemService {
       });
       await repo.save(item);
       await repo.save(placeAt([...siblings, item], item, input.position));
-      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      await this.ctx.use(ProgressService).markStale(em, { courseId: course.id });
       return { moduleItem: new ModuleItemView(item, new ModuleView(module, course, null, true, null, this.ctx.baseUrl), info) };
     });
   }
@@ -262,7 +266,7 @@ export class ModuleItemService {
         await repo.save(placeAt(siblings.map((s) => (s.id === item.id ? item : s)), item, input.position));
       }
       await repo.save(item);
-      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      await this.ctx.use(ProgressService).markStale(em, { courseId: course.id });
       const view = new ModuleView(target, course, null, true, null, this.ctx.baseUrl);
       return { moduleItem: new ModuleItemView(item, view, info) };
     });
@@ -280,7 +284,7 @@ export class ModuleItemService {
       await repo.save(item);
       const siblings = await repo.find({ where: { moduleId: module.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });
       await repo.save(renumber(siblings));
-      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      await this.ctx.use(ProgressService).markStale(em, { courseId: course.id });
       return { moduleItem: new ModuleItemView(item, new ModuleView(module, course, null, true, null, this.ctx.baseUrl), info) };
     });
   }
@@ -292,7 +296,7 @@ export class ModuleItemService {
     const found = await this.show(courseRaw, moduleRaw, itemRaw);
     const viewer = this.ctx.authz.requireViewer();
     if (await this.lockedFor(found, viewer.id)) throw new RequestError('The module item is locked.', 403, { message: 'The module item is locked.' });
-    await transaction(this.ctx.ds, (em) => this.ctx.services.progress.record(em, found.module.course, viewer.id, found.item, 'must_view'));
+    await transaction(this.ctx.ds, (em) => this.ctx.use(ProgressService).record(em, found.module.course, viewer.id, found.item, 'must_view'));
     return { message: 'OK' };
   }
 
@@ -306,7 +310,7 @@ export class ModuleItemService {
     const found = await this.show(String(course.id), String(item.moduleId), String(item.id));
     const viewer = this.ctx.authz.requireViewer();
     if (!(await this.lockedFor(found, viewer.id))) {
-      await transaction(this.ctx.ds, (em) => this.ctx.services.progress.record(em, course, viewer.id, item, 'must_view'));
+      await transaction(this.ctx.ds, (em) => this.ctx.use(ProgressService).record(em, course, viewer.id, item, 'must_view'));
     }
     return { url: item.url ?? '' };
   }
@@ -316,18 +320,18 @@ export class ModuleItemService {
     const found = await this.show(courseRaw, moduleRaw, itemRaw);
     const viewer = this.ctx.authz.requireViewer();
     await transaction(this.ctx.ds, async (em) => {
-      if (done) await this.ctx.services.progress.record(em, found.module.course, viewer.id, found.item, 'must_mark_done');
-      else await this.ctx.services.progress.unrecord(em, found.module.course, viewer.id, found.item);
+      if (done) await this.ctx.use(ProgressService).record(em, found.module.course, viewer.id, found.item, 'must_mark_done');
+      else await this.ctx.use(ProgressService).unrecord(em, found.module.course, viewer.id, found.item);
       // Canvas also marks the content complete (or not) on the student's planner (src/planner).
-      await this.ctx.services.plannerOverrides.syncFromModuleDone(em, found.item, viewer.id, done);
+      await this.ctx.use(PlannerOverrideService).syncFromModuleDone(em, found.item, viewer.id, done);
     });
     return { message: 'OK' };
   }
 
   /** Locked for a student: module locked, item behind sequential progress, or content locked by dates. */
   async lockedFor(view: ModuleItemView, userId: number): Promise<boolean> {
-    if (!(await this.ctx.services.progress.isStudent(view.module.course, userId))) return false;
-    const progressions = await this.ctx.services.progress.forStudent(view.module.course, userId);
+    if (!(await this.ctx.use(ProgressService).isStudent(view.module.course, userId))) return false;
+    const progressions = await this.ctx.use(ProgressService).forStudent(view.module.course, userId);
     const p = progressions.get(view.item.moduleId);
     if (!p || p.state === 'locked') return true;
     if (p.lockedItemIds.includes(view.item.id)) return true;

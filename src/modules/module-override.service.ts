@@ -8,6 +8,9 @@ import type { RequestContext } from '../request/context';
 import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
 import { User } from '../users/user.entity';
 import { ModuleOverride } from './module-override.entity';
+import { ModuleService } from './module.service';
+import { ModuleVisibility } from './module-visibility';
+import { ProgressService } from './progress.service';
 
 export interface OverrideInput {
   id?: string | null;
@@ -23,9 +26,9 @@ export class ModuleOverrideService {
   constructor(private readonly ctx: RequestContext) {}
 
   private async context(courseRaw: string, moduleRaw: string) {
-    const course = await this.ctx.services.modules.course(courseRaw);
-    await this.ctx.services.modules.assertManage(course);
-    const module = await this.ctx.services.modules.lookup(course, moduleRaw);
+    const course = await this.ctx.use(ModuleService).course(courseRaw);
+    await this.ctx.use(ModuleService).assertManage(course);
+    const module = await this.ctx.use(ModuleService).lookup(course, moduleRaw);
     return { course, module };
   }
 
@@ -33,7 +36,7 @@ export class ModuleOverrideService {
     const { module } = await this.context(courseRaw, moduleRaw);
     const w = pageWindow(args);
     // The active overrides of every module asked in this request, read in one batch (by id).
-    const all = await this.ctx.services.moduleVisibility.overridesOf(module.id);
+    const all = await this.ctx.use(ModuleVisibility).overridesOf(module.id);
     return toConnection(all.slice(w.offset, w.offset + w.limit), all.length, w);
   }
 
@@ -94,7 +97,7 @@ export class ModuleOverrideService {
       const gone = existing.filter((e) => !keep.has(e.id)).map((e) => e.id);
       if (gone.length) await em.getRepository(ModuleOverride).update({ id: In(gone) }, { workflowState: 'deleted' });
       if (planned.length) await em.getRepository(ModuleOverride).save(planned);
-      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      await this.ctx.use(ProgressService).markStale(em, { courseId: course.id });
     });
     return { ok: true };
   }

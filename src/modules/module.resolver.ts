@@ -23,13 +23,17 @@ import {
   ModuleType,
   UpdateModuleInput,
 } from './module.types';
+import { ModuleService } from './module.service';
+import { ModuleItemService } from './module-item.service';
+import { ProgressService } from './progress.service';
+import { UserService } from '../users/user.service';
 import './progress-events';
 import './discussion-content';
 import './file-content';
 
 registerNode(NodeType.Module, ModuleView, async (ctx, id) => {
   const m = await ctx.ds.getRepository(ContextModule).findOneBy({ id });
-  return m ? ctx.services.modules.show(String(m.courseId), String(id)) : null;
+  return m ? ctx.use(ModuleService).show(String(m.courseId), String(id)) : null;
 });
 
 export const moduleIdArg = (id: string) => idArg(id, 'Module');
@@ -38,42 +42,42 @@ export const moduleIdArg = (id: string) => idArg(id, 'Module');
 export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {
   @Query(() => ModuleConnection, { description: 'Modules of a course the viewer sees, by position.' })
   modulesConnection(@Arg('courseId', () => ID) courseId: string, @Args() args: ModulesArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.modules.list(courseIdArg(courseId), args);
+    return ctx.use(ModuleService).list(courseIdArg(courseId), args);
   }
 
   @Query(() => ModuleType)
   module(@Arg('courseId', () => ID) courseId: string, @Arg('id', () => ID) id: string, @Arg('studentId', () => ID, { nullable: true }) studentId: string | null, @Ctx() ctx: RequestContext) {
-    return ctx.services.modules.show(courseIdArg(courseId), moduleIdArg(id), { studentId });
+    return ctx.use(ModuleService).show(courseIdArg(courseId), moduleIdArg(id), { studentId });
   }
 
   @Query(() => ModuleItemConnection, { description: 'Items of a module the viewer sees, by position.' })
   moduleItemsConnection(@Arg('courseId', () => ID) courseId: string, @Arg('moduleId', () => ID) moduleId: string, @Args() args: ModuleItemsArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.moduleItems.list(courseIdArg(courseId), moduleIdArg(moduleId), args);
+    return ctx.use(ModuleItemService).list(courseIdArg(courseId), moduleIdArg(moduleId), args);
   }
 
   @Mutation(() => ModulePayload)
   createModule(@Arg('input') input: CreateModuleInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.modules.create(courseIdArg(input.courseId), input));
+    return mutationPayload(() => ctx.use(ModuleService).create(courseIdArg(input.courseId), input));
   }
 
   @Mutation(() => ModulePayload)
   updateModule(@Arg('input') input: UpdateModuleInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.modules.update(courseIdArg(input.courseId), moduleIdArg(input.id), input));
+    return mutationPayload(() => ctx.use(ModuleService).update(courseIdArg(input.courseId), moduleIdArg(input.id), input));
   }
 
   @Mutation(() => ModulePayload, { description: 'Deletes the module and its items.' })
   deleteModule(@Arg('courseId', () => ID) courseId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.modules.delete(courseIdArg(courseId), moduleIdArg(id)));
+    return mutationPayload(() => ctx.use(ModuleService).delete(courseIdArg(courseId), moduleIdArg(id)));
   }
 
   @Mutation(() => ModulePayload, { description: 'Resets progressions to locked and recalculates them from current requirements.' })
   relockModule(@Arg('courseId', () => ID) courseId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.modules.relock(courseIdArg(courseId), moduleIdArg(id)));
+    return mutationPayload(() => ctx.use(ModuleService).relock(courseIdArg(courseId), moduleIdArg(id)));
   }
 
   @FieldResolver(() => Int)
   async itemsCount(@Root() v: ModuleView, @Ctx() ctx: RequestContext): Promise<number> {
-    return (await ctx.services.moduleItems.visibleItems(v)).length;
+    return (await ctx.use(ModuleItemService).visibleItems(v)).length;
   }
 
   @FieldResolver(() => String)
@@ -83,7 +87,7 @@ export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {
 
   @FieldResolver(() => [ModuleItemType], { nullable: true })
   async items(@Root() v: ModuleView, @Ctx() ctx: RequestContext): Promise<ModuleItemView[] | null> {
-    let items = await ctx.services.moduleItems.visibleItems(v);
+    let items = await ctx.use(ModuleItemService).visibleItems(v);
     if (items.length > MAX_EMBEDDED_ITEMS) return null;
     if (v.itemSearch) items = items.filter((i) => i.item.title.toLowerCase().includes(v.itemSearch!));
     return items;
@@ -91,7 +95,7 @@ export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {
 
   @FieldResolver(() => ModuleProgressionConnection, { description: 'Students’ progress in the module: all students for graders, one’s own or one’s observees’ otherwise.' })
   progressionsConnection(@Root() v: ModuleView, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.progress.forModule(v, args);
+    return ctx.use(ProgressService).forModule(v, args);
   }
 }
 
@@ -99,6 +103,6 @@ export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {
 export class ModuleProgressionResolver {
   @FieldResolver(() => UserType, { nullable: true })
   student(@Root() p: ProgressionView, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return orHidden(ctx.services.users.find(p.userId));
+    return orHidden(ctx.use(UserService).find(p.userId));
   }
 }

@@ -13,6 +13,11 @@ import { ModuleItem } from './module-item.entity';
 import { ModuleView } from './module-views';
 import { ContextModule } from './module.entity';
 import { placeAt, renumber } from './positions';
+import { CourseService } from '../courses/course.service';
+import { ProgressService } from './progress.service';
+import { UserService } from '../users/user.service';
+import { ModuleVisibility } from './module-visibility';
+import { ModuleItemService } from './module-item.service';
 
 export interface ModuleInput {
   name?: string | null;
@@ -33,7 +38,7 @@ export class ModuleService {
 
   /** A course the caller may read (module reads need course read). */
   course(raw: string): Promise<Course> {
-    return this.ctx.services.courses.find(raw, 'read');
+    return this.ctx.use(CourseService).find(raw, 'read');
   }
 
   async canManage(course: Course): Promise<boolean> {
@@ -51,10 +56,10 @@ export class ModuleService {
   async studentFor(course: Course, studentIdRaw?: string | null): Promise<number | null> {
     const viewer = this.ctx.authz.requireViewer();
     if (studentIdRaw == null || studentIdRaw === '') {
-      return (await this.ctx.services.progress.isStudent(course, viewer.id)) ? viewer.id : null;
+      return (await this.ctx.use(ProgressService).isStudent(course, viewer.id)) ? viewer.id : null;
     }
-    const student = await this.ctx.services.users.lookup(studentIdRaw);
-    if (!(await this.ctx.services.progress.isStudent(course, student.id))) throw new NotFoundError();
+    const student = await this.ctx.use(UserService).lookup(studentIdRaw);
+    if (!(await this.ctx.use(ProgressService).isStudent(course, student.id))) throw new NotFoundError();
     if (student.id === viewer.id) return student.id;
     if (await this.ctx.authz.canCourse(course, 'view_all_grades')) return student.id;
     const roles = await this.ctx.authz.courseRoles(course);
@@ -63,8 +68,8 @@ export class ModuleService {
   }
 
   private async views(course: Course, modules: ContextModule[], student: number | null): Promise<ModuleView[]> {
-    const showPublished = student == null && (await this.ctx.services.moduleVisibility.canSeeUnpublished(course));
-    const progressions = student != null ? await this.ctx.services.progress.forStudent(course, student) : null;
+    const showPublished = student == null && (await this.ctx.use(ModuleVisibility).canSeeUnpublished(course));
+    const progressions = student != null ? await this.ctx.use(ProgressService).forStudent(course, student) : null;
     return modules.map((m) => new ModuleView(m, course, student, showPublished, progressions?.get(m.id) ?? null, this.ctx.baseUrl));
   }
 
@@ -85,12 +90,12 @@ export class ModuleService {
     if (term != null && args.searchTerm != null && term.length < 2) {
       throw new RequestError('search_term too short', 400, { errors: [{ field: 'search_term', code: 'invalid', message: '2 or more characters is required' }] });
     }
-    let modules = await this.ctx.services.moduleVisibility.visibleModules(course, await this.liveModules(course.id), student);
+    let modules = await this.ctx.use(ModuleVisibility).visibleModules(course, await this.liveModules(course.id), student);
     if (term) {
       if (args.includeItems) {
         const views = await this.views(course, modules, student);
         const keep = await Promise.all(
-          views.map(async (v) => v.module.name.toLowerCase().includes(term) || (await this.ctx.services.moduleItems.visibleItems(v)).some((i) => i.item.title.toLowerCase().includes(term))),
+          views.map(async (v) => v.module.name.toLowerCase().includes(term) || (await this.ctx.use(ModuleItemService).visibleItems(v)).some((i) => i.item.title.toLowerCase().includes(term))),
         );
         modules = modules.filter((_, i) => keep[i]);
       } else modules = modules.filter((m) => m.name.toLowerCase().includes(term));
@@ -105,7 +110,7 @@ export class ModuleService {
   /** Every module the caller sees in the course (as student_id's view when given), as views (for sequences and mastery paths). */
   async allVisible(course: Course, studentRaw?: string | null): Promise<ModuleView[]> {
     const student = await this.studentFor(course, studentRaw);
-    return this.views(course, await this.ctx.services.moduleVisibility.visibleModules(course, await this.liveModules(course.id), student), student);
+    return this.views(course, await this.ctx.use(ModuleVisibility).visibleModules(course, await this.liveModules(course.id), student), student);
   }
 
   /** A live module visible to the caller (students: published and assigned), else 404. */
@@ -113,7 +118,7 @@ export class ModuleService {
     const course = await this.course(courseRaw);
     const student = await this.studentFor(course, args.studentId);
     const module = await this.lookup(course, moduleRaw);
-    const visible = await this.ctx.services.moduleVisibility.visibleModules(course, [module], student);
+    const visible = await this.ctx.use(ModuleVisibility).visibleModules(course, [module], student);
     if (!visible.length) throw new NotFoundError();
     return (await this.views(course, [module], student))[0];
   }
@@ -177,7 +182,7 @@ export class ModuleService {
         module.prerequisites = JSON.stringify(this.prerequisites(all, module, input.prerequisiteModuleIds));
         await repo.save(module);
       }
-      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      await this.ctx.use(ProgressService).markStale(em, { courseId: course.id });
       return { module: (await this.views(course, [module], null))[0] };
     });
   }
@@ -202,7 +207,7 @@ export class ModuleService {
       }
       if (input.published != null) await this.setPublished(em, course, module, input.published);
       await repo.save(module);
-      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      await this.ctx.use(ProgressService).markStale(em, { courseId: course.id });
       return { module: (await this.views(course, [module], null))[0] };
     });
   }
@@ -251,7 +256,7 @@ export class ModuleService {
         }
       }
       await em.getRepository(ContextModule).save([...touched]);
-      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      await this.ctx.use(ProgressService).markStale(em, { courseId: course.id });
       return { module: view };
     });
   }
@@ -262,9 +267,9 @@ export class ModuleService {
     await this.assertManage(course);
     const module = await this.lookup(course, moduleRaw);
     return transaction(this.ctx.ds, async (em) => {
-      await this.ctx.services.progress.relock(em, module);
+      await this.ctx.use(ProgressService).relock(em, module);
       // Modules that build on this one are re-checked too.
-      await this.ctx.services.progress.markStale(em, { courseId: course.id });
+      await this.ctx.use(ProgressService).markStale(em, { courseId: course.id });
       return { module: (await this.views(course, [module], null))[0] };
     });
   }

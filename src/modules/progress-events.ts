@@ -1,6 +1,8 @@
 import { Course } from '../courses/course.entity';
 import { onDomainEvent } from '../events/domain-events';
 import type { RequirementType } from './progression-evaluator';
+import { ModuleItemService } from './module-item.service';
+import { ProgressService } from './progress.service';
 
 /**
  * Module progress follows what students do: views and contributions are recorded on the items that
@@ -12,11 +14,11 @@ onDomainEvent(async (em, ctx, event) => {
     case 'content.viewed':
     case 'content.contributed': {
       const kind: RequirementType = event.type === 'content.viewed' ? 'must_view' : 'must_contribute';
-      const items = await ctx.services.moduleItems.itemsLinking(em, event.courseId, event.contentType, event.contentId);
+      const items = await ctx.use(ModuleItemService).itemsLinking(em, event.courseId, event.contentType, event.contentId);
       if (!items.length) return;
       const course = await em.getRepository(Course).findOneBy({ id: event.courseId });
       if (!course) return;
-      for (const item of items) if (item.workflowState === 'active') await ctx.services.progress.record(em, course, event.userId, item, kind);
+      for (const item of items) if (item.workflowState === 'active') await ctx.use(ProgressService).record(em, course, event.userId, item, kind);
       return;
     }
     case 'submission.submitted':
@@ -24,10 +26,10 @@ onDomainEvent(async (em, ctx, event) => {
     case 'submission.graded':
     case 'quiz_submission.completed':
     case 'quiz_submission.scored':
-      await ctx.services.progress.markStale(em, { courseId: event.courseId, userId: event.userId });
+      await ctx.use(ProgressService).markStale(em, { courseId: event.courseId, userId: event.userId });
       return;
     case 'content.changed':
-      await ctx.services.progress.markStale(em, { courseId: event.courseId });
+      await ctx.use(ProgressService).markStale(em, { courseId: event.courseId });
       return;
     default:
       return;

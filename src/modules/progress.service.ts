@@ -14,6 +14,10 @@ import { itemVisibleToStudents, withheldItem } from './module-visibility';
 import { ContextModule } from './module.entity';
 import { actionCounts, EvalItem, EvalModule, evaluateCourse, ItemFacts, MetRequirement, RequirementType } from './progression-evaluator';
 import { ModuleProgression } from './progression.entity';
+import { ModuleVisibility } from './module-visibility';
+import { MasteryPathService } from './mastery-path.service';
+import { ModuleItemService } from './module-item.service';
+import { ModuleService } from './module.service';
 
 type EvalInputs = Parameters<typeof evaluateCourse>[1];
 
@@ -115,13 +119,13 @@ export class ProgressService {
     // Unpublished modules are never evaluated; deleted or unpublished prerequisites do not count.
     const published = modules.filter((m) => m.published);
     const positions = new Map(published.map((m) => [m.id, m.position]));
-    const visibility = this.ctx.services.moduleVisibility;
+    const visibility = this.ctx.use(ModuleVisibility);
     const [items, assigned, facts, withheld] = await Promise.all([
       em.getRepository(ModuleItem).find({ where: { moduleId: In(published.map((m) => m.id).concat(-1)), workflowState: 'active' }, order: { position: 'ASC', id: 'ASC' } }),
       Promise.all(published.map((m) => visibility.assigned(m, userId))),
       // Read in the evaluating transaction: a submission made earlier in it (a graded discussion post) counts.
       loadStudentFacts(this.ctx, course.id, [userId], em).then((f) => f.get(userId) ?? { byAssignment: new Map(), byQuiz: new Map() }),
-      this.ctx.services.masteryPaths.withheldFor(course, userId),
+      this.ctx.use(MasteryPathService).withheldFor(course, userId),
     ]);
     const content = await this.contentFor(course.id, items);
     const evalModules: EvalModule[] = [];
@@ -203,7 +207,7 @@ export class ProgressService {
   /** What the items link, through the request's batched content loaders (a listing reuses them). */
   private async contentFor(courseId: number, items: ModuleItem[]): Promise<Map<string, ContentInfo>> {
     const out = new Map<string, ContentInfo>();
-    const found = await Promise.all(items.map((it) => this.ctx.services.moduleItems.contentOf(courseId, it)));
+    const found = await Promise.all(items.map((it) => this.ctx.use(ModuleItemService).contentOf(courseId, it)));
     items.forEach((it, i) => {
       if (found[i]) out.set(key(it), found[i]!);
     });
@@ -218,17 +222,17 @@ export class ProgressService {
     const { course, module } = view;
     const viewer = this.ctx.authz.requireViewer();
     let ids: number[];
-    if (await this.ctx.authz.canCourse(course, 'view_all_grades')) ids = await this.ctx.services.modules.studentIds(course);
+    if (await this.ctx.authz.canCourse(course, 'view_all_grades')) ids = await this.ctx.use(ModuleService).studentIds(course);
     else {
       const roles = await this.ctx.authz.courseRoles(course);
       const observed = roles.enrollments.filter((e) => e.type === 'ObserverEnrollment' && e.workflowState === 'active' && e.associatedUserId != null).map((e) => e.associatedUserId!);
       ids = [...((await this.isStudent(course, viewer.id)) ? [viewer.id] : []), ...observed];
     }
-    const students = new Set((await this.ctx.services.modules.studentIds(course)).filter((id) => ids.includes(id)));
+    const students = new Set((await this.ctx.use(ModuleService).studentIds(course)).filter((id) => ids.includes(id)));
     let visible: number[] = [];
     if (module.published) {
       const sorted = [...students].sort((a, b) => a - b);
-      const assigned = await Promise.all(sorted.map((id) => this.ctx.services.moduleVisibility.assigned(module, id)));
+      const assigned = await Promise.all(sorted.map((id) => this.ctx.use(ModuleVisibility).assigned(module, id)));
       visible = sorted.filter((_, i) => assigned[i]);
     }
     const w = pageWindow(args);

@@ -6,6 +6,9 @@ import { ModuleItem } from './module-item.entity';
 import { ModuleItemView, ModuleView } from './module-views';
 import { parseItemType } from './module-item.service';
 import type { Course } from '../courses/course.entity';
+import { ModuleService } from './module.service';
+import { ModuleItemService } from './module-item.service';
+import { MasteryPathService } from './mastery-path.service';
 
 /**
  * The student_id argument that reproduces a module view's perspective: none when the view is the
@@ -46,14 +49,14 @@ export class SequenceService {
    * items (sub-headers skipped), first ten, each with its neighbours across module boundaries.
    */
   async sequence(courseRaw: string, assetType: string | null | undefined, assetId: string | null | undefined): Promise<{ items: SequenceNode[]; modules: ModuleView[] }> {
-    const course = await this.ctx.services.modules.course(courseRaw);
+    const course = await this.ctx.use(ModuleService).course(courseRaw);
     const kind = assetType?.replace(/_/g, '').toLowerCase();
     if (!kind || !ASSET_TYPES.includes(kind)) throw new RequestError('invalid asset_type', 400, { message: 'invalid asset_type' });
     if (assetId == null || assetId === '') throw new RequestError('missing asset_id', 400, { message: 'missing asset_id' });
 
-    const views = await this.ctx.services.modules.allVisible(course);
+    const views = await this.ctx.use(ModuleService).allVisible(course);
     const all: ModuleItemView[] = [];
-    for (const v of views) for (const i of await this.ctx.services.moduleItems.visibleItems(v)) if (i.item.contentType !== 'SubHeader') all.push(i);
+    for (const v of views) for (const i of await this.ctx.use(ModuleItemService).visibleItems(v)) if (i.item.contentType !== 'SubHeader') all.push(i);
 
     let matches: number[] = [];
     if (kind === 'moduleitem') matches = all.map((v, i) => (String(v.item.id) === String(assetId) ? i : -1));
@@ -74,7 +77,7 @@ export class SequenceService {
     const hits = matches.filter((i) => i >= 0).slice(0, MAX_SEQUENCE_NODES);
     const items: SequenceNode[] = hits.map((i) => ({ prev: all[i - 1] ?? null, current: all[i], next: all[i + 1] ?? null, masteryPath: null }));
     if (course.masteryPathsEnabled) {
-      for (const node of items) node.masteryPath = await this.ctx.services.masteryPaths.pathInfo(course, node.current);
+      for (const node of items) node.masteryPath = await this.ctx.use(MasteryPathService).pathInfo(course, node.current);
     }
     const moduleIds = new Set(items.flatMap((n) => [n.prev, n.current, n.next]).filter(Boolean).map((v) => v!.item.moduleId));
     return { items, modules: views.filter((v) => moduleIds.has(v.module.id)) };
@@ -109,8 +112,8 @@ export class SequenceService {
     let found = this.sequences.get(key);
     if (!found) {
       found = (async () => {
-        const views = await this.ctx.services.modules.allVisible(course, studentRaw);
-        const lists = await Promise.all(views.map((m) => this.ctx.services.moduleItems.visibleItems(m)));
+        const views = await this.ctx.use(ModuleService).allVisible(course, studentRaw);
+        const lists = await Promise.all(views.map((m) => this.ctx.use(ModuleItemService).visibleItems(m)));
         return lists.flat();
       })();
       this.sequences.set(key, found);

@@ -5,6 +5,10 @@ import { Quiz } from '../content/quizzes/quiz.entity';
 import { WikiPage } from '../content/pages/page.entity';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
 import { PlannerNote } from './planner-note.entity';
+import { AssignmentService } from '../content/assignments/assignment.service';
+import { QuizService } from '../content/quizzes/quiz.service';
+import { DiscussionService } from '../discussions/discussion.service';
+import { PageService } from '../content/pages/page.service';
 
 /**
  * Canvas's PLANNABLE_TYPES: the snake-case names the planner APIs take and emit. This service has no
@@ -78,24 +82,24 @@ export async function locatePlannable(ctx: RequestContext, type: string, rawId: 
   const courseRaw = courseId ?? null;
   switch (type) {
     case 'assignment': {
-      const { assignment } = await ctx.services.assignments.find(courseRaw, id);
+      const { assignment } = await ctx.use(AssignmentService).find(courseRaw, id);
       const [quiz, topic] = await Promise.all([
-        ctx.services.quizzes.backedBy(assignment.id),
+        ctx.use(QuizService).backedBy(assignment.id),
         ctx.ds.getRepository(DiscussionTopic).findOne({ where: { assignmentId: assignment.id }, order: { id: 'ASC' } }),
       ]);
       const liveTopic = topic && topic.workflowState !== 'deleted' ? topic : null;
       return assignmentRef(assignment, quiz, liveTopic);
     }
     case 'quiz':
-      return quizRef((await ctx.services.quizzes.find(courseRaw, id)).quiz);
+      return quizRef((await ctx.use(QuizService).find(courseRaw, id)).quiz);
     case 'discussion_topic':
     case 'announcement': {
-      const { topic } = await ctx.services.discussions.locate(courseRaw == null ? { id } : { id, contextType: 'Course', contextId: String(courseRaw) });
+      const { topic } = await ctx.use(DiscussionService).locate(courseRaw == null ? { id } : { id, contextType: 'Course', contextId: String(courseRaw) });
       if (courseRaw != null && topic.contextType !== 'Course') throw new NotFoundError();
       return topicRef(topic);
     }
     case 'wiki_page':
-      return pageRef((await ctx.services.pages.find(courseRaw, `page_id:${id}`)).page);
+      return pageRef((await ctx.use(PageService).find(courseRaw, `page_id:${id}`)).page);
     case 'planner_note': {
       const viewer = ctx.authz.requireViewer();
       const note = await ctx.ds.getRepository(PlannerNote).findOneBy({ id, userId: viewer.id, workflowState: 'active' });

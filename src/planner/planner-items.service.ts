@@ -10,6 +10,8 @@ import { PlannerOverride } from './planner-override.entity';
 import { readOverrides, readParticipants, readPlannables, readUnreadCounts } from './planner-reads';
 import { itemsWindow, parseContextCodes, resolveScope, ScopeArgs } from './planner-scope';
 import { PlannableKind } from './plannables';
+import { CourseService } from '../courses/course.service';
+import { GroupPolicy } from '../groups/group-policy';
 
 export interface PlannerItemsArgs extends ScopeArgs {
   first?: number | null;
@@ -352,7 +354,7 @@ export class PlannerItemsService {
     const viewer = this.ctx.viewer;
     const courses = new Map<number, Course>();
     const unpublishedToo = new Set<number>();
-    const found = codes.courses.size ? await this.ctx.services.courses.loadMany([...codes.courses]) : [];
+    const found = codes.courses.size ? await this.ctx.use(CourseService).loadMany([...codes.courses]) : [];
     for (const c of found) {
       if (!c || c.workflowState === 'deleted') throw new ForbiddenError();
       const readable = viewer ? await this.ctx.authz.canCourse(c, 'read') : false;
@@ -367,7 +369,7 @@ export class PlannerItemsService {
     if (codes.groups.size) {
       this.ctx.authz.requireViewer();
       for (const g of await this.ctx.loaders.byId(Group).loadMany([...codes.groups])) {
-        if (!g || g instanceof Error || g.workflowState === 'deleted' || !(await this.ctx.services.groupPolicy.rights(g)).read) throw new ForbiddenError();
+        if (!g || g instanceof Error || g.workflowState === 'deleted' || !(await this.ctx.use(GroupPolicy).rights(g)).read) throw new ForbiddenError();
         groups.set(g.id, g);
       }
     }

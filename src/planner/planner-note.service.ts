@@ -9,6 +9,7 @@ import { publishNoteChange } from './planner-events';
 import { PlannerNote } from './planner-note.entity';
 import { notesWindow, parseContextCodes } from './planner-scope';
 import { LINKABLE_TYPES, locatePlannable, plannableUrls } from './plannables';
+import { CourseService } from '../courses/course.service';
 
 export interface CreateNoteInput {
   title?: string | null;
@@ -66,7 +67,7 @@ export class PlannerNoteService {
       // Only readable courses count; the user's own code adds the notes without a course.
       const readable: number[] = [];
       if (codes.courses.size) {
-        const courses = await this.ctx.services.courses.loadMany([...codes.courses]);
+        const courses = await this.ctx.use(CourseService).loadMany([...codes.courses]);
         for (const c of courses) if (c && (await this.ctx.authz.canCourse(c, 'read'))) readable.push(c.id);
       }
       const own = codes.users.has(viewer.id);
@@ -103,7 +104,7 @@ export class PlannerNoteService {
 
   /** A course the caller may read: 404 when missing, 403 otherwise. */
   private course(raw: string): Promise<Course> {
-    return this.ctx.services.courses.find(idArg(raw, 'Course'), 'read');
+    return this.ctx.use(CourseService).find(idArg(raw, 'Course'), 'read');
   }
 
   /** POST /planner_notes → 201. */

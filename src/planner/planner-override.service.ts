@@ -15,6 +15,7 @@ import { PlannerOverride } from './planner-override.entity';
 import { WikiPage } from '../content/pages/page.entity';
 import { PlannerNote } from './planner-note.entity';
 import { assignmentRef, locatePlannable, noteRef, pageRef, PLANNABLE_TYPES, PlannableRef, quizRef, topicRef, unknownType } from './plannables';
+import { ProgressService } from '../modules/progress.service';
 
 export interface CreateOverrideInput {
   plannableType?: string | null;
@@ -163,8 +164,8 @@ export class PlannerOverrideService {
     if (items.length !== 1) return;
     const course = await em.getRepository(Course).findOneBy({ id: ref.courseId });
     if (!course) return;
-    if (done) await this.ctx.services.progress.record(em, course, userId, items[0], 'must_mark_done');
-    else await this.ctx.services.progress.unrecord(em, course, userId, items[0]);
+    if (done) await this.ctx.use(ProgressService).record(em, course, userId, items[0], 'must_mark_done');
+    else await this.ctx.use(ProgressService).unrecord(em, course, userId, items[0]);
   }
 
   /**

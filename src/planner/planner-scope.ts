@@ -6,6 +6,9 @@ import { leanRows, selectColumns } from '../db/lean-read';
 import type { RequestContext } from '../request/context';
 import { Group } from '../groups/group.entity';
 import type { User } from '../users/user.entity';
+import { UserService } from '../users/user.service';
+import { CourseService } from '../courses/course.service';
+import { GroupPolicy } from '../groups/group-policy';
 
 /** `course_1`, `group_2`, `user_3` (and `account_4`, accepted and ignored): Canvas's context codes. */
 export interface ContextCodes {
@@ -105,7 +108,7 @@ export async function resolveScope(ctx: RequestContext, args: ScopeArgs): Promis
   let observed: Set<number> | null = null;
   let observing = false;
   if (args.userId != null && args.userId !== '') {
-    subject = await ctx.services.users.lookup(args.userId);
+    subject = await ctx.use(UserService).lookup(args.userId);
     if (subject.id !== viewer.id) {
       observed = await observedCourses(ctx, viewer.id, subject.id);
       if (!observed.size) throw new ForbiddenError();
@@ -113,7 +116,7 @@ export async function resolveScope(ctx: RequestContext, args: ScopeArgs): Promis
     }
   } else if (args.observedUserId != null && args.observedUserId !== '') {
     if (!codes.given) throw new ForbiddenError();
-    subject = await ctx.services.users.lookup(args.observedUserId);
+    subject = await ctx.use(UserService).lookup(args.observedUserId);
     if (subject.id !== viewer.id) {
       observed = await observedCourses(ctx, viewer.id, subject.id);
       // Checked on the observer link itself, not on the codes: codes naming no course (user_, group_,
@@ -137,7 +140,7 @@ export async function resolveScope(ctx: RequestContext, args: ScopeArgs): Promis
     else extraCourses.push(id);
   }
   if (extraCourses.length) {
-    const found = await ctx.services.courses.loadMany(extraCourses);
+    const found = await ctx.use(CourseService).loadMany(extraCourses);
     for (const [i, id] of extraCourses.entries()) {
       const c = found[i];
       if (!c || c.workflowState === 'deleted') throw new ForbiddenError();
@@ -159,7 +162,7 @@ export async function resolveScope(ctx: RequestContext, args: ScopeArgs): Promis
     const found = await ctx.loaders.byId(Group).loadMany(extraGroups);
     for (const g of found) {
       if (!g || g instanceof Error || g.workflowState === 'deleted') throw new ForbiddenError();
-      if (!(await ctx.services.groupPolicy.rights(g)).read) throw new ForbiddenError();
+      if (!(await ctx.use(GroupPolicy).rights(g)).read) throw new ForbiddenError();
       groups.set(g.id, g);
     }
   }

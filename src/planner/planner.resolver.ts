@@ -28,9 +28,12 @@ import {
   UpdatePlannerOverrideInput,
 } from './planner.types';
 import { ConnectionArgs } from '../common/relay';
+import { PlannerNoteService } from './planner-note.service';
+import { PlannerOverrideService } from './planner-override.service';
+import { PlannerItemsService } from './planner-items.service';
 
-registerNode(NodeType.PlannerNote, PlannerNote, (ctx, id) => ctx.services.plannerNotes.own(id));
-registerNode(NodeType.PlannerOverride, PlannerOverride, (ctx, id) => ctx.services.plannerOverrides.own(id));
+registerNode(NodeType.PlannerNote, PlannerNote, (ctx, id) => ctx.use(PlannerNoteService).own(id));
+registerNode(NodeType.PlannerOverride, PlannerOverride, (ctx, id) => ctx.use(PlannerOverrideService).own(id));
 
 @Resolver(() => PlannerItemType)
 export class PlannerItemResolver {
@@ -38,7 +41,7 @@ export class PlannerItemResolver {
     description: "The planner: the user's dated learning objects and notes, in Canvas's order (date, id, kind), paged by key set.",
   })
   plannerItems(@Args() args: PlannerItemsArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.plannerItems.list(args);
+    return ctx.use(PlannerItemsService).list(args);
   }
 
   @Subscription(() => PlannerChangeType, {
@@ -58,34 +61,34 @@ export class PlannerItemResolver {
 export class PlannerNoteResolver extends NodeResolver(NodeType.PlannerNote, PlannerNoteType) {
   @Query(() => PlannerNoteConnection, { description: "The viewer's active planner notes." })
   plannerNotes(@Args() args: PlannerNotesArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.plannerNotes.list(args);
+    return ctx.use(PlannerNoteService).list(args);
   }
 
   @Query(() => PlannerNoteType, { description: "One of the viewer's notes (anyone else's is not found)." })
   plannerNote(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return ctx.services.plannerNotes.own(id);
+    return ctx.use(PlannerNoteService).own(id);
   }
 
   @Mutation(() => PlannerNotePayload)
   createPlannerNote(@Arg('input') input: CreatePlannerNoteInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.plannerNotes.create(input));
+    return mutationPayload(() => ctx.use(PlannerNoteService).create(input));
   }
 
   @Mutation(() => PlannerNotePayload)
   updatePlannerNote(@Arg('input') input: UpdatePlannerNoteInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.plannerNotes.update(input));
+    return mutationPayload(() => ctx.use(PlannerNoteService).update(input));
   }
 
   @Mutation(() => PlannerNotePayload, { description: 'Soft delete: the note comes back with workflowState deleted.' })
   deletePlannerNote(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.plannerNotes.delete(id));
+    return mutationPayload(() => ctx.use(PlannerNoteService).delete(id));
   }
 
   @Subscription(() => PlannerNoteChangeType, {
     description: "Emits when one of the viewer's own notes is updated or deleted.",
     subscribe: async ({ args, context }) => {
       const ctx = context as RequestContext;
-      const note = await ctx.services.plannerNotes.own(String(args.id));
+      const note = await ctx.use(PlannerNoteService).own(String(args.id));
       return ctx.app.pubsub.subscribe(PLANNER_NOTE_CHANGED, await channelId(ctx.ds, note.id));
     },
   })
@@ -103,12 +106,12 @@ export class PlannerNoteResolver extends NodeResolver(NodeType.PlannerNote, Plan
 
   @FieldResolver(() => String, { nullable: true })
   linkedObjectHtmlUrl(@Root() n: PlannerNote, @Ctx() ctx: RequestContext): string | null {
-    return ctx.services.plannerNotes.linkedUrls(n).html;
+    return ctx.use(PlannerNoteService).linkedUrls(n).html;
   }
 
   @FieldResolver(() => String, { nullable: true })
   linkedObjectUrl(@Root() n: PlannerNote, @Ctx() ctx: RequestContext): string | null {
-    return ctx.services.plannerNotes.linkedUrls(n).api;
+    return ctx.use(PlannerNoteService).linkedUrls(n).api;
   }
 }
 
@@ -116,27 +119,27 @@ export class PlannerNoteResolver extends NodeResolver(NodeType.PlannerNote, Plan
 export class PlannerOverrideResolver extends NodeResolver(NodeType.PlannerOverride, PlannerOverrideType) {
   @Query(() => PlannerOverrideConnection, { description: "The viewer's active planner overrides." })
   plannerOverrides(@Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.plannerOverrides.list(args);
+    return ctx.use(PlannerOverrideService).list(args);
   }
 
   @Query(() => PlannerOverrideType, { description: "One of the viewer's overrides (anyone else's is not found)." })
   plannerOverride(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return ctx.services.plannerOverrides.own(id);
+    return ctx.use(PlannerOverrideService).own(id);
   }
 
   @Mutation(() => PlannerOverridePayload)
   createPlannerOverride(@Arg('input') input: CreatePlannerOverrideInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.plannerOverrides.create(input));
+    return mutationPayload(() => ctx.use(PlannerOverrideService).create(input));
   }
 
   @Mutation(() => PlannerOverridePayload, { description: 'Both flags are overwritten: an absent one becomes false.' })
   updatePlannerOverride(@Arg('input') input: UpdatePlannerOverrideInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.plannerOverrides.update(input));
+    return mutationPayload(() => ctx.use(PlannerOverrideService).update(input));
   }
 
   @Mutation(() => PlannerOverridePayload, { description: 'Soft delete: workflowState deleted, deletedAt set.' })
   deletePlannerOverride(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.plannerOverrides.delete(id));
+    return mutationPayload(() => ctx.use(PlannerOverrideService).delete(id));
   }
 
   @FieldResolver(() => ID, { nullable: true })

@@ -7,6 +7,9 @@ import { MAX_PAGE_SIZE } from '../common/relay';
 import type { QuizExtension } from './quiz-extension.service';
 import { QuizExtensionType } from './quiz-extension.types';
 import { ListBound } from '../common/list-bounds';
+import { ContentAccess } from '../content/content-access';
+import { QuizService } from '../content/quizzes/quiz.service';
+import { QuizExtensionService } from './quiz-extension.service';
 
 @Resolver(() => CourseType)
 export class CourseQuizExtensionsResolver {
@@ -22,10 +25,10 @@ export class CourseQuizExtensionsResolver {
   })
   async quizExtensions(@Root() c: Course, @Ctx() ctx: RequestContext): Promise<QuizExtension[] | null> {
     // Quiz.extensions' own grader check, made once here so a course without quizzes answers alike.
-    if (!(await ctx.services.contentAccess.isGrader(c))) return null;
-    const quizzes = await orRefused(() => ctx.services.quizzes.listForCourse(c, { first: MAX_PAGE_SIZE }));
+    if (!(await ctx.use(ContentAccess).isGrader(c))) return null;
+    const quizzes = await orRefused(() => ctx.use(QuizService).listForCourse(c, { first: MAX_PAGE_SIZE }));
     if (!quizzes) return null;
-    const lists = await Promise.all(quizzes.nodes.map((q) => orRefused(() => ctx.services.quizExtensions.forQuiz(q))));
+    const lists = await Promise.all(quizzes.nodes.map((q) => orRefused(() => ctx.use(QuizExtensionService).forQuiz(q))));
     return lists.some((l) => l == null) ? null : lists.flat() as QuizExtension[];
   }
 }

@@ -9,6 +9,8 @@ import { UserType } from '../users/user.types';
 import type { QuizExtension } from './quiz-extension.service';
 import { QuizExtensionType, SetCourseQuizExtensionsInput, SetCourseQuizExtensionsPayload } from './quiz-extension.types';
 import { ListBound } from '../common/list-bounds';
+import { QuizExtensionService } from './quiz-extension.service';
+import { UserService } from '../users/user.service';
 
 @Resolver(() => QuizExtensionType)
 export class QuizExtensionResolver {
@@ -16,12 +18,12 @@ export class QuizExtensionResolver {
     description: "Course quiz extensions: sets each listed student's extension on every quiz of the course, atomically (manage_grades).",
   })
   setCourseQuizExtensions(@Arg('input') input: SetCourseQuizExtensionsInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.quizExtensions.extend(input.courseId, input.quizExtensions));
+    return mutationPayload(() => ctx.use(QuizExtensionService).extend(input.courseId, input.quizExtensions));
   }
 
   @FieldResolver(() => UserType, { nullable: true })
   user(@Root() e: QuizExtension, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return orHidden(ctx.services.users.find(e.userId));
+    return orHidden(ctx.use(UserService).find(e.userId));
   }
 }
 
@@ -34,6 +36,6 @@ export class QuizExtensionsFieldResolver {
     description: "Students' extensions on this quiz (extra attempts, extra time, manual unlocking, or an extended end_at), by user id. Graders only.",
   })
   extensions(@Root() quiz: Quiz, @Ctx() ctx: RequestContext): Promise<QuizExtension[]> {
-    return ctx.services.quizExtensions.forQuiz(quiz);
+    return ctx.use(QuizExtensionService).forQuiz(quiz);
   }
 }

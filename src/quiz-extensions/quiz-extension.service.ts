@@ -10,6 +10,8 @@ import { nowToSecond } from '../db/columns';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
 import { parseAnyId } from '../common/relay';
+import { CourseService } from '../courses/course.service';
+import { ContentAccess } from '../content/content-access';
 
 /**
  * The spec's Limits table. Canvas clamps (and takes the absolute value of) numbers outside these; this
@@ -130,12 +132,12 @@ export class QuizExtensionService {
    */
   async extend(courseRaw: string | number, entries: QuizExtensionEntry[]): Promise<{ quizExtensions: QuizExtension[] }> {
     this.ctx.authz.requireViewer();
-    const course = await this.ctx.services.courses.lookup(anyId(courseRaw, 'Course'));
+    const course = await this.ctx.use(CourseService).lookup(anyId(courseRaw, 'Course'));
     if (!(await this.canExtend(course))) throw reject(NOT_ALLOWED, 403);
     const userIds = this.validate(entries);
 
     // Canvas finds each user among the course's students (404 otherwise): current student enrollments.
-    const students = await this.ctx.services.contentAccess.currentStudents().load(course.id);
+    const students = await this.ctx.use(ContentAccess).currentStudents().load(course.id);
     const unknown = userIds.findIndex((id) => !students.has(id));
     if (unknown >= 0) throw new NotFoundError(`quiz_extensions[${unknown}][user_id]: user ${userIds[unknown]} is not a student of this course`);
     if (!entries.length) return { quizExtensions: [] };
@@ -205,8 +207,8 @@ export class QuizExtensionService {
    * time limit gives it), by user id. Graders only (manage_grades or view_all_grades).
    */
   async forQuiz(quiz: Quiz): Promise<QuizExtension[]> {
-    const course = await this.ctx.services.contentAccess.courseOf(quiz.courseId);
-    if (!(await this.ctx.services.contentAccess.isGrader(course))) throw new ForbiddenError();
+    const course = await this.ctx.use(ContentAccess).courseOf(quiz.courseId);
+    if (!(await this.ctx.use(ContentAccess).isGrader(course))) throw new ForbiddenError();
     return this.loader().load(quiz);
   }
 
@@ -217,7 +219,7 @@ export class QuizExtensionService {
           const courseIds = [...new Set(quizzes.map((q) => q.courseId))];
           const base = { quizId: In(quizzes.map((q) => q.id)), wasPreview: false };
           const [students, rows] = await Promise.all([
-            this.ctx.services.contentAccess.currentStudents().loadMany(courseIds),
+            this.ctx.use(ContentAccess).currentStudents().loadMany(courseIds),
             this.ctx.ds.getRepository(QuizSubmission).find({
               where: [
                 { ...base, extraAttempts: MoreThan(0) },

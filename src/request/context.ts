@@ -1,32 +1,28 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DataSource } from 'typeorm';
-import { Authz } from '../auth/authz';
-import type { AccessToken } from '../auth/access-token.entity';
-import type { User } from '../users/user.entity';
-import type { AppServices } from './runtime';
-import type { ToolProxy } from '../lti/tool-proxy.entity';
 import { Loaders } from '../db/loaders';
-import { Services } from '../services';
+import type { Runtime } from './runtime';
 
-/** Everything a resolver needs for one request, whichever door (REST, GraphQL, graphql-ws) it came through. */
+/**
+ * The request kernel: everything one request carries, whichever door (REST, GraphQL, graphql-ws, CLI) it
+ * came through. It knows nothing of areas or doors; who is asking (viewer, token, authz) is added by
+ * src/auth/request-context.ts, which declares those fields on this interface.
+ */
 export interface RequestContext {
   ds: DataSource;
-  app: AppServices;
-  /** The user the request acts as (the masqueraded user when as_user_id is used). */
-  viewer: User | null;
-  /** The user who authenticated; differs from viewer while masquerading. */
-  realUser: User | null;
-  token: AccessToken | null;
-  /** The LTI tool proxy a tool's JWT access token authenticated (viewer is then null). */
-  tool: ToolProxy | null;
+  app: Runtime;
   loaders: Loaders;
-  authz: Authz;
-  services: Services;
   /** Absolute base URL the client used, for Link headers and html_url fields. */
   baseUrl: string;
   log: FastifyBaseLogger;
   /** The HTTP request behind this context (REST and HTTP GraphQL), without credentials; absent for graphql-ws and the CLI. */
   request?: RequestMeta;
+  /**
+   * The request's instance of a service class, made on first use. A service names what it calls with a
+   * real import (`ctx.use(CourseService)`), so readers and the dependency rule see every dependency;
+   * one instance per request keeps the per-request caches services hold.
+   */
+  use<T>(service: new (ctx: RequestContext) => T): T;
 }
 
 /** What services may know of an HTTP request: no Authorization header, cookies or secret query values. */
@@ -44,29 +40,23 @@ export interface RequestMeta {
   headers: Record<string, string>;
 }
 
-export function createContext(args: {
-  app: AppServices;
-  viewer: User | null;
-  realUser?: User | null;
-  token?: AccessToken | null;
-  tool?: ToolProxy | null;
-  baseUrl: string;
-  log: FastifyBaseLogger;
-}): RequestContext {
-  const { app } = args;
-  const loaders = new Loaders(app.ds);
+/** The kernel part of a context; src/auth/request-context.ts adds who is asking. */
+export function createBaseContext(args: { app: Runtime; baseUrl: string; log: FastifyBaseLogger }): RequestContext {
+  const made = new Map<Function, unknown>();
   const ctx = {
-    ds: app.ds,
-    app,
-    viewer: args.viewer,
-    realUser: args.realUser ?? args.viewer,
-    token: args.token ?? null,
-    tool: args.tool ?? null,
-    loaders,
-    authz: new Authz(app.ds, args.viewer, loaders),
+    ds: args.app.ds,
+    app: args.app,
+    loaders: new Loaders(args.app.ds),
     baseUrl: args.baseUrl,
     log: args.log,
+    use<T>(service: new (c: RequestContext) => T): T {
+      let s = made.get(service) as T | undefined;
+      if (s === undefined) {
+        s = new service(ctx);
+        made.set(service, s);
+      }
+      return s;
+    },
   } as RequestContext;
-  ctx.services = new Services(ctx);
   return ctx;
 }

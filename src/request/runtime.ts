@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import type { AppPubSub } from '../messaging/pubsub';
 
 /** Process-wide state shared by every request: the database, the schema and the secrets. */
-export interface AppServices {
+export interface Runtime {
   config: Config;
   ds: DataSource;
   schema: GraphQLSchema;

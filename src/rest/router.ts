@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, parse, validate } from 'graphql';
 import { compileQuery, isCompiledQuery, CompiledQuery } from 'graphql-jit';
-import type { AppServices } from '../request/runtime';
+import type { Runtime } from '../request/runtime';
 import { bearerToken } from '../auth/authenticate';
 import { isRestError, requestContext, toolRequestContext } from '../auth/request-auth';
 import type { RequestContext } from '../request/context';
@@ -25,7 +25,7 @@ interface CompiledRoute {
 }
 
 /** Compiles a route's operation once, failing at start-up if it does not validate against the schema. */
-function compileRoute(app: AppServices, route: RestRoute): CompiledRoute {
+function compileRoute(app: Runtime, route: RestRoute): CompiledRoute {
   const doc = parse(withFragments(route.operation));
   const errors = validate(app.schema, doc);
   if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
@@ -76,7 +76,7 @@ export function sendRestError(reply: FastifyReply, err: RestError): FastifyReply
   return reply.code(err.status).send(err.body);
 }
 
-export function registerRestRoutes(fastify: FastifyInstance, app: AppServices, routes: RestRoute[]): void {
+export function registerRestRoutes(fastify: FastifyInstance, app: Runtime, routes: RestRoute[]): void {
   for (const route of routes) {
     const compiled = compileRoute(app, route);
     fastify.route({
@@ -95,7 +95,7 @@ function routeToken(route: RestRoute, req: FastifyRequest, params: ParamTree): s
 }
 
 /** The request's context, authenticated as the route says (see RestRoute.auth). */
-function routeContext(app: AppServices, route: RestRoute, req: FastifyRequest, params: ParamTree): Promise<RequestContext | RestError> {
+function routeContext(app: Runtime, route: RestRoute, req: FastifyRequest, params: ParamTree): Promise<RequestContext | RestError> {
   const token = routeToken(route, req, params);
   const common = { baseUrl: baseUrl(req), log: req.log };
   if (route.auth === 'lti') return toolRequestContext(app, { token, ...common });
@@ -103,7 +103,7 @@ function routeContext(app: AppServices, route: RestRoute, req: FastifyRequest, p
   return requestContext(app, { token, asUserId: str(params.as_user_id) ?? null, requireUser: !route.anonymous, ...common });
 }
 
-async function handle(app: AppServices, { route, compiled }: CompiledRoute, req: FastifyRequest, reply: FastifyReply) {
+async function handle(app: Runtime, { route, compiled }: CompiledRoute, req: FastifyRequest, reply: FastifyReply) {
   reply.type('application/json; charset=utf-8');
   const params = requestParams(req);
   const ctx = await routeContext(app, route, req, params);

@@ -6,8 +6,9 @@ import { parseAnyId } from '../common/relay';
 import { accountIdArg } from '../accounts/account.resolver';
 import { User } from './user.entity';
 import { CreateUserInput, CreateUserPayload, UserType } from './user.types';
+import { UserService } from './user.service';
 
-registerNode(NodeType.User, User, (ctx, id) => ctx.services.users.find(id));
+registerNode(NodeType.User, User, (ctx, id) => ctx.use(UserService).find(id));
 
 /** User lookups take a global id as well as the REST forms (numeric, `self`, sis_user_id:…). */
 export const userIdArg = (id: string) => parseAnyId(id, 'User') ?? id;
@@ -26,12 +27,12 @@ export class UserResolver extends NodeResolver(NodeType.User, UserType) {
 
   @Query(() => UserType, { description: 'A user by id, global id, `self` or sis_user_id:…' })
   user(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<User> {
-    return ctx.services.users.find(userIdArg(id));
+    return ctx.use(UserService).find(userIdArg(id));
   }
 
   @Mutation(() => CreateUserPayload, { description: 'Creates a user with a login in an account (admins).' })
   createUser(@Arg('input') input: CreateUserInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.users.create({ ...input, accountId: String(accountIdArg(input.accountId)) }));
+    return mutationPayload(() => ctx.use(UserService).create({ ...input, accountId: String(accountIdArg(input.accountId)) }));
   }
 
   @FieldResolver(() => String, { nullable: true })
@@ -51,8 +52,8 @@ export class UserResolver extends NodeResolver(NodeType.User, UserType) {
 
   @FieldResolver(() => String, { nullable: true })
   async loginId(@Root() u: User, @Ctx() ctx: RequestContext): Promise<string | null> {
-    if (!(await ctx.services.users.canSeeLoginDetails(u))) return null;
-    return (await ctx.services.users.primaryLogin(u))?.uniqueId ?? null;
+    if (!(await ctx.use(UserService).canSeeLoginDetails(u))) return null;
+    return (await ctx.use(UserService).primaryLogin(u))?.uniqueId ?? null;
   }
 
   @FieldResolver(() => String, { nullable: true })
@@ -63,13 +64,13 @@ export class UserResolver extends NodeResolver(NodeType.User, UserType) {
 
   @FieldResolver(() => String, { nullable: true })
   async sisUserId(@Root() u: User, @Ctx() ctx: RequestContext): Promise<string | null> {
-    if (!(await ctx.services.users.canAdminister(u))) return null;
-    return (await ctx.services.users.primaryLogin(u))?.sisUserId ?? null;
+    if (!(await ctx.use(UserService).canAdminister(u))) return null;
+    return (await ctx.use(UserService).primaryLogin(u))?.sisUserId ?? null;
   }
 
   @FieldResolver(() => String, { nullable: true })
   async integrationId(@Root() u: User, @Ctx() ctx: RequestContext): Promise<string | null> {
-    if (!(await ctx.services.users.canAdminister(u))) return null;
-    return (await ctx.services.users.primaryLogin(u))?.integrationId ?? null;
+    if (!(await ctx.use(UserService).canAdminister(u))) return null;
+    return (await ctx.use(UserService).primaryLogin(u))?.integrationId ?? null;
   }
 }

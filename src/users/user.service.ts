@@ -14,6 +14,8 @@ import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
 import { Pseudonym } from './pseudonym.entity';
 import { GroupMembershipService } from '../groups/group-membership.service';
 import { User } from './user.entity';
+import { CourseService } from '../courses/course.service';
+import { AccountService } from '../accounts/account.service';
 
 export interface CreateUserInput {
   accountId: string;
@@ -113,7 +115,7 @@ export class UserService {
       .manyBy(Enrollment, 'userId', { workflowState: In(['active', 'invited', 'creation_pending', 'completed', 'inactive']) })
       .load(user.id);
     const courses = new Map<number, Course>();
-    for (const c of await this.ctx.services.courses.loadMany([...new Set(theirs.map((e) => e.courseId))])) if (c) courses.set(c.id, c);
+    for (const c of await this.ctx.use(CourseService).loadMany([...new Set(theirs.map((e) => e.courseId))])) if (c) courses.set(c.id, c);
     for (const e of theirs) {
       const c = courses.get(e.courseId);
       if (c && (await this.ctx.authz.canReadRosterEntry(c, e.courseSectionId))) return true;
@@ -132,7 +134,7 @@ export class UserService {
   }
 
   async create(input: CreateUserInput): Promise<{ user: User; login: Pseudonym }> {
-    const account = await this.ctx.services.accounts.lookup(input.accountId);
+    const account = await this.ctx.use(AccountService).lookup(input.accountId);
     await this.ctx.authz.assertAccountAdmin(account.id);
     const rootId = account.resolvedRootId;
     const uniqueId = (input.uniqueId ?? '').trim();
@@ -213,7 +215,7 @@ export class UserService {
 
   /** Users with a login in the account's root account, by sortable name (Canvas's order). */
   async listInAccount(accountRaw: string, args: { first?: number | null; after?: string | null; searchTerm?: string | null }): Promise<ConnectionResult<User>> {
-    const account = await this.ctx.services.accounts.lookup(accountRaw);
+    const account = await this.ctx.use(AccountService).lookup(accountRaw);
     await this.ctx.authz.assertAccountAdmin(account.id);
     const term = args.searchTerm?.trim();
     if (term != null && term.length > 0 && term.length < 2) {

@@ -2,6 +2,10 @@ import { ForbiddenError, NotFoundError, RequestError } from '../common/errors';
 import { transaction } from '../db/transaction';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
+import { CourseService } from '../courses/course.service';
+import { ContentAccess } from '../content/content-access';
+import { AssignmentService } from '../content/assignments/assignment.service';
+import { SubmissionService } from '../content/submissions/submission.service';
 
 /**
  * A grader asks for a submission to be sent to the plagiarism tool again (Canvas's
@@ -16,12 +20,12 @@ export class PlagiarismResubmitService {
     this.ctx.authz.requireViewer();
     // Canvas answers a non-numeric assignment or student id with a bare 400.
     if (!/^\d+$/.test(assignmentRaw) || !/^\d+$/.test(userRaw)) throw new RequestError('bad request');
-    const course = await this.ctx.services.courses.lookup(courseRaw);
-    if (!(await this.ctx.services.contentAccess.isGrader(course))) throw new ForbiddenError(undefined, 401);
-    const { assignment } = await this.ctx.services.assignments.find(String(course.id), assignmentRaw);
+    const course = await this.ctx.use(CourseService).lookup(courseRaw);
+    if (!(await this.ctx.use(ContentAccess).isGrader(course))) throw new ForbiddenError(undefined, 401);
+    const { assignment } = await this.ctx.use(AssignmentService).find(String(course.id), assignmentRaw);
     let submission;
     try {
-      submission = await this.ctx.services.submissions.show(String(course.id), String(assignment.id), userRaw);
+      submission = await this.ctx.use(SubmissionService).show(String(course.id), String(assignment.id), userRaw);
     } catch (e) {
       // No submission for that user in this assignment (not a student of the course).
       if (e instanceof NotFoundError) throw new RequestError('bad request');

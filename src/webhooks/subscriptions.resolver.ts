@@ -1,6 +1,7 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../request/context';
 import { WebhookSubscriptionInput, WebhookSubscriptionPageType, WebhookSubscriptionPayload, WebhookSubscriptionType } from './subscriptions.types';
+import { WebhookSubscriptionService } from './subscriptions.service';
 
 /**
  * The tool-facing subscription operations: they authenticate the tool (a JWT access token from
@@ -11,17 +12,17 @@ import { WebhookSubscriptionInput, WebhookSubscriptionPageType, WebhookSubscript
 export class WebhookSubscriptionResolver {
   @Query(() => WebhookSubscriptionType, { description: 'For a tool: one of its live subscriptions by Id.' })
   webhookSubscription(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return ctx.services.webhookSubscriptions.show(id);
+    return ctx.use(WebhookSubscriptionService).show(id);
   }
 
   @Query(() => WebhookSubscriptionPageType, { description: 'For a tool: its live subscriptions, 100 per page by Id.' })
   webhookSubscriptions(@Arg('startKey', () => String, { nullable: true, description: 'The endKey of the previous page.' }) startKey: string | null, @Ctx() ctx: RequestContext) {
-    return ctx.services.webhookSubscriptions.list(startKey);
+    return ctx.use(WebhookSubscriptionService).list(startKey);
   }
 
   @Mutation(() => WebhookSubscriptionPayload, { description: 'For a tool: subscribes to events in a context it is installed in (or beneath).' })
   async createWebhookSubscription(@Arg('input', () => WebhookSubscriptionInput, { nullable: true }) input: WebhookSubscriptionInput | null, @Ctx() ctx: RequestContext) {
-    return { webhookSubscription: await ctx.services.webhookSubscriptions.create(input) };
+    return { webhookSubscription: await ctx.use(WebhookSubscriptionService).create(input) };
   }
 
   @Mutation(() => WebhookSubscriptionPayload, { description: 'For a tool: replaces one of its subscriptions (full validation again).' })
@@ -30,7 +31,7 @@ export class WebhookSubscriptionResolver {
     @Arg('input', () => WebhookSubscriptionInput, { nullable: true }) input: WebhookSubscriptionInput | null,
     @Ctx() ctx: RequestContext,
   ) {
-    return { webhookSubscription: await ctx.services.webhookSubscriptions.update(id, input) };
+    return { webhookSubscription: await ctx.use(WebhookSubscriptionService).update(id, input) };
   }
 
   @Mutation(() => WebhookSubscriptionPayload, {
@@ -38,11 +39,11 @@ export class WebhookSubscriptionResolver {
       'For a tool: a new Standard Webhooks secret for one of its subscriptions (signingSecret, shown once); the previous one also signs for WEBHOOK_SECRET_GRACE_MS.',
   })
   async rotateWebhookSubscriptionSecret(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return { webhookSubscription: await ctx.services.webhookSubscriptions.rotateSecret(id) };
+    return { webhookSubscription: await ctx.use(WebhookSubscriptionService).rotateSecret(id) };
   }
 
   @Mutation(() => WebhookSubscriptionPayload, { description: 'For a tool: deletes one of its subscriptions (State Deleted).' })
   async deleteWebhookSubscription(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext) {
-    return { webhookSubscription: await ctx.services.webhookSubscriptions.delete(id) };
+    return { webhookSubscription: await ctx.use(WebhookSubscriptionService).delete(id) };
   }
 }

@@ -22,6 +22,8 @@ import {
   WebhookMessageType,
 } from './webhook-delivery.types';
 import { ListBound } from '../common/list-bounds';
+import { WebhookDeliveryService } from './webhook-delivery.service';
+import { PlagiarismResubmitService } from './plagiarism-resubmit.service';
 
 @Resolver(() => WebhookDeliveryType)
 export class WebhookDeliveryResolver {
@@ -29,18 +31,18 @@ export class WebhookDeliveryResolver {
     description: "A webhook subscription's recent deliveries, newest first: account admins over its context and site admins.",
   })
   webhookDeliveries(@Args() args: WebhookDeliveriesArgs, @Ctx() ctx: RequestContext) {
-    return ctx.services.webhookDeliveries.list(args);
+    return ctx.use(WebhookDeliveryService).list(args);
   }
 
   @ListBound(100)
   @FieldResolver(() => [WebhookAttemptType], { description: 'Every attempt so far, oldest first: time, duration, status, error class, the start of the answer.' })
   attempts(@Root() delivery: DeliveryView, @Ctx() ctx: RequestContext) {
-    return ctx.services.webhookDeliveries.attempts(delivery);
+    return ctx.use(WebhookDeliveryService).attempts(delivery);
   }
 
   @Mutation(() => RedeliverWebhookMessagePayload, { description: 'Sends a dead-lettered webhook message again (same message id, fresh retry window).' })
   redeliverWebhookMessage(@Arg('input') input: RedeliverWebhookMessageInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.webhookDeliveries.redeliver(input.messageId, Boolean(input.reactivate)));
+    return mutationPayload(() => ctx.use(WebhookDeliveryService).redeliver(input.messageId, Boolean(input.reactivate)));
   }
 
   @Mutation(() => ReplayWebhookMessagesPayload, {
@@ -48,17 +50,17 @@ export class WebhookDeliveryResolver {
       "Re-queues a subscription's (or a tool's) messages whose event time lies in a window, with their original message ids (receivers deduplicate by webhook-id): site admins and admins of the account the subscription or tool belongs to.",
   })
   replayWebhookMessages(@Arg('input') input: ReplayWebhookMessagesInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.webhookDeliveries.replay(input));
+    return mutationPayload(() => ctx.use(WebhookDeliveryService).replay(input));
   }
 
   @Query(() => GraphQLJSONObject, { description: 'The JWKS (RFC 7517) that verifies the X-Webhook-Signature of HTTPS webhook deliveries. Public.' })
   webhookSigningKeys(@Ctx() ctx: RequestContext) {
-    return ctx.services.webhookDeliveries.jwks();
+    return ctx.use(WebhookDeliveryService).jwks();
   }
 
   @Mutation(() => ResubmitToPlagiarismPayload, { description: "A grader asks for a student's submission to be sent to the plagiarism tool again (raises plagiarism_resubmit)." })
   resubmitToPlagiarism(@Arg('input') input: ResubmitToPlagiarismInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.plagiarismResubmit.resubmit(input.courseId, input.assignmentId, input.userId));
+    return mutationPayload(() => ctx.use(PlagiarismResubmitService).resubmit(input.courseId, input.assignmentId, input.userId));
   }
 
   @Subscription(() => WebhookMessageType, {

@@ -4,14 +4,14 @@ import { prepareApp } from '../../src/app/bootstrap';
 import { loadConfig } from '../../src/config';
 import type { CountingLogger } from '../../src/db/query-counter';
 import { buildServer, BuiltServer } from '../../src/app/server';
-import type { AppServices } from '../../src/request/runtime';
+import type { Runtime } from '../../src/request/runtime';
 import { Dispatcher } from '../../src/webhooks/dispatcher';
 import { Api } from './api';
 import { testDatabase, TestDatabase } from './db';
 
 export interface TestServer {
   url: string;
-  app: AppServices;
+  app: Runtime;
   adminToken: string;
   admin: Api;
   /** An API client with the given token (or none). */

@@ -10,6 +10,9 @@ import type { LockView } from '../content-access';
 import { fitText } from '../content-columns';
 import { Submission } from '../submissions/submission.entity';
 import { Assignment, AssignmentState, GRADING_TYPES, GradingType, SUBMISSION_TYPES } from './assignment.entity';
+import { ContentAccess } from '../content-access';
+import { QuizService } from '../quizzes/quiz.service';
+import { GradedDiscussionService } from '../../discussions/graded-discussion.service';
 
 export interface AssignmentFields {
   name?: string | null;
@@ -31,7 +34,7 @@ export class AssignmentService {
   constructor(private readonly ctx: RequestContext) {}
 
   private get access() {
-    return this.ctx.services.contentAccess;
+    return this.ctx.use(ContentAccess);
   }
 
   /** Unpublished assignments do not exist for callers who may not see unpublished content. */
@@ -153,17 +156,17 @@ export class AssignmentService {
     if (input.published === false && a.published && (await this.hasSubmittedLoader().load(a.id))) {
       throw ValidationError.of('published', 'invalid', "Can't unpublish if there are student submissions");
     }
-    const [quiz, topic] = await Promise.all([this.ctx.services.quizzes.backedBy(a.id), this.ctx.services.gradedDiscussions.topicOf(a.id)]);
+    const [quiz, topic] = await Promise.all([this.ctx.use(QuizService).backedBy(a.id), this.ctx.use(GradedDiscussionService).topicOf(a.id)]);
     // A graded discussion with posts stays published, as the topic itself does.
-    if (input.published === false && a.published && topic && !(await this.ctx.services.gradedDiscussions.canUnpublish(topic))) {
+    if (input.published === false && a.published && topic && !(await this.ctx.use(GradedDiscussionService).canUnpublish(topic))) {
       throw ValidationError.of('published', 'invalid', 'This topic cannot be set to draft state because it contains posts.');
     }
     // A quiz's assignment always takes quiz submissions; a graded discussion's, discussion posts.
     if (quiz || topic) input = { ...input, submissionTypes: undefined };
     return transaction(this.ctx.ds, async (em) => {
       await this.saveWith(em, a, input);
-      if (quiz) await this.ctx.services.quizzes.syncFromAssignment(em, quiz, a);
-      if (topic) await this.ctx.services.gradedDiscussions.syncFromAssignment(em, topic, a);
+      if (quiz) await this.ctx.use(QuizService).syncFromAssignment(em, quiz, a);
+      if (topic) await this.ctx.use(GradedDiscussionService).syncFromAssignment(em, topic, a);
       return { assignment: a };
     });
   }
@@ -178,12 +181,12 @@ export class AssignmentService {
 
   async delete(courseRaw: string | null | undefined, raw: string): Promise<{ assignment: Assignment }> {
     const { assignment: a } = await this.managed(courseRaw, raw);
-    const [quiz, topic] = await Promise.all([this.ctx.services.quizzes.backedBy(a.id), this.ctx.services.gradedDiscussions.topicOf(a.id)]);
+    const [quiz, topic] = await Promise.all([this.ctx.use(QuizService).backedBy(a.id), this.ctx.use(GradedDiscussionService).topicOf(a.id)]);
     return transaction(this.ctx.ds, async (em) => {
       await this.softDelete(em, a);
       // Deleting a quiz's (or a graded discussion's) assignment deletes the quiz (or topic), as in Canvas.
-      if (quiz) await this.ctx.services.quizzes.softDelete(em, quiz, false);
-      if (topic) await this.ctx.services.gradedDiscussions.deleteTopic(em, topic);
+      if (quiz) await this.ctx.use(QuizService).softDelete(em, quiz, false);
+      if (topic) await this.ctx.use(GradedDiscussionService).deleteTopic(em, topic);
       return { assignment: a };
     });
   }

@@ -6,6 +6,7 @@ import type { RequestContext } from '../../request/context';
 import { ConnectionResult, pageWindow } from '../../common/relay';
 import { fitText } from '../content-columns';
 import { ExternalTool, PRIVACY_LEVELS } from './external-tool.entity';
+import { ContentAccess } from '../content-access';
 
 export interface ExternalToolFields {
   name?: string | null;
@@ -27,7 +28,7 @@ export class ExternalToolService {
   constructor(private readonly ctx: RequestContext) {}
 
   private get access() {
-    return this.ctx.services.contentAccess;
+    return this.ctx.use(ContentAccess);
   }
 
   async find(courseRaw: string | number | null | undefined, raw: string | number): Promise<{ course: Course; tool: ExternalTool }> {

@@ -12,6 +12,7 @@ import { fitText } from '../content-columns';
 import { PageState, WikiPage } from './page.entity';
 import { slugify, unique } from './slug';
 import { containsPattern } from '../../common/like';
+import { ContentAccess } from '../content-access';
 
 export interface PageFields {
   title?: string | null;
@@ -44,7 +45,7 @@ export class PageService {
   constructor(private readonly ctx: RequestContext) {}
 
   private get access() {
-    return this.ctx.services.contentAccess;
+    return this.ctx.use(ContentAccess);
   }
 
   /** Canvas's page lookup: `page_id:<id>`, then the slug, then a bare numeric id. Live pages only. */

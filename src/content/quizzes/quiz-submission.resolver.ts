@@ -15,10 +15,13 @@ import {
   StartQuizSubmissionInput,
   UpdateQuizSubmissionScoresInput,
 } from './quiz.types';
+import { QuizSubmissionService } from './quiz-submission.service';
+import { QuizService } from './quiz.service';
+import { UserService } from '../../users/user.service';
 
 registerNode(NodeType.QuizSubmission, QuizSubmission, async (ctx, id) => {
   const qs = await ctx.ds.getRepository(QuizSubmission).findOneBy({ id });
-  return qs ? ctx.services.quizSubmissions.show(null, String(qs.quizId), String(id)) : null;
+  return qs ? ctx.use(QuizSubmissionService).show(null, String(qs.quizId), String(id)) : null;
 });
 
 @Resolver(() => QuizSubmissionType)
@@ -30,22 +33,22 @@ export class QuizSubmissionResolver extends NodeResolver(NodeType.QuizSubmission
     @Arg('courseId', () => ID, { nullable: true }) courseId: string | null,
     @Ctx() ctx: RequestContext,
   ) {
-    return ctx.services.quizSubmissions.show(courseId, quizId, id);
+    return ctx.use(QuizSubmissionService).show(courseId, quizId, id);
   }
 
   @Mutation(() => QuizSubmissionPayload, { description: 'Starts an attempt (or a preview).' })
   startQuizSubmission(@Arg('input') input: StartQuizSubmissionInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.quizSubmissions.start(input.courseId, input.quizId, input));
+    return mutationPayload(() => ctx.use(QuizSubmissionService).start(input.courseId, input.quizId, input));
   }
 
   @Mutation(() => QuizSubmissionPayload, { description: 'Turns the current attempt in.' })
   completeQuizSubmission(@Arg('input') input: CompleteQuizSubmissionInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.quizSubmissions.complete(input.courseId, input.quizId, input.id, input));
+    return mutationPayload(() => ctx.use(QuizSubmissionService).complete(input.courseId, input.quizId, input.id, input));
   }
 
   @Mutation(() => QuizSubmissionPayload, { description: 'Sets fudge points and question scores of a completed attempt (manage_grades).' })
   updateQuizSubmissionScores(@Arg('input') input: UpdateQuizSubmissionScoresInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.quizSubmissions.updateScores(input.courseId, input.quizId, input.id, input));
+    return mutationPayload(() => ctx.use(QuizSubmissionService).updateScores(input.courseId, input.quizId, input.id, input));
   }
 
   @FieldResolver(() => Int, { nullable: true, description: 'Seconds between start and finish.' })
@@ -66,7 +69,7 @@ export class QuizSubmissionResolver extends NodeResolver(NodeType.QuizSubmission
   @FieldResolver(() => Int, { nullable: true, description: 'Attempts the student may still start; null when unlimited.' })
   async attemptsLeft(@Root() qs: QuizSubmission, @Ctx() ctx: RequestContext): Promise<number | null> {
     const quiz = await ctx.loaders.byId(Quiz).load(qs.quizId);
-    return quiz ? ctx.services.quizSubmissions.attemptsLeft(quiz, qs) : null;
+    return quiz ? ctx.use(QuizSubmissionService).attemptsLeft(quiz, qs) : null;
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'Only for the taker: needed to complete the attempt.' })
@@ -76,11 +79,11 @@ export class QuizSubmissionResolver extends NodeResolver(NodeType.QuizSubmission
 
   @FieldResolver(() => QuizType, { nullable: true })
   quiz(@Root() qs: QuizSubmission, @Ctx() ctx: RequestContext): Promise<Quiz | null> {
-    return orHidden(async () => (await ctx.services.quizzes.find(null, qs.quizId)).quiz);
+    return orHidden(async () => (await ctx.use(QuizService).find(null, qs.quizId)).quiz);
   }
 
   @FieldResolver(() => UserType, { nullable: true })
   user(@Root() qs: QuizSubmission, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return orHidden(ctx.services.users.find(qs.userId));
+    return orHidden(ctx.use(UserService).find(qs.userId));
   }
 }

@@ -12,6 +12,10 @@ import { contentId, lockState } from '../content-access';
 import { Assignment } from '../assignments/assignment.entity';
 import { QuizSubmission, QuizSubmissionAttempt } from './quiz-submission.entity';
 import type { Quiz } from './quiz.entity';
+import { ContentAccess } from '../content-access';
+import { QuizService } from './quiz.service';
+import { SubmissionService } from '../submissions/submission.service';
+import { CourseService } from '../../courses/course.service';
 
 /** Canvas's RequestError body for the quiz submission endpoints: {"status": "...", "message": "..."}. */
 const STATUS_NAMES: Record<number, string> = { 400: 'bad_request', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 501: 'not_implemented' };
@@ -38,7 +42,7 @@ export class QuizSubmissionService {
   constructor(private readonly ctx: RequestContext) {}
 
   private get access() {
-    return this.ctx.services.contentAccess;
+    return this.ctx.use(ContentAccess);
   }
 
   /** The viewer's own submission for each quiz, batched (null when there is none). */
@@ -92,7 +96,7 @@ export class QuizSubmissionService {
 
   /** POST …/quizzes/:quiz_id/submissions: a new attempt (or a preview for the quiz's authors). */
   async start(courseRaw: string | null | undefined, quizRaw: string, opts: { accessCode?: string | null; preview?: boolean | null }): Promise<{ quizSubmission: QuizSubmission }> {
-    const { course, quiz } = await this.ctx.services.quizzes.find(courseRaw, quizRaw);
+    const { course, quiz } = await this.ctx.use(QuizService).find(courseRaw, quizRaw);
     const viewer = this.ctx.authz.requireViewer();
     const preview = Boolean(opts.preview);
     if (preview) {
@@ -136,7 +140,7 @@ export class QuizSubmissionService {
     raw: string,
     input: { attempt?: string | number | null; validationToken?: string | null; accessCode?: string | null },
   ): Promise<{ quizSubmission: QuizSubmission }> {
-    const { course, quiz } = await this.ctx.services.quizzes.find(courseRaw, quizRaw);
+    const { course, quiz } = await this.ctx.use(QuizService).find(courseRaw, quizRaw);
     const viewer = this.ctx.authz.requireViewer();
     const qs = await this.inQuiz(quiz, raw);
     const preview = qs.wasPreview;
@@ -196,7 +200,7 @@ export class QuizSubmissionService {
     // The latest turned-in attempt, even while a newer one is in progress.
     const latest = await em.getRepository(QuizSubmissionAttempt).findOne({ where: { quizSubmissionId: qs.id }, order: { attempt: 'DESC' } });
     if (!latest) return;
-    const s = await this.ctx.services.submissions.recordQuizResult(em, assignment, qs.userId, {
+    const s = await this.ctx.use(SubmissionService).recordQuizResult(em, assignment, qs.userId, {
       attempt: latest.attempt,
       submittedAt: latest.finishedAt,
       score: qs.keptScore,
@@ -211,7 +215,7 @@ export class QuizSubmissionService {
 
   /** PUT …/quizzes/:quiz_id/submissions/:id: fudge points and question scores for a completed attempt. */
   async updateScores(courseRaw: string | null | undefined, quizRaw: string, raw: string, input: ScoreInput): Promise<{ quizSubmission: QuizSubmission }> {
-    const { course, quiz } = await this.ctx.services.quizzes.find(courseRaw, quizRaw);
+    const { course, quiz } = await this.ctx.use(QuizService).find(courseRaw, quizRaw);
     const qs = await this.inQuiz(quiz, raw);
     if (!(await this.access.can(course, 'manage_grades'))) throw reject('you are not allowed to update scores for this quiz submission', 403);
     if (input.attempt == null || !Number.isInteger(input.attempt)) throw reject('invalid attempt', 400);
@@ -250,7 +254,7 @@ export class QuizSubmissionService {
 
   /** GET …/submissions/:id: the taker, their observers and the course's graders. */
   async show(courseRaw: string | null | undefined, quizRaw: string, raw: string): Promise<QuizSubmission> {
-    const { course, quiz } = await this.ctx.services.quizzes.find(courseRaw, quizRaw);
+    const { course, quiz } = await this.ctx.use(QuizService).find(courseRaw, quizRaw);
     const qs = await this.inQuiz(quiz, raw);
     if (!(await this.canRead(course, qs))) throw reject('you are not allowed to view this quiz submission', 403);
     return qs;
@@ -277,7 +281,7 @@ export class QuizSubmissionService {
   private forQuizzes(grader: boolean): DataLoader<number, QuizSubmission[] | null> {
     return this.ctx.loaders.get(`quizSubmissions:list:${grader}`, () =>
       new DataLoader<number, QuizSubmission[] | null>(async (quizIds) => {
-        const quizzes = await this.ctx.services.quizzes.loadMany([...quizIds]);
+        const quizzes = await this.ctx.use(QuizService).loadMany([...quizIds]);
         if (grader) {
           const courseIds = [...new Set(quizzes.map((q) => q?.courseId).filter((x): x is number => x != null))];
           const [students, rows] = await Promise.all([
@@ -292,7 +296,7 @@ export class QuizSubmissionService {
         const attempts = taken.length
           ? await this.ctx.ds.getRepository(QuizSubmissionAttempt).find({ where: { quizSubmissionId: In(taken.map((r) => r.id)) }, order: { attempt: 'ASC' } })
           : [];
-        const courses = await this.ctx.services.courses.loadMany([...new Set(quizzes.map((q) => q?.courseId).filter((x): x is number => x != null))]);
+        const courses = await this.ctx.use(CourseService).loadMany([...new Set(quizzes.map((q) => q?.courseId).filter((x): x is number => x != null))]);
         const student = new Map<number, boolean>();
         for (const c of courses) if (c) student.set(c.id, await this.access.isStudent(c));
         return quizzes.map((q, i) => {

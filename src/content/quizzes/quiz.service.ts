@@ -12,6 +12,9 @@ import { Assignment } from '../assignments/assignment.entity';
 import { AssignmentFields, checkDates, NAME_MAX } from '../assignments/assignment.service';
 import { QuizSubmission } from './quiz-submission.entity';
 import { Quiz, QUIZ_TYPES, QuizState, QuizType, SCORING_POLICIES } from './quiz.entity';
+import { ContentAccess } from '../content-access';
+import { AssignmentService } from '../assignments/assignment.service';
+import { QuizSubmissionService } from './quiz-submission.service';
 
 export interface QuizFields {
   title?: string | null;
@@ -33,7 +36,7 @@ export class QuizService {
   constructor(private readonly ctx: RequestContext) {}
 
   private get access() {
-    return this.ctx.services.contentAccess;
+    return this.ctx.use(ContentAccess);
   }
 
   loadMany(ids: number[]): Promise<(Quiz | null)[]> {
@@ -144,7 +147,7 @@ export class QuizService {
         workflowState: 'unpublished',
       });
       this.apply(q, input);
-      if (q.graded) q.assignmentId = (await this.ctx.services.assignments.insert(em, course, this.assignmentFields(q))).id;
+      if (q.graded) q.assignmentId = (await this.ctx.use(AssignmentService).insert(em, course, this.assignmentFields(q))).id;
       const quiz = await em.getRepository(Quiz).save(q);
       await this.access.changed(em, course.id, 'Quiz', quiz.id, 'created');
       return { quiz };
@@ -161,10 +164,10 @@ export class QuizService {
       this.apply(q, input);
       const assignment = q.assignmentId ? await em.getRepository(Assignment).findOneBy({ id: q.assignmentId }) : null;
       if (q.graded && (!assignment || assignment.workflowState === 'deleted')) {
-        q.assignmentId = (await this.ctx.services.assignments.insert(em, course, this.assignmentFields(q))).id;
+        q.assignmentId = (await this.ctx.use(AssignmentService).insert(em, course, this.assignmentFields(q))).id;
       } else if (!q.graded && assignment) {
         // A quiz that is no longer graded loses its assignment, as in Canvas.
-        if (assignment.workflowState !== 'deleted') await this.ctx.services.assignments.softDelete(em, assignment);
+        if (assignment.workflowState !== 'deleted') await this.ctx.use(AssignmentService).softDelete(em, assignment);
         q.assignmentId = null;
       } else if (assignment) {
         Object.assign(assignment, { name: q.title, pointsPossible: q.pointsPossible, dueAt: q.dueAt, unlockAt: q.unlockAt, lockAt: q.lockAt, workflowState: q.published ? 'published' : 'unpublished' });
@@ -192,7 +195,7 @@ export class QuizService {
     await this.access.changed(em, quiz.courseId, 'Quiz', quiz.id, 'deleted');
     if (withAssignment && quiz.assignmentId) {
       const a = await em.getRepository(Assignment).findOneBy({ id: quiz.assignmentId });
-      if (a && a.workflowState !== 'deleted') await this.ctx.services.assignments.softDelete(em, a);
+      if (a && a.workflowState !== 'deleted') await this.ctx.use(AssignmentService).softDelete(em, a);
     }
   }
 
@@ -235,7 +238,7 @@ export class QuizService {
 
   /** Lock state for the viewer: staff never; students outside the dates unless manually unlocked. */
   async lockFor(q: Quiz): Promise<LockView> {
-    const own = this.ctx.viewer ? await this.ctx.services.quizSubmissions.ownLoader().load(q.id) : null;
+    const own = this.ctx.viewer ? await this.ctx.use(QuizSubmissionService).ownLoader().load(q.id) : null;
     return this.access.lockView(q, `quizzes:quiz_${q.id}`, Boolean(own?.manuallyUnlocked));
   }
 }

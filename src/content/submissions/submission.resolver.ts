@@ -11,10 +11,13 @@ import { AssignmentType } from '../assignments/assignment.types';
 import { Submission } from './submission.entity';
 import { CreateSubmissionInput, GradeSubmissionInput, SubmissionPayload, SubmissionType } from './submission.types';
 import { ListBound } from '../../common/list-bounds';
+import { SubmissionService } from './submission.service';
+import { AssignmentService } from '../assignments/assignment.service';
+import { UserService } from '../../users/user.service';
 
 registerNode(NodeType.Submission, Submission, async (ctx, id) => {
   const s = await ctx.ds.getRepository(Submission).findOneBy({ id });
-  return s ? ctx.services.submissions.show(null, String(s.assignmentId), String(s.userId)) : null;
+  return s ? ctx.use(SubmissionService).show(null, String(s.assignmentId), String(s.userId)) : null;
 });
 
 @Resolver(() => SubmissionType)
@@ -26,37 +29,37 @@ export class SubmissionResolver extends NodeResolver(NodeType.Submission, Submis
     @Arg('courseId', () => ID, { nullable: true }) courseId: string | null,
     @Ctx() ctx: RequestContext,
   ) {
-    return ctx.services.submissions.show(courseId, assignmentId, userId);
+    return ctx.use(SubmissionService).show(courseId, assignmentId, userId);
   }
 
   @Mutation(() => SubmissionPayload, { description: 'Submits a new attempt for the calling student.' })
   createSubmission(@Arg('input') input: CreateSubmissionInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.submissions.submit(input.courseId, input.assignmentId, input));
+    return mutationPayload(() => ctx.use(SubmissionService).submit(input.courseId, input.assignmentId, input));
   }
 
   @Mutation(() => SubmissionPayload, { description: 'Grades, clears, excuses or sets the late policy status of a submission (manage_grades).' })
   gradeSubmission(@Arg('input') input: GradeSubmissionInput, @Ctx() ctx: RequestContext) {
-    return mutationPayload(() => ctx.services.submissions.grade(input.courseId, input.assignmentId, input.userId, input));
+    return mutationPayload(() => ctx.use(SubmissionService).grade(input.courseId, input.assignmentId, input.userId, input));
   }
 
   @FieldResolver(() => Boolean)
   async late(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<boolean> {
-    return (await ctx.services.submissions.status(s)).late;
+    return (await ctx.use(SubmissionService).status(s)).late;
   }
 
   @FieldResolver(() => Boolean)
   async missing(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<boolean> {
-    return (await ctx.services.submissions.status(s)).missing;
+    return (await ctx.use(SubmissionService).status(s)).missing;
   }
 
   @FieldResolver(() => Int)
   async secondsLate(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<number> {
-    return (await ctx.services.submissions.status(s)).secondsLate;
+    return (await ctx.use(SubmissionService).status(s)).secondsLate;
   }
 
   @FieldResolver(() => DateTimeScalar, { nullable: true, description: "The assignment's due date for this student." })
   async cachedDueDate(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<Date | null> {
-    return (await ctx.services.submissions.status(s)).dueAt;
+    return (await ctx.use(SubmissionService).status(s)).dueAt;
   }
 
   @FieldResolver(() => DateTimeScalar, { nullable: true, description: 'Grades are posted as soon as they are given.' })
@@ -72,11 +75,11 @@ export class SubmissionResolver extends NodeResolver(NodeType.Submission, Submis
 
   @FieldResolver(() => AssignmentType, { nullable: true })
   assignment(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<Assignment | null> {
-    return orHidden(async () => (await ctx.services.assignments.find(null, s.assignmentId)).assignment);
+    return orHidden(async () => (await ctx.use(AssignmentService).find(null, s.assignmentId)).assignment);
   }
 
   @FieldResolver(() => UserType, { nullable: true })
   user(@Root() s: Submission, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return orHidden(ctx.services.users.find(s.userId));
+    return orHidden(ctx.use(UserService).find(s.userId));
   }
 }

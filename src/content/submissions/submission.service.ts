@@ -16,6 +16,10 @@ import { Assignment } from '../assignments/assignment.entity';
 import { GradeError, gradeToScore, scoreToGrade } from './grading';
 import { submittableFileIds } from './submission-files';
 import { Submission, SubmissionState } from './submission.entity';
+import { ContentAccess } from '../content-access';
+import { UserService } from '../../users/user.service';
+import { CourseService } from '../../courses/course.service';
+import { AssignmentService } from '../assignments/assignment.service';
 
 export interface SubmitInput {
   submissionType?: string | null;
@@ -49,14 +53,14 @@ export class SubmissionService {
   constructor(private readonly ctx: RequestContext) {}
 
   private get access() {
-    return this.ctx.services.contentAccess;
+    return this.ctx.use(ContentAccess);
   }
 
   // ---- who sees what --------------------------------------------------------------------------
 
   /** A user who is (or was) a student of the course; 404 otherwise, as Canvas's course.all_students.find. */
   private async studentOf(course: Course, userRaw: string): Promise<User> {
-    const user = await this.ctx.services.users.lookup(userRaw);
+    const user = await this.ctx.use(UserService).lookup(userRaw);
     const enrolled = await this.ctx.ds.getRepository(Enrollment).findOneBy({
       courseId: course.id,
       userId: user.id,
@@ -85,7 +89,7 @@ export class SubmissionService {
     return this.ctx.loaders.get('submissions:forAssignments', () =>
       new DataLoader<number, Submission[]>(async (ids) => {
         const assignments = (await this.ctx.loaders.byId(Assignment).loadMany([...ids])).map((a) => (a instanceof Error ? null : a));
-        const courses = await this.ctx.services.courses.loadMany([...new Set(assignments.filter(Boolean).map((a) => a!.courseId))]);
+        const courses = await this.ctx.use(CourseService).loadMany([...new Set(assignments.filter(Boolean).map((a) => a!.courseId))]);
         const visible = new Map<number, Set<number>>();
         // All courses at once, so their students load in one batch (assignments of a list of courses).
         await Promise.all(
@@ -120,7 +124,7 @@ export class SubmissionService {
 
   /** GET …/submissions/:user_id: the student, their observers and the course's graders may read it. */
   async show(courseRaw: string | null | undefined, assignmentRaw: string, userRaw: string): Promise<Submission> {
-    const { course, assignment } = await this.ctx.services.assignments.find(courseRaw, assignmentRaw);
+    const { course, assignment } = await this.ctx.use(AssignmentService).find(courseRaw, assignmentRaw);
     const user = await this.studentOf(course, userRaw);
     const scope = await this.access.workScope(course);
     if (!scope.all && !scope.userIds.has(user.id)) throw new ForbiddenError();
@@ -141,7 +145,7 @@ export class SubmissionService {
 
   /** POST …/submissions: a new attempt by the calling student, with Canvas's checks and 400 bodies. */
   async submit(courseRaw: string | null | undefined, assignmentRaw: string, input: SubmitInput): Promise<{ submission: Submission }> {
-    const { course, assignment } = await this.ctx.services.assignments.find(courseRaw, assignmentRaw);
+    const { course, assignment } = await this.ctx.use(AssignmentService).find(courseRaw, assignmentRaw);
     if (!(await this.access.isStudent(course)) || !assignment.published || lockState(assignment).locked) throw new ForbiddenError();
     const viewer = this.ctx.viewer!;
     const type = input.submissionType ?? '';
@@ -186,7 +190,7 @@ export class SubmissionService {
 
   /** PUT …/submissions/:user_id: grade, clear, excuse, or set the late policy status. */
   async grade(courseRaw: string | null | undefined, assignmentRaw: string, userRaw: string, input: GradeInput): Promise<{ submission: Submission }> {
-    const { course, assignment } = await this.ctx.services.assignments.find(courseRaw, assignmentRaw);
+    const { course, assignment } = await this.ctx.use(AssignmentService).find(courseRaw, assignmentRaw);
     const user = await this.studentOf(course, userRaw);
     await this.access.assert(course, 'manage_grades');
     const excuse = input.excuse ?? null;
