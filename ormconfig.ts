@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { loadConfig } from './src/config';
-import { dataSourceOptions } from './src/db/data-source';
+import { appDataSourceOptions } from './src/app/database';
 
 /** The DataSource for the TypeORM CLI (`npm run typeorm -- migration:run`), configured by DATABASE_URL. */
-export default new DataSource(dataSourceOptions(loadConfig().DATABASE_URL));
+export default new DataSource(appDataSourceOptions(loadConfig().DATABASE_URL));

@@ -2,7 +2,7 @@ import { getIntrospectionQuery, parse, specifiedRules, validate } from 'graphql'
 import WebSocket from 'ws';
 import { loadConfig } from '../src/config';
 import { operationCost } from '../src/graphql/cost';
-import { buildAppSchema } from '../src/graphql/schema';
+import { buildAppSchema } from '../src/app/schema';
 import { graphqlLimits, limitRules, parseOptions } from '../src/graphql/limits';
 import { withFragments } from '../src/api/rest/route';
 import { restRoutes } from '../src/app/routes';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildAppSchema } from '../src/graphql/schema';
+import { buildAppSchema } from '../src/app/schema';
 import { unboundedLists } from '../src/common/list-bounds';
 import { ModulesKit, startModulesWorld } from './support/modules';
 import { startTestServer, TestServer } from './support/server';

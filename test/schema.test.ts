@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '../src/db/data-source';
+import { openAppDatabase as openDatabase } from '../src/app/database';
 import { schemaSdl } from '../src/app/print-schema';
 import { testDatabase } from './support/db';
 

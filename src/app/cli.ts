@@ -1,8 +1,12 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Config, ConfigError, loadConfig } from '../config';
-import { CliError, CliOutput, CliSession, println, serverBaseUrl, showGeneratedAdminToken, withSession } from '../cli/common';
-import { demo } from '../cli/demo';
+import { CliError, CliOutput, CliSession, closeSession, println, serverBaseUrl, showGeneratedAdminToken } from '../cli/common';
+import { prepareApp } from './bootstrap';
+import { dataModel } from './database';
+import { DemoResult, seedDemo } from '../cli/demo';
+import { DEMO_WORLD, type DemoExtension, type DemoWorldDefinition } from '../courses/demo-world';
+import { DEMO_EXTENSIONS } from './demos';
 import { dispatch, replayWebhooks, rotateWebhookKey } from '../cli/dispatch';
 import { migrateFiles } from '../cli/files';
 import { migrate } from '../cli/migrate';
@@ -10,15 +14,39 @@ import { createUser, issueToken } from '../cli/users';
 import { webhookReceiver } from '../cli/webhook-receiver';
 import { DEMO_RECEIVER } from '../webhooks/webhook.demo';
 
-export { CliError, closeSession, openSession, withSession } from '../cli/common';
+export { CliError, closeSession } from '../cli/common';
 export type { CliOutput, CliSession } from '../cli/common';
-export { demo, DEMO_EXTENSIONS, DEMO_WORLD, seedDemoWorld } from '../cli/demo';
-export type { DemoContext, DemoExtension, DemoResult, DemoRow, DemoWorldDefinition, SeededDemoWorld } from '../cli/demo';
+export { seedDemoWorld } from '../cli/demo';
+export { DEMO_EXTENSIONS } from './demos';
+export { DEMO_WORLD } from '../courses/demo-world';
+export type { DemoResult, DemoRow } from '../cli/demo';
+export type { DemoContext, DemoExtension, DemoWorldDefinition, SeededDemoWorld } from '../courses/demo-world';
+
+/** `npm run demo`: the demo world and every area's demo rows (src/app/demos.ts). */
+export function demo(session: CliSession, out: CliOutput, def: DemoWorldDefinition = DEMO_WORLD, extensions: DemoExtension[] = DEMO_EXTENSIONS): Promise<DemoResult> {
+  return seedDemo(session, out, def, extensions);
+}
 export { migrate } from '../cli/migrate';
 export { migrateFiles } from '../cli/files';
 export type { FilesMigrateResult } from '../cli/files';
 export { createUser, issueToken } from '../cli/users';
 export { receiverCertificate, startWebhookReceiver, webhookReceiver } from '../cli/webhook-receiver';
+
+/** Opens the database through prepareApp: pending migrations run and the installation is ensured. */
+export async function openSession(config: Config): Promise<CliSession> {
+  const { app, installation } = await prepareApp(config);
+  return { config, app, installation };
+}
+
+/** Opens a session for one command and always destroys the data source afterwards. */
+export async function withSession<T>(config: Config, fn: (session: CliSession) => Promise<T>): Promise<T> {
+  const session = await openSession(config);
+  try {
+    return await fn(session);
+  } finally {
+    await closeSession(session);
+  }
+}
 
 export const USAGE = `Operator CLI for the LMS (configuration from the environment, as for \`npm start\`).
 
@@ -106,7 +134,7 @@ function parseCommand(argv: string[]): Command | null {
       return null;
     case 'migrate': {
       if (options(name, rest, {}).help) return null;
-      return (config, io) => migrate(config, io.out);
+      return (config, io) => migrate(config, io.out, dataModel);
     }
     case 'create-user': {
       const v = options(name, rest, { name: { type: 'string' }, login: { type: 'string' }, admin: { type: 'boolean' } });

@@ -8,6 +8,8 @@ import { createAppPubSub } from '../messaging/pubsub';
 import { Dispatcher } from '../webhooks/dispatcher';
 import { announceInstallation } from './installation-notes';
 import { primaryRelay } from '../messaging/primary-relay';
+import { MemoryBucketStore } from '../http/throttle-store';
+import { OUTBOX_WRITTEN_NOTICE, outboxSignal } from '../webhooks/outbox-signal';
 
 /** A worker that dies after start-up is replaced after this pause (so a crash loop cannot spin). */
 const RESTART_DELAY_MS = 1_000;
@@ -37,7 +39,15 @@ export async function runPrimary(config: Config): Promise<void> {
   const pubsub = config.WEBHOOK_DISPATCHER === 'on' && config.REDIS_URL ? createAppPubSub(config.REDIS_URL) : undefined;
   const dispatcher = config.WEBHOOK_DISPATCHER === 'on' ? new Dispatcher({ ds, config, tokenKey, log: log.child({ component: 'webhooks' }), pubsub }) : null;
   if (!dispatcher) await ds.destroy();
-  cluster.on('message', primaryRelay(config));
+  cluster.on(
+    'message',
+    primaryRelay({
+      buckets: () => new MemoryBucketStore({ outflow: config.RATE_LIMIT_OUTFLOW, maximum: config.RATE_LIMIT_MAX }),
+      onNotice: (name, value) => {
+        if (name === OUTBOX_WRITTEN_NOTICE) outboxSignal.emit('written', value);
+      },
+    }),
+  );
 
   let closing = false;
   let stopped: Promise<boolean> | undefined;

@@ -1,4 +1,4 @@
-import type { Installation } from './bootstrap';
+import type { Installation } from '../auth/installation';
 
 interface WarnLog {
   warn(msg: string): void;

@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
-import { joinApp, prepareApp, type Installation } from './bootstrap';
+import type { Installation } from '../auth/installation';
+import { joinApp, prepareApp } from './bootstrap';
 import { Config, ConfigError, loadConfig } from '../config';
 import { dbKind } from '../db/data-source';
 import { announceInstallation } from './installation-notes';
 import { runPrimary } from './cluster-primary';
 import { joinPrimaryRelay } from '../messaging/worker-relay';
+import { OUTBOX_WRITTEN_NOTICE, outboxSignal } from '../webhooks/outbox-signal';
 import { buildServer } from './server';
 import { Dispatcher } from '../webhooks/dispatcher';
 
@@ -18,7 +20,8 @@ async function serve(config: Config, role: 'single' | 'worker'): Promise<void> {
   let app;
   let installation: Installation | undefined;
   if (role === 'worker') {
-    joinPrimaryRelay();
+    // A worker's committed outbox messages wake the primary's dispatcher at once.
+    joinPrimaryRelay().forward(outboxSignal, 'written', OUTBOX_WRITTEN_NOTICE);
     app = await joinApp(config);
   } else {
     ({ app, installation } = await prepareApp(config));

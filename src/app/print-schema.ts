@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { lexicographicSortSchema, printSchema } from 'graphql';
-import { buildAppSchema } from '../graphql/schema';
+import { buildAppSchema } from './schema';
 
 /** The SDL committed as schema.graphql: sorted so it only changes when the schema does. */
 export function schemaSdl(): string {

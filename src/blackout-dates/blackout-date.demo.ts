@@ -1,4 +1,4 @@
-import type { DemoExtension } from '../cli/demo';
+import type { DemoExtension } from '../courses/demo-world';
 import { BlackoutDate } from './blackout-date.entity';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);

@@ -1,5 +1,5 @@
 import type { Runtime } from '../request/runtime';
-import { ADMIN_LOGIN, Installation, prepareApp } from '../app/bootstrap';
+import { ADMIN_LOGIN, type Installation } from '../auth/installation';
 import type { Config } from '../config';
 import { dbKind } from '../db/data-source';
 import { closeFileStore } from '../storage';
@@ -29,26 +29,10 @@ export interface CliSession {
   adminTokenShown?: boolean;
 }
 
-/** Opens the database through prepareApp: pending migrations run and the installation is ensured. */
-export async function openSession(config: Config): Promise<CliSession> {
-  const { app, installation } = await prepareApp(config);
-  return { config, app, installation };
-}
-
 export async function closeSession(session: CliSession): Promise<void> {
   closeFileStore(session.config);
   await session.app.pubsub.close();
   if (session.app.ds.isInitialized) await session.app.ds.destroy();
-}
-
-/** Opens a session for one command and always destroys the data source afterwards. */
-export async function withSession<T>(config: Config, fn: (session: CliSession) => Promise<T>): Promise<T> {
-  const session = await openSession(config);
-  try {
-    return await fn(session);
-  } finally {
-    await closeSession(session);
-  }
 }
 
 export function println(out: CliOutput, text = ''): void {

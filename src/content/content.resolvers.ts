@@ -1,4 +1,3 @@
-import './module-content';
 import { AssignmentResolver } from './assignments/assignment.resolver';
 import { CourseContentResolver } from './course-content.resolver';
 import { ExternalToolResolver } from './external-tools/external-tool.resolver';

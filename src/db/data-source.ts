@@ -1,10 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { migrations } from '../../migrations';
-import { entities } from '../app/entities';
 import { SnakeNamingStrategy } from './naming';
 import { CountingLogger } from './query-counter';
+
+/** What a database holds: the entity classes and the migrations that build their tables (listed in src/app/database.ts). */
+export interface DataModel {
+  entities: NonNullable<DataSourceOptions['entities']>;
+  migrations: NonNullable<DataSourceOptions['migrations']>;
+}
 
 export type DbKind = 'sqlite' | 'mysql';
 
@@ -13,10 +17,10 @@ export function dbKind(url: string): DbKind {
 }
 
 /** Builds TypeORM options from DATABASE_URL: `sqlite:<path>`, `sqlite::memory:` or `mysql://…/db`. */
-export function dataSourceOptions(url: string, onDbError?: (msg: string) => void, flavor: 'mysql' | 'mariadb' = 'mysql'): DataSourceOptions {
+export function dataSourceOptions(url: string, model: DataModel, onDbError?: (msg: string) => void, flavor: 'mysql' | 'mariadb' = 'mysql'): DataSourceOptions {
   const common = {
-    entities,
-    migrations,
+    entities: model.entities,
+    migrations: model.migrations,
     namingStrategy: new SnakeNamingStrategy(),
     logging: ['query', 'error', 'warn'] as ('query' | 'error' | 'warn')[],
     logger: new CountingLogger(onDbError),
@@ -89,9 +93,9 @@ export async function ensureDatabaseExists(url: string): Promise<'mysql' | 'mari
   }
 }
 
-export async function openDatabase(url: string, onDbError?: (msg: string) => void): Promise<DataSource> {
+export async function openDatabase(url: string, model: DataModel, onDbError?: (msg: string) => void): Promise<DataSource> {
   const flavor = dbKind(url) === 'mysql' ? await ensureDatabaseExists(url) : undefined;
-  const ds = new DataSource(dataSourceOptions(url, onDbError, flavor));
+  const ds = new DataSource(dataSourceOptions(url, model, onDbError, flavor));
   await ds.initialize();
   return ds;
 }

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
-import { flushAfterCommit } from '../events/domain-events';
 
 /**
  * One transaction per mutation. SQLite has a single connection, so transactions there are queued
@@ -24,6 +23,23 @@ export async function transaction<T>(ds: DataSource, fn: (em: EntityManager) => 
   }
   if (manager) await flushAfterCommit(manager);
   return result;
+}
+
+const pending = new WeakMap<EntityManager, (() => Promise<void> | void)[]>();
+
+/** Work to run only once the transaction of `em` has committed (e.g. publishing to subscribers). */
+export function afterCommit(em: EntityManager, fn: () => Promise<void> | void): void {
+  const list = pending.get(em) ?? [];
+  list.push(fn);
+  pending.set(em, list);
+}
+
+/** Runs the work queued for a transaction, after its commit. */
+async function flushAfterCommit(em: EntityManager): Promise<void> {
+  const list = pending.get(em);
+  if (!list) return;
+  pending.delete(em);
+  for (const fn of list) await fn();
 }
 
 /** InnoDB's answers that roll the whole transaction back and ask for it to be run again. */

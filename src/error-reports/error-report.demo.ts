@@ -1,4 +1,4 @@
-import type { DemoExtension } from '../cli/demo';
+import type { DemoExtension } from '../courses/demo-world';
 import { ErrorReport } from './error-report.entity';
 
 /** One problem report from a demo student, for site admins to find through errorReportsConnection. */

@@ -31,7 +31,11 @@ export type DomainEvent =
   | { type: 'content.changed'; courseId: number; contentType: ContentKind; contentId: number; change: 'created' | 'updated' | 'deleted' }
   | { type: 'attachment.created'; contextType: string; contextId: number; attachmentId: number; userId: number | null }
   /** An admin replaced a tool proxy's capabilities (its webhook subscriptions follow them). */
-  | { type: 'tool_proxy.capabilities_changed'; toolProxyId: number; capabilities: string[] };
+  | { type: 'tool_proxy.capabilities_changed'; toolProxyId: number; capabilities: string[] }
+  /** A tool proxy was deleted (its webhook subscriptions stop with it). */
+  | { type: 'tool_proxy.deleted'; toolProxyId: number }
+  /** A user was created with this login (group invitations sent to the address wait for it). */
+  | { type: 'user.created'; userId: number; login: string };
 
 /** Course content kinds as module items name them. */
 export type ContentKind = 'Assignment' | 'Quiz' | 'Page' | 'Discussion' | 'File' | 'ExternalTool' | 'ExternalUrl' | 'SubHeader';
@@ -48,21 +52,4 @@ export function onDomainEvent(handler: DomainEventHandler): void {
 /** Raises an event inside the caller's transaction; every handler runs before the commit. */
 export async function raise(em: EntityManager, ctx: RequestContext, event: DomainEvent): Promise<void> {
   for (const h of handlers) await h(em, ctx, event);
-}
-
-const pending = new WeakMap<EntityManager, (() => Promise<void> | void)[]>();
-
-/** Work to run only once the transaction of `em` has committed (e.g. publishing to subscribers). */
-export function afterCommit(em: EntityManager, fn: () => Promise<void> | void): void {
-  const list = pending.get(em) ?? [];
-  list.push(fn);
-  pending.set(em, list);
-}
-
-/** Called by db/transaction.ts after a successful commit. */
-export async function flushAfterCommit(em: EntityManager): Promise<void> {
-  const list = pending.get(em);
-  if (!list) return;
-  pending.delete(em);
-  for (const fn of list) await fn();
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { baseUrl } from '../rest/router';
+import { baseUrl } from '../api/rest/request-meta';
 import { ASSET_PATH, BOOT_JS, graphiqlCsp, graphiqlHtml, PAGE_CSS, VENDOR_ASSETS } from './graphiql.page';
 
 /** Headers every page and asset of ours carries. */

@@ -2,81 +2,10 @@ import 'reflect-metadata';
 import { GraphQLSchema } from 'graphql';
 import { getMetadataStorage as getValidationStorage, validateOrReject, ValidatorOptions } from 'class-validator';
 import { ArgumentValidationError, buildSchemaSync, getMetadataStorage, NonEmptyArray } from 'type-graphql';
-import { AccountResolver } from '../accounts/account.resolver';
-import { AccessTokenResolver } from '../auth/access-token.resolver';
-import { CourseResolver } from '../courses/course.resolver';
-import { EnrollmentResolver } from '../courses/enrollment.resolver';
-import { SectionResolver } from '../courses/section.resolver';
-import { UserResolver } from '../users/user.resolver';
-import { GroupCategoryResolver } from '../groups/group-category.resolver';
-import { GroupMembershipResolver } from '../groups/group-membership.resolver';
-import { GroupResolver } from '../groups/group.resolver';
-import { FileResolver, GroupFilesResolver } from '../files/file.resolver';
-import { BlackoutDateResolver, CoursePacingResolver } from '../blackout-dates/blackout-date.resolver';
-import { ErrorReportResolver } from '../error-reports/error-report.resolver';
-import { QuizExtensionResolver, QuizExtensionsFieldResolver } from '../quiz-extensions/quiz-extension.resolver';
-import { ModuleItemResolver } from '../modules/module-item.resolver';
-import { ModuleProgressionResolver, ModuleResolver } from '../modules/module.resolver';
-import { MasteryPathRuleResolver, ModuleOverrideResolver, SequenceResolver } from '../modules/module-extras.resolver';
-import { discussionResolvers } from '../discussions/discussion.resolver';
-import { contentResolvers } from '../content/content.resolvers';
-import { ToolProxyResolver } from '../lti/tool-proxy.resolver';
-import { WebhookSubscriptionResolver } from '../webhooks/subscriptions.resolver';
-import { WebhookDeliveryResolver } from '../webhooks/webhook-delivery.resolver';
 import { schemaPubSub } from '../messaging/pubsub';
-import { plannerResolvers } from '../planner/planner.resolver';
-import { NodeResolverRoot } from './node.resolver';
-import { moduleGraphResolvers } from '../modules/module-graph.resolver';
-import { groupGraphResolvers } from '../groups/group-graph.resolver';
-import { courseGraphResolvers } from '../courses/course-graph.resolver';
-import { blackoutDateGraphResolvers } from '../blackout-dates/blackout-date-graph.resolver';
-import { CourseQuizExtensionsResolver } from '../quiz-extensions/quiz-extension-graph.resolver';
-import { UserPlannerResolver } from '../planner/planner-graph.resolver';
 import { resolveNodeIdsDirectly } from '../api/graphql/node';
 import { DateTimeScalar } from '../api/graphql/scalars';
 import { instrumentSchema } from './budget';
-
-/** Every resolver of the schema; feature areas add theirs here. */
-export const resolvers: NonEmptyArray<Function> = [
-  NodeResolverRoot,
-  AccountResolver,
-  UserResolver,
-  AccessTokenResolver,
-  CourseResolver,
-  SectionResolver,
-  EnrollmentResolver,
-  GroupCategoryResolver,
-  GroupResolver,
-  GroupMembershipResolver,
-  ...discussionResolvers,
-  ...contentResolvers,
-  FileResolver,
-  GroupFilesResolver,
-  BlackoutDateResolver,
-  CoursePacingResolver,
-  ErrorReportResolver,
-  QuizExtensionResolver,
-  QuizExtensionsFieldResolver,
-  ModuleResolver,
-  ModuleProgressionResolver,
-  ModuleItemResolver,
-  SequenceResolver,
-  MasteryPathRuleResolver,
-  ModuleOverrideResolver,
-  ...plannerResolvers,
-  WebhookDeliveryResolver,
-  ToolProxyResolver,
-  WebhookSubscriptionResolver,
-  // The navigable graph: nested lists of each object, through the same checked service calls.
-  ...moduleGraphResolvers,
-  ...groupGraphResolvers,
-  ...courseGraphResolvers,
-  ...blackoutDateGraphResolvers,
-  CourseQuizExtensionsResolver,
-  UserPlannerResolver,
-];
-
-let cached: GraphQLSchema | undefined;
 
 /**
  * Plain @Field properties resolve by GraphQL's default property read (issue 11): type-graphql would
@@ -140,18 +69,18 @@ async function validateArgument(value: unknown): Promise<void> {
   }
 }
 
-export function buildAppSchema(): GraphQLSchema {
-  if (cached) return cached;
+/** The schema of these resolvers, with the service's scalars, argument validation and execution budget. */
+export function buildGraphQLSchema(resolvers: NonEmptyArray<Function>): GraphQLSchema {
   plainFieldsResolveDirectly();
-  cached = buildSchemaSync({
+  const schema = buildSchemaSync({
     resolvers,
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     validateFn: validateArgument,
     emitSchemaFile: false,
     pubSub: schemaPubSub,
   });
-  resolveNodeIdsDirectly(cached);
-  // Execution budget and list bounds (issue 19): counted resolvers and cut lists, on every door.
-  instrumentSchema(cached);
-  return cached;
+  resolveNodeIdsDirectly(schema);
+  // Execution budget and list bounds: counted resolvers and cut lists, on every door.
+  instrumentSchema(schema);
+  return schema;
 }

@@ -1,3 +1,4 @@
+import type { DomainEventHandler } from '../events/domain-events';
 import DataLoader from 'dataloader';
 import { EntityManager, In, Not } from 'typeorm';
 import { ForbiddenError, NotFoundError, RequestError, ValidationError } from '../common/errors';
@@ -348,3 +349,8 @@ export class GroupMembershipService {
     }
   }
 }
+
+/** A new user's login claims the group invitations sent to that address before the user existed. */
+export const groupInvitationClaimHandler: DomainEventHandler = async (em, _ctx, event) => {
+  if (event.type === 'user.created') await GroupMembershipService.claimInvitations(em, event.userId, event.login);
+};

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { DemoExtension } from '../cli/demo';
+import type { DemoExtension } from '../courses/demo-world';
 import { GroupCategory } from './group-category.entity';
 import { GroupCategoryService } from './group-category.service';
 import { GroupMembership } from './group-membership.entity';

@@ -4,7 +4,6 @@ import type { RequestContext } from '../request/context';
 import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
 import { mutationPayload } from '../api/graphql/payload';
 import { idArg } from '../common/relay';
-import { WebhookSubscriptionPageType } from '../webhooks/subscriptions.types';
 import { ToolProxy } from './tool-proxy.entity';
 import {
   CreateToolProxyInput,
@@ -20,7 +19,6 @@ import {
 import { ListBound } from '../common/list-bounds';
 import { ToolProxyService } from './tool-proxy.service';
 import { LtiAuthorizeService } from './lti-authorize.service';
-import { WebhookSubscriptionService } from '../webhooks/subscriptions.service';
 
 registerNode(NodeType.ToolProxy, ToolProxy, (ctx, id) => ctx.use(ToolProxyService).find(id));
 
@@ -69,12 +67,5 @@ export class ToolProxyResolver extends NodeResolver(NodeType.ToolProxy, ToolProx
   @FieldResolver(() => [String])
   capabilities(@Root() p: ToolProxy): string[] {
     return p.capabilityList;
-  }
-
-  @FieldResolver(() => WebhookSubscriptionPageType, { description: 'Its live webhook subscriptions, 100 per page by Id.' })
-  async webhookSubscriptions(@Root() p: ToolProxy, @Arg('startKey', () => String, { nullable: true }) startKey: string | null, @Ctx() ctx: RequestContext) {
-    // Shown to whoever may see the proxy itself (checked here, not trusted from how it was reached).
-    if (!(await orHidden(ctx.use(ToolProxyService).find(p.id)))) return { nodes: [], endKey: null };
-    return ctx.use(WebhookSubscriptionService).page(p, startKey);
   }
 }

@@ -8,7 +8,6 @@ import { nowToSecond } from '../db/columns';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
 import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
-import { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
 import { KNOWN_CAPABILITIES } from './capabilities';
 import { encryptSecret, generateSharedSecret } from './lti-keys';
 import { ToolProxy } from './tool-proxy.entity';
@@ -176,7 +175,7 @@ export class ToolProxyService {
     const toolProxy = await transaction(this.ctx.ds, async (em) => {
       proxy.workflowState = 'deleted';
       const saved = await em.getRepository(ToolProxy).save(proxy);
-      await em.getRepository(WebhookSubscription).update({ toolProxyId: proxy.id, state: 'Active' }, { state: 'Deleted', updatedAt: nowToSecond() });
+      await raise(em, this.ctx, { type: 'tool_proxy.deleted', toolProxyId: proxy.id });
       return saved;
     });
     return { toolProxy };

@@ -1,7 +1,4 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { Config } from '../config';
-import { outboxSignal } from '../webhooks/outbox-signal';
-import { MemoryBucketStore } from '../http/throttle-store';
 import { isRelayMessage, ToPrimary, ToWorker } from './relay-protocol';
 
 function send(worker: Worker, m: ToWorker): void {
@@ -11,11 +8,13 @@ function send(worker: Worker, m: ToWorker): void {
 
 /**
  * The primary's half of the relay (see relay-protocol.ts): fans pubsub events out to every worker,
- * keeps the throttle's buckets for all of them, and wakes its own dispatcher when a worker has
- * committed outbox messages.
+ * keeps the throttle's buckets for all of them (made on first use), and hands workers' notices on.
  */
-export function primaryRelay(config: Config): (worker: Worker, message: unknown) => void {
-  let buckets: MemoryBucketStore | undefined;
+export function primaryRelay(opts: {
+  buckets: () => { add(key: string, amount: number): Promise<number> };
+  onNotice: (name: string, value: number) => void;
+}): (worker: Worker, message: unknown) => void {
+  let buckets: ReturnType<typeof opts.buckets> | undefined;
   return (worker, m) => {
     if (!isRelayMessage<ToPrimary>(m)) return;
     switch (m.lms) {
@@ -23,11 +22,11 @@ export function primaryRelay(config: Config): (worker: Worker, message: unknown)
         for (const w of Object.values(cluster.workers ?? {})) if (w) send(w, m);
         return;
       case 'throttle':
-        buckets ??= new MemoryBucketStore({ outflow: config.RATE_LIMIT_OUTFLOW, maximum: config.RATE_LIMIT_MAX });
+        buckets ??= opts.buckets();
         void buckets.add(m.key, m.amount).then((count) => send(worker, { lms: 'throttle', id: m.id, count }));
         return;
-      case 'outbox-written':
-        outboxSignal.emit('written', m.count);
+      case 'notice':
+        opts.onNotice(m.name, m.value);
         return;
     }
   };

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { outboxSignal } from '../webhooks/outbox-signal';
+import type { EventEmitter } from 'node:events';
 import { isRelayMessage, ToPrimary, ToWorker } from './relay-protocol';
 
 /**
@@ -13,17 +13,17 @@ type Pending = { resolve(count: number): void; reject(e: Error): void; timer: No
 
 /**
  * A cluster worker's line to its primary (src/app/cluster-primary.ts), used instead of process memory for
- * state every worker must share when there is no REDIS_URL: pubsub channels, throttle buckets, and the
- * outbox nudge for the primary's dispatcher.
+ * state every worker must share when there is no REDIS_URL: pubsub channels, throttle buckets, and
+ * notices for the primary (see forward).
  */
 export class WorkerRelay {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly pubsubListeners = new Set<(channel: string, message: string) => void>();
+  private readonly forwarded: (() => void)[] = [];
 
   constructor() {
     process.on('message', this.onMessage);
-    outboxSignal.on('written', this.onOutboxWritten);
   }
 
   /** Sends an event on a channel; the primary relays it to every worker, this one included. */
@@ -45,14 +45,19 @@ export class WorkerRelay {
     });
   }
 
+  /** Passes every `event` of `emitter` (a count) to the primary as the notice `name`, until close. */
+  forward(emitter: EventEmitter, event: string, name: string): void {
+    const listener = (value: number) => this.send({ lms: 'notice', name, value });
+    emitter.on(event, listener);
+    this.forwarded.push(() => emitter.off(event, listener));
+  }
+
   close(): void {
     process.off('message', this.onMessage);
-    outboxSignal.off('written', this.onOutboxWritten);
+    for (const stop of this.forwarded.splice(0)) stop();
     for (const id of [...this.pending.keys()]) this.settle(id, new Error('relay closed'));
     this.pubsubListeners.clear();
   }
-
-  private readonly onOutboxWritten = (count: number) => this.send({ lms: 'outbox-written', count });
 
   private readonly onMessage = (m: unknown) => {
     if (!isRelayMessage<ToWorker>(m)) return;

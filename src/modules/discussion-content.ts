@@ -4,16 +4,16 @@ import { Enrollment } from '../courses/enrollment.entity';
 import { DiscussionEntry } from '../discussions/discussion-entry.entity';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
 import { setTopicsPublished } from '../discussions/discussion.service';
-import { ContentInfo, contentAdapter, courseIdList, CourseIds, registerContentAdapter } from './content-registry';
+import { ContentInfo, contentAdapter, courseIdList, CourseIds, type ContentAdapter } from './content-registry';
 
 /**
- * How modules reach course discussion topics (mirrors src/content/module-content.ts): announcements
+ * How modules reach course discussion topics (mirrors src/modules/course-content.ts): announcements
  * are not module content; a graded topic is scored through its assignment (its assignmentId, so
  * must_submit and min_score apply to it) and takes the assignment's dates where it has none of its own;
  * a delayed post unlocks at its delayed_post_at. Views and entries reach progress through the
  * discussion area's domain events, posts on graded topics also through their submissions.
  */
-registerContentAdapter({
+export const discussionContent: ContentAdapter = {
   kind: 'Discussion',
   async load(ctx, courseIds, ids) {
     const rows = ids.length
@@ -63,7 +63,7 @@ registerContentAdapter({
     if (topic?.assignmentId != null) await em.getRepository(Assignment).update({ id: topic.assignmentId, courseId }, { name: title });
   },
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/discussion_topics/${info.id}`,
-});
+};
 
 /** The live assignments of graded topics take the topics' published state. */
 async function setAssignmentsPublished(em: EntityManager, topics: DiscussionTopic[], published: boolean): Promise<void> {

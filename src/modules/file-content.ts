@@ -1,12 +1,12 @@
 import { In } from 'typeorm';
 import { Attachment } from '../files/attachment.entity';
-import { ContentInfo, courseIdList, registerContentAdapter } from './content-registry';
+import { ContentInfo, courseIdList, type ContentAdapter } from './content-registry';
 
 /**
- * How modules reach course files (mirrors src/content/module-content.ts): available files of the
+ * How modules reach course files (mirrors src/modules/course-content.ts): available files of the
  * course. Files carry no published state of their own here, so a File item follows its item's state.
  */
-registerContentAdapter({
+export const fileContent: ContentAdapter = {
   kind: 'File',
   async load(ctx, courseIds, ids) {
     const rows = ids.length ? await ctx.ds.getRepository(Attachment).findBy({ id: In(ids), contextType: 'Course', contextId: In(courseIdList(courseIds)), workflowState: 'available' }) : [];
@@ -18,4 +18,4 @@ registerContentAdapter({
     );
   },
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/files/${info.id}`,
-});
+};

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { DemoExtension } from '../cli/demo';
+import type { DemoExtension } from '../courses/demo-world';
 import { Assignment } from '../content/assignments/assignment.entity';
 import { ExternalTool } from '../content/external-tools/external-tool.entity';
 import { WikiPage } from '../content/pages/page.entity';

@@ -27,9 +27,6 @@ import { ModuleService } from './module.service';
 import { ModuleItemService } from './module-item.service';
 import { ProgressService } from './progress.service';
 import { UserService } from '../users/user.service';
-import './progress-events';
-import './discussion-content';
-import './file-content';
 
 registerNode(NodeType.Module, ModuleView, async (ctx, id) => {
   const m = await ctx.ds.getRepository(ContextModule).findOneBy({ id });

@@ -1,5 +1,5 @@
 import { Course } from '../courses/course.entity';
-import { onDomainEvent } from '../events/domain-events';
+import { type DomainEventHandler } from '../events/domain-events';
 import type { RequirementType } from './progression-evaluator';
 import { ModuleItemService } from './module-item.service';
 import { ProgressService } from './progress.service';
@@ -9,7 +9,7 @@ import { ProgressService } from './progress.service';
  * link the content; submissions, grades and quiz scores re-evaluate the student's progress; content
  * changes re-evaluate everyone's in the course. All inside the transaction of the change.
  */
-onDomainEvent(async (em, ctx, event) => {
+export const moduleProgressHandler: DomainEventHandler = async (em, ctx, event) => {
   switch (event.type) {
     case 'content.viewed':
     case 'content.contributed': {
@@ -34,4 +34,4 @@ onDomainEvent(async (em, ctx, event) => {
     default:
       return;
   }
-});
+};

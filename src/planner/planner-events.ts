@@ -8,7 +8,8 @@ import { Assignment } from '../content/assignments/assignment.entity';
 import { WikiPage } from '../content/pages/page.entity';
 import { Quiz } from '../content/quizzes/quiz.entity';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
-import { afterCommit, ContentKind, onDomainEvent } from '../events/domain-events';
+import { afterCommit } from '../db/transaction';
+import { ContentKind, type DomainEventHandler } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
 import type { PlannerNote } from './planner-note.entity';
 import { PlannerOverride } from './planner-override.entity';
@@ -125,7 +126,7 @@ async function studentsOf(em: EntityManager, courseId: number): Promise<number[]
   return rows.map((r) => r.userId);
 }
 
-onDomainEvent(async (em, ctx, event) => {
+export const plannerContentHandler: DomainEventHandler = async (em, ctx, event) => {
   switch (event.type) {
     case 'content.changed': {
       const p = await plannableOf(em, event.contentType, event.contentId);
@@ -153,4 +154,4 @@ onDomainEvent(async (em, ctx, event) => {
     default:
       return;
   }
-});
+};

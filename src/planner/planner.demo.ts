@@ -1,4 +1,4 @@
-import type { DemoExtension } from '../cli/demo';
+import type { DemoExtension } from '../courses/demo-world';
 import { Assignment } from '../content/assignments/assignment.entity';
 import { WikiPage } from '../content/pages/page.entity';
 import { Quiz } from '../content/quizzes/quiz.entity';

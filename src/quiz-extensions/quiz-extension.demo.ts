@@ -1,5 +1,5 @@
 import { Not } from 'typeorm';
-import type { DemoExtension } from '../cli/demo';
+import type { DemoExtension } from '../courses/demo-world';
 import { QuizSubmission } from '../content/quizzes/quiz-submission.entity';
 import { Quiz } from '../content/quizzes/quiz.entity';
 

@@ -6,13 +6,12 @@ import { bearerToken } from '../auth/authenticate';
 import { isRestError, requestContext, toolRequestContext } from '../auth/request-auth';
 import type { RequestContext } from '../request/context';
 import { DomainError, NotFoundError } from '../common/errors';
-import { OriginSettings, requestOrigin } from '../common/origin';
-import { domainToRest, graphqlErrorToRest, INTERNAL_BODY, RestError, validationBody } from '../api/rest/errors';
+import { domainToRest, graphqlErrorToRest, INTERNAL_BODY, RestError, sendRestError, validationBody } from '../api/rest/errors';
 import { bookmarkLinkHeader, connectionArgs, decodeBookmark, linkHeader, pageRequest, PageRequest } from '../api/rest/pagination';
 import { checkParams, commonParams } from '../api/rest/input';
 import { mergeParams, ParamTree, parsePairs, parseQueryString, str } from '../api/rest/params';
 import { stringifyIds } from '../api/rest/present';
-import { requestMeta } from '../api/rest/request-meta';
+import { baseUrl, requestMeta } from '../api/rest/request-meta';
 import { isDbUnavailable } from '../db/unavailable';
 import { sendUnavailable } from '../http/unavailable';
 import { RestInput, RestRoute, withFragments } from '../api/rest/route';
@@ -57,23 +56,6 @@ export function requestParams(req: FastifyRequest): ParamTree {
   if (body && typeof body === 'object') params = mergeParams(params, body);
   // Path params win over anything in the query or body.
   return mergeParams(params, req.params);
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** PUBLIC_URL and TRUST_PROXY, compiled (decorated in buildServer). */
-    originSettings?: OriginSettings;
-  }
-}
-
-/** The origin of absolute URLs in this request's answer: PUBLIC_URL, else the (trusted) request host. */
-export function baseUrl(req: FastifyRequest): string {
-  return requestOrigin(req.server.originSettings ?? { publicUrl: null, trust: false }, req.raw);
-}
-
-export function sendRestError(reply: FastifyReply, err: RestError): FastifyReply {
-  if (err.headers) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-  return reply.code(err.status).send(err.body);
 }
 
 export function registerRestRoutes(fastify: FastifyInstance, app: Runtime, routes: RestRoute[]): void {

@@ -1,3 +1,4 @@
+import { raise } from '../events/domain-events';
 import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { Brackets, EntityManager, In } from 'typeorm';
@@ -12,7 +13,6 @@ import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
 import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
 import { Pseudonym } from './pseudonym.entity';
-import { GroupMembershipService } from '../groups/group-membership.service';
 import { User } from './user.entity';
 import { CourseService } from '../courses/course.service';
 import { AccountService } from '../accounts/account.service';
@@ -165,7 +165,7 @@ export class UserService {
         workflowState: input.skipRegistration ? 'registered' : 'pre_registered',
       });
       // Group invitations sent to this address before the user existed now wait as invited memberships.
-      await GroupMembershipService.claimInvitations(em, created.user.id, uniqueId);
+      await raise(em, this.ctx, { type: 'user.created', userId: created.user.id, login: uniqueId });
       return created;
     });
   }

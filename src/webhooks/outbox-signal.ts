@@ -16,6 +16,9 @@ outboxSignal.setMaxListeners(100);
  */
 export const OUTBOX_WRITTEN_TOPIC = 'outboxWritten';
 
+/** The same nudge from a cluster worker to its primary, whose dispatcher delivers for every worker. */
+export const OUTBOX_WRITTEN_NOTICE = 'outbox-written';
+
 /** Announces committed outbox messages (or messages due again) to dispatchers here and elsewhere. */
 export function announceOutboxWritten(pubsub: AppPubSub | undefined, count: number): void {
   outboxSignal.emit('written', count);

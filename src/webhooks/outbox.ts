@@ -22,7 +22,8 @@ import {
 } from './live-event.format';
 import { EventScope, subscriptionsInScope, wants } from './subscription-match';
 import type { WebhookSubscription } from './webhook-subscription.entity';
-import { afterCommit, DomainEvent, onDomainEvent } from '../events/domain-events';
+import { afterCommit } from '../db/transaction';
+import { DomainEvent, type DomainEventHandler } from '../events/domain-events';
 import { OutboxMessage } from './outbox.entity';
 import { announceOutboxWritten } from './outbox-signal';
 
@@ -264,6 +265,6 @@ export async function writeOutbox(em: EntityManager, ctx: RequestContext, event:
   return rows.length;
 }
 
-onDomainEvent(async (em, ctx, event) => {
+export const webhookOutboxHandler: DomainEventHandler = async (em, ctx, event) => {
   await writeOutbox(em, ctx, event);
-});
+};

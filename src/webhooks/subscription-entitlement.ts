@@ -1,6 +1,6 @@
 import { EntityManager, In } from 'typeorm';
 import { nowToSecond } from '../db/columns';
-import { onDomainEvent } from '../events/domain-events';
+import { type DomainEventHandler } from '../events/domain-events';
 import { allowedEventTypes } from '../lti/capabilities';
 import { WebhookSubscription } from './webhook-subscription.entity';
 
@@ -41,6 +41,12 @@ export async function narrowSubscriptions(em: EntityManager, toolProxyId: number
   return { trimmed: [...trimmed.values()].reduce((n, ids) => n + ids.length, 0), deleted: deleted.length };
 }
 
-onDomainEvent(async (em, _ctx, event) => {
+/** A deleted tool proxy's live subscriptions stop (State Deleted) in the same transaction. */
+async function stopSubscriptions(em: EntityManager, toolProxyId: number): Promise<void> {
+  await em.getRepository(WebhookSubscription).update({ toolProxyId, state: 'Active' }, { state: 'Deleted', updatedAt: nowToSecond() });
+}
+
+export const subscriptionEntitlementHandler: DomainEventHandler = async (em, _ctx, event) => {
   if (event.type === 'tool_proxy.capabilities_changed') await narrowSubscriptions(em, event.toolProxyId, event.capabilities);
-});
+  else if (event.type === 'tool_proxy.deleted') await stopSubscriptions(em, event.toolProxyId);
+};

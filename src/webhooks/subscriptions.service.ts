@@ -13,7 +13,6 @@ import { toolReaches, ToolTarget } from '../lti/tool-reach';
 import { destinationGuard } from './destination-guard';
 import { generateSecret, rotatedSecretColumns, sealSecret } from './subscription-secrets';
 // Registers the reaction to narrowed capabilities wherever subscriptions exist.
-import './subscription-entitlement';
 import { WebhookSubscription } from './webhook-subscription.entity';
 import { allowedQueueAccounts, CheckedSubscription, checkSubscription, queueAccountProblem, SubscriptionInput, SubscriptionProblem } from './subscriptions.validator';
 

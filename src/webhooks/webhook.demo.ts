@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { Account } from '../accounts/account.entity';
-import type { DemoContext, DemoExtension } from '../cli/demo';
+import type { DemoContext, DemoExtension } from '../courses/demo-world';
 import { nowToSecond } from '../db/columns';
 import { ALL_CAPABILITY, WEBHOOK_EVENT_TYPES } from '../lti/capabilities';
 import { encryptSecret, generateSharedSecret } from '../lti/lti-keys';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Client } from 'graphql-ws';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/db/data-source';
+import { appDataSourceOptions } from '../../src/app/database';
 import { Api } from './api';
 import { startServiceProcess, type ServiceProcess } from './process';
 import type { TestServer } from './server';
@@ -78,7 +78,7 @@ export interface SharedDatabase {
 /** The test's own connection to the database the instances share (already migrated by them); `tokenKey` is their LMS_SECRET_KEY. */
 export async function sharedDatabase(url: string, tokenKey: string): Promise<SharedDatabase> {
   const flavor = url.startsWith('mysql://') ? 'mariadb' : undefined;
-  const ds = new DataSource(dataSourceOptions(url, undefined, flavor));
+  const ds = new DataSource(appDataSourceOptions(url, undefined, flavor));
   await ds.initialize();
   return {
     ds,

@@ -1,5 +1,5 @@
 import { parse } from 'graphql';
-import { buildAppSchema } from '../../src/graphql/schema';
+import { buildAppSchema } from '../../src/app/schema';
 import { CompiledPlans } from '../../src/graphql/jit-executor';
 
 /** HTTP GraphQL's compiled-plan cache (src/graphql/jit-executor.ts). */

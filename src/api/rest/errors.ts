@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { GraphQLError } from 'graphql';
 import { DomainError, FieldError } from '../../common/errors';
 
@@ -59,4 +60,9 @@ export function graphqlErrorToRest(err: GraphQLError): RestError | null {
     return { status: 400, body: { errors: [{ message: err.message }] } };
   }
   return null;
+}
+
+export function sendRestError(reply: FastifyReply, err: RestError): FastifyReply {
+  if (err.headers) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  return reply.code(err.status).send(err.body);
 }

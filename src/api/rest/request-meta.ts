@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { OriginSettings, requestOrigin } from '../../common/origin';
 import type { RequestMeta } from '../../request/context';
 
 /** Query parameters whose values are credentials or secrets: never copied anywhere. */
@@ -57,4 +58,16 @@ export function requestMeta(req: FastifyRequest): RequestMeta {
     httpVersion: req.raw.httpVersion,
     headers,
   };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** PUBLIC_URL and TRUST_PROXY, compiled (decorated in buildServer). */
+    originSettings?: OriginSettings;
+  }
+}
+
+/** The origin of absolute URLs in this request's answer: PUBLIC_URL, else the (trusted) request host. */
+export function baseUrl(req: FastifyRequest): string {
+  return requestOrigin(req.server.originSettings ?? { publicUrl: null, trust: false }, req.raw);
 }

@@ -1,16 +1,16 @@
 import { In, Not } from 'typeorm';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
 import { setTopicsPublished } from '../discussions/discussion.service';
-import { ContentInfo, courseIdList, registerContentAdapter, registerFactsProvider, StudentFacts } from '../modules/content-registry';
-import type { ItemFacts } from '../modules/progression-evaluator';
-import { Assignment } from './assignments/assignment.entity';
-import { submittedTo } from './assignments/assignment.service';
-import { ExternalTool } from './external-tools/external-tool.entity';
-import { WikiPage } from './pages/page.entity';
-import { QuizSubmission } from './quizzes/quiz-submission.entity';
-import { Quiz } from './quizzes/quiz.entity';
-import { takenQuizzes } from './quizzes/quiz.service';
-import { Submission } from './submissions/submission.entity';
+import { ContentInfo, courseIdList, type ContentAdapter, type FactsProvider, StudentFacts } from './content-registry';
+import type { ItemFacts } from './progression-evaluator';
+import { Assignment } from '../content/assignments/assignment.entity';
+import { submittedTo } from '../content/assignments/assignment.service';
+import { ExternalTool } from '../content/external-tools/external-tool.entity';
+import { WikiPage } from '../content/pages/page.entity';
+import { QuizSubmission } from '../content/quizzes/quiz-submission.entity';
+import { Quiz } from '../content/quizzes/quiz.entity';
+import { takenQuizzes } from '../content/quizzes/quiz.service';
+import { Submission } from '../content/submissions/submission.entity';
 
 /**
  * How modules reach the content of this area (src/modules/content-registry.ts): what an item links
@@ -20,7 +20,7 @@ import { Submission } from './submissions/submission.entity';
 /** Not deleted (typed loosely: each entity has its own state union). */
 const live = { workflowState: Not('deleted') as never };
 
-registerContentAdapter({
+export const assignmentContent: ContentAdapter = {
   kind: 'Assignment',
   async load(ctx, courseIds, ids) {
     const rows = ids.length ? await ctx.ds.getRepository(Assignment).findBy({ id: In(ids), courseId: In(courseIdList(courseIds)), ...live }) : [];
@@ -66,9 +66,9 @@ registerContentAdapter({
     await em.getRepository(DiscussionTopic).update({ assignmentId: id, contextType: 'Course', contextId: courseId, ...live }, { title });
   },
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/assignments/${info.id}`,
-});
+};
 
-registerContentAdapter({
+export const quizContent: ContentAdapter = {
   kind: 'Quiz',
   async load(ctx, courseIds, ids) {
     const rows = ids.length ? await ctx.ds.getRepository(Quiz).findBy({ id: In(ids), courseId: In(courseIdList(courseIds)), ...live }) : [];
@@ -110,7 +110,7 @@ registerContentAdapter({
     if (quiz.assignmentId) await em.getRepository(Assignment).update({ id: quiz.assignmentId }, { name: title });
   },
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/quizzes/${info.id}`,
-});
+};
 
 const pageInfo = (p: WikiPage): ContentInfo => ({
   id: p.id,
@@ -126,7 +126,7 @@ const pageInfo = (p: WikiPage): ContentInfo => ({
   unpublishable: !p.frontPage,
 });
 
-registerContentAdapter({
+export const pageContent: ContentAdapter = {
   kind: 'Page',
   async load(ctx, courseIds, ids) {
     const rows = ids.length ? await ctx.ds.getRepository(WikiPage).findBy({ id: In(ids), courseId: In(courseIdList(courseIds)), ...live }) : [];
@@ -146,9 +146,9 @@ registerContentAdapter({
     await em.getRepository(WikiPage).update({ id, courseId }, { title });
   },
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/pages/${info.pageUrl}`,
-});
+};
 
-registerContentAdapter({
+export const externalToolContent: ContentAdapter = {
   kind: 'ExternalTool',
   async load(ctx, courseIds, ids) {
     const rows = ids.length ? await ctx.ds.getRepository(ExternalTool).findBy({ id: In(ids), courseId: In(courseIdList(courseIds)), ...live }) : [];
@@ -161,14 +161,14 @@ registerContentAdapter({
   },
   apiUrl: (baseUrl, courseId, info) =>
     `${baseUrl}/api/v1/courses/${courseId}/external_tools/sessionless_launch?id=${info.id}${info.url ? `&url=${encodeURIComponent(info.url)}` : ''}`,
-});
+};
 
 /**
  * Each student's work in a course, for progress: an assignment counts as submitted once an attempt
  * was turned in (a grade entered without one does not), its score as soon as it is graded (grades are
  * posted at once here); a quiz by its kept score across turned-in attempts.
  */
-registerFactsProvider(async (ctx, courseId, userIds, em) => {
+export const courseWorkFacts: FactsProvider = async (ctx, courseId, userIds, em) => {
   const out = new Map<number, StudentFacts>(userIds.map((id) => [id, { byAssignment: new Map(), byQuiz: new Map() }]));
   if (!userIds.length) return out;
   const m = em ?? ctx.ds.manager;
@@ -206,4 +206,4 @@ registerFactsProvider(async (ctx, courseId, userIds, em) => {
     });
   }
   return out;
-});
+};

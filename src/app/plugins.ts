@@ -1,0 +1,36 @@
+import { onDomainEvent } from '../events/domain-events';
+import { groupInvitationClaimHandler } from '../groups/group-membership.service';
+import { registerContentAdapter, registerFactsProvider } from '../modules/content-registry';
+import { assignmentContent, courseWorkFacts, externalToolContent, pageContent, quizContent } from '../modules/course-content';
+import { discussionContent } from '../modules/discussion-content';
+import { fileContent } from '../modules/file-content';
+import { moduleProgressHandler } from '../modules/progress-events';
+import { plannerContentHandler } from '../planner/planner-events';
+import { webhookOutboxHandler } from '../webhooks/outbox';
+import { subscriptionEntitlementHandler } from '../webhooks/subscription-entitlement';
+
+/**
+ * What areas derive from each other's changes, listed by name: nothing is switched on by importing
+ * a file. Handlers run in this order inside the transaction of the change that raised the event.
+ */
+export const DOMAIN_EVENT_HANDLERS = [
+  moduleProgressHandler, // module progress first: its own events follow the change that caused them
+  webhookOutboxHandler,
+  plannerContentHandler,
+  subscriptionEntitlementHandler,
+  groupInvitationClaimHandler,
+];
+
+/** How modules reach each kind of course content (the port is src/modules/content-registry.ts). */
+export const CONTENT_ADAPTERS = [discussionContent, fileContent, assignmentContent, quizContent, pageContent, externalToolContent];
+
+let installed = false;
+
+/** Plugs every area into the registries lower areas own; called once per process by bootstrap. */
+export function installPlugins(): void {
+  if (installed) return;
+  installed = true;
+  for (const handler of DOMAIN_EVENT_HANDLERS) onDomainEvent(handler);
+  for (const adapter of CONTENT_ADAPTERS) registerContentAdapter(adapter);
+  registerFactsProvider(courseWorkFacts);
+}
