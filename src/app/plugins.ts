@@ -6,6 +6,7 @@ import { discussionContent } from '../modules/discussion-content';
 import { fileContent } from '../modules/file-content';
 import { moduleProgressHandler } from '../modules/progress-events';
 import { plannerContentHandler } from '../planner/planner-events';
+import { plannerModuleDoneHandler } from '../planner/planner-override.service';
 import { webhookOutboxHandler } from '../webhooks/outbox';
 import { subscriptionEntitlementHandler } from '../webhooks/subscription-entitlement';
 
@@ -17,6 +18,7 @@ export const DOMAIN_EVENT_HANDLERS = [
   moduleProgressHandler, // module progress first: its own events follow the change that caused them
   webhookOutboxHandler,
   plannerContentHandler,
+  plannerModuleDoneHandler,
   subscriptionEntitlementHandler,
   groupInvitationClaimHandler,
 ];

@@ -2,7 +2,7 @@ import { EntityManager, Not } from 'typeorm';
 import { AccessTokenService } from '../auth/access-token.service';
 import { ADMIN_LOGIN } from '../auth/installation';
 import { Course, CourseState } from '../courses/course.entity';
-import { Enrollment, EnrollmentType } from '../courses/enrollment.entity';
+import { Enrollment } from '../courses/enrollment.entity';
 import { CourseSection } from '../courses/section.entity';
 import { transaction } from '../db/transaction';
 import { User } from '../users/user.entity';

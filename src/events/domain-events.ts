@@ -34,6 +34,14 @@ export type DomainEvent =
   | { type: 'tool_proxy.capabilities_changed'; toolProxyId: number; capabilities: string[] }
   /** A tool proxy was deleted (its webhook subscriptions stop with it). */
   | { type: 'tool_proxy.deleted'; toolProxyId: number }
+  /** A student marked a module item done (or not done) themselves: the planner follows (Canvas marks the content complete). */
+  | {
+      type: 'module_item.done_changed';
+      courseId: number;
+      userId: number;
+      done: boolean;
+      item: { requirementType: string | null; contentType: ContentKind; contentId: number | null };
+    }
   /** A user was created with this login (group invitations sent to the address wait for it). */
   | { type: 'user.created'; userId: number; login: string };
 

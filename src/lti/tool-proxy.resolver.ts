@@ -1,5 +1,4 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { orHidden } from '../common/visible';
 import type { RequestContext } from '../request/context';
 import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
 import { mutationPayload } from '../api/graphql/payload';

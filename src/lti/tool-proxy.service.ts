@@ -4,7 +4,6 @@ import { Account } from '../accounts/account.entity';
 import { NotFoundError, Validator } from '../common/errors';
 import { Course } from '../courses/course.entity';
 import { transaction } from '../db/transaction';
-import { nowToSecond } from '../db/columns';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
 import { ConnectionResult, pageWindow, toConnection } from '../common/relay';

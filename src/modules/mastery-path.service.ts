@@ -3,16 +3,16 @@ import type { Course } from '../courses/course.entity';
 import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { contentAdapter, loadStudentFacts } from './content-registry';
+import { contentAdapter } from './content-registry';
 import { MasteryPathRule, MasteryPathSelection, ScoreRange } from './mastery-path.entity';
-import type { ModuleItemView } from './module-views';
 import { contentObjects } from './module-item-content';
-import type { MasteryPathInfo } from './sequence.service';
 import { CourseService } from '../courses/course.service';
 import { ModuleItemService } from './module-item.service';
 import { UserService } from '../users/user.service';
 import { ProgressService } from './progress.service';
-import { SequenceService } from './sequence.service';
+import { MasteryPathReads } from './mastery-path-reads';
+import { ModuleItemReads } from './module-item-reads';
+import { ModuleItem } from './module-item.entity';
 
 export interface ScoreRangeInput {
   lowerBound: number;
@@ -26,45 +26,6 @@ export interface ScoreRangeInput {
  */
 export class MasteryPathService {
   constructor(private readonly ctx: RequestContext) {}
-
-  /** Per request: assignments withheld from each student (cleared when a selection changes them). */
-  private readonly withheld = new Map<string, Promise<Set<number>>>();
-
-  /**
-   * Assignments Mastery Paths holds back from a student, as Canvas's conditional release does: every
-   * assignment of some rule's sets, except those released to the student (the set they chose, or the
-   * only set of the range their trigger score falls in). Without a student (an observer's view) all
-   * of them are withheld. Nothing when the course feature is off (no statements either).
-   */
-  withheldFor(course: Course, userId: number | null): Promise<Set<number>> {
-    if (!course.masteryPathsEnabled) return Promise.resolve(new Set());
-    const key = `${course.id}:${userId}`;
-    let found = this.withheld.get(key);
-    if (!found) {
-      found = this.computeWithheld(course, userId);
-      this.withheld.set(key, found);
-    }
-    return found;
-  }
-
-  private async computeWithheld(course: Course, userId: number | null): Promise<Set<number>> {
-    const rules = await this.ctx.ds.getRepository(MasteryPathRule).findBy({ courseId: course.id });
-    const conditional = new Set(rules.flatMap((r) => r.scoreRanges.flatMap((range) => range.assignmentSets.flatMap((set) => set.assignmentIds))));
-    if (!conditional.size || userId == null) return conditional;
-    const [selections, facts] = await Promise.all([
-      this.ctx.ds.getRepository(MasteryPathSelection).findBy({ ruleId: In(rules.map((r) => r.id)), userId }),
-      loadStudentFacts(this.ctx, course.id, [userId]),
-    ]);
-    const mine = facts.get(userId);
-    for (const rule of rules) {
-      const range = rangeOf(rule, mine?.byAssignment.get(rule.triggerAssignmentId));
-      if (!range) continue;
-      const chosen = selections.find((s) => s.ruleId === rule.id)?.assignmentSetId;
-      const set = range.assignmentSets.find((x) => x.id === chosen) ?? (range.assignmentSets.length === 1 ? range.assignmentSets[0] : undefined);
-      for (const id of set?.assignmentIds ?? []) conditional.delete(id);
-    }
-    return conditional;
-  }
 
   private async managedCourse(courseRaw: string): Promise<Course> {
     const course = await this.ctx.use(CourseService).find(courseRaw, 'read');
@@ -119,36 +80,6 @@ export class MasteryPathService {
     return { rule };
   }
 
-  /** The range a student's trigger score falls in ('pending' until graded, null when in no range). */
-  private async rangeFor(course: Course, rule: MasteryPathRule, userId: number): Promise<ScoreRange | null | 'pending'> {
-    const facts = (await loadStudentFacts(this.ctx, course.id, [userId])).get(userId);
-    const f = facts?.byAssignment.get(rule.triggerAssignmentId);
-    if (!f || f.score == null) return 'pending';
-    return rangeOf(rule, f);
-  }
-
-  /** The mastery_path object of a sequence node whose current item is a trigger assignment. */
-  async pathInfo(course: Course, node: ModuleItemView): Promise<MasteryPathInfo | null> {
-    if (node.item.contentType !== 'Assignment' || node.item.contentId == null) return null;
-    const rule = await this.ctx.ds.getRepository(MasteryPathRule).findOneBy({ courseId: course.id, triggerAssignmentId: node.item.contentId });
-    if (!rule) return null;
-    const viewer = this.ctx.authz.requireViewer();
-    const range = await this.rangeFor(course, rule, viewer.id);
-    const selection = await this.ctx.ds.getRepository(MasteryPathSelection).findOneBy({ ruleId: rule.id, userId: viewer.id });
-    const sets = range && range !== 'pending' ? range.assignmentSets : [];
-    const selected = selection?.assignmentSetId ?? (sets.length === 1 ? sets[0].id : null);
-    return {
-      locked: range === 'pending',
-      assignmentSets: sets,
-      selectedSetId: selected,
-      awaitingChoice: sets.length > 1 && selected == null,
-      stillProcessing: false,
-      modulesUrl: `${this.ctx.baseUrl}/courses/${course.id}/modules`,
-      chooseUrl: `${this.ctx.baseUrl}/courses/${course.id}/modules/items/${node.item.id}/choose`,
-      modulesTabDisabled: false,
-    };
-  }
-
   /**
    * POST …/items/:id/select_mastery_path: the student (or a teacher for a student) picks one of the
    * sets open to their score range. Returns the chosen assignments and the module items linking them.
@@ -165,7 +96,7 @@ export class MasteryPathService {
     if (view.item.contentType !== 'Assignment' || view.item.contentId == null) throw new RequestError('requested item is not an assignment', 400, { message: 'requested item is not an assignment' });
     const rule = await this.ctx.ds.getRepository(MasteryPathRule).findOneBy({ courseId: course.id, triggerAssignmentId: view.item.contentId });
     if (!rule) throw new RequestError('requested item is not a mastery path trigger', 400, { message: 'requested item is not a mastery path trigger' });
-    const range = await this.rangeFor(course, rule, studentId);
+    const range = await this.ctx.use(MasteryPathReads).rangeFor(course, rule, studentId);
     const set = range && range !== 'pending' ? range.assignmentSets.find((s) => String(s.id) === String(args.assignmentSetId)) : undefined;
     if (!set) throw new RequestError('invalid assignment_set_id', 400, { message: 'invalid assignment_set_id' });
     await transaction(this.ctx.ds, async (em) => {
@@ -175,20 +106,17 @@ export class MasteryPathService {
       await repo.save(row);
       await this.ctx.use(ProgressService).markStale(em, { courseId: course.id, userId: studentId });
     });
-    this.withheld.clear();
+    this.ctx.use(MasteryPathReads).forgetWithheld();
     // The chosen assignments in the set's order (published ones only), and this module's items linking them.
     const published = (await contentAdapter('Assignment')?.load(this.ctx, course.id, set.assignmentIds)) ?? new Map();
     const assignmentIds = set.assignmentIds.filter((id) => published.get(id)?.published);
-    const linked = new Set((await this.ctx.use(SequenceService).itemsForAssignments(course.id, assignmentIds)).map((i) => i.id));
-    const moduleItems = (await this.ctx.use(ModuleItemService).visibleItems(view.module)).filter((v) => linked.has(v.item.id));
+    const linked = new Set((await this.itemsForAssignments(course.id, assignmentIds)).map((i) => i.id));
+    const moduleItems = (await this.ctx.use(ModuleItemReads).visibleItems(view.module)).filter((v) => linked.has(v.item.id));
     return { assignmentIds, assignments: await contentObjects(this.ctx, 'Assignment', assignmentIds), moduleItems };
   }
-}
 
-/** The scoring range a trigger score falls in: percent of points possible, the top range including 100. */
-function rangeOf(rule: MasteryPathRule, f: { score?: number | null; pointsPossible?: number | null } | undefined): ScoreRange | null {
-  if (!f || f.score == null) return null;
-  const points = f.pointsPossible ?? 0;
-  const pct = points > 0 ? (f.score / points) * 100 : 0;
-  return rule.scoreRanges.find((r) => pct >= r.lowerBound && (pct < r.upperBound || (r.upperBound >= 100 && pct >= 100))) ?? null;
+  /** Items of a course linking any of the given assignments (the module items a selection opens). */
+  private itemsForAssignments(courseId: number, assignmentIds: number[]): Promise<ModuleItem[]> {
+    return this.ctx.ds.getRepository(ModuleItem).findBy({ courseId, contentType: 'Assignment', contentId: In(assignmentIds.concat(-1)), workflowState: 'active' });
+  }
 }

@@ -1,4 +1,4 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../request/context';
 import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
 import { mutationPayload } from '../api/graphql/payload';
@@ -9,7 +9,7 @@ import { itemContent, ModuleItemContent } from './module-item-content';
 import { moduleIdArg } from './module.resolver';
 import { ModuleItemView } from './module-views';
 import {
-  CompletionRequirementType,
+  
   ContentDetailsType,
   CreateModuleItemInput,
   MessagePayload,

@@ -1,22 +1,20 @@
-import DataLoader from 'dataloader';
+import { raise } from '../events/domain-events';
 import { EntityManager, In } from 'typeorm';
 import type { Course } from '../courses/course.entity';
-import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
+import { NotFoundError, RequestError, Validator } from '../common/errors';
 import { parseIdParam } from '../common/ids';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
 import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
-import { ContentInfo, contentAdapter, loadContent, requirementApplies } from './content-registry';
+import { ContentInfo, contentAdapter, requirementApplies } from './content-registry';
 import { ITEM_TYPES, ItemType, ModuleItem } from './module-item.entity';
 import { ModuleItemView, ModuleView } from './module-views';
 import { ContextModule } from './module.entity';
-import { itemLinked, itemVisibleToStudents, withheldItem } from './module-visibility';
 import { placeAt, renumber } from './positions';
 import { REQUIREMENT_TYPES, RequirementType } from './progression-evaluator';
 import { ModuleService } from './module.service';
-import { MasteryPathService } from './mastery-path.service';
+import { ModuleItemReads } from './module-item-reads';
 import { ProgressService } from './progress.service';
-import { PlannerOverrideService } from '../planner/planner-override.service';
 
 export interface RequirementInput {
   type?: string | null;
@@ -78,26 +76,14 @@ export class ModuleItemService {
     return this.ctx.use(ModuleService);
   }
 
-  /** Live items of modules, by module, in position order (batched). */
-  private itemsLoader(): DataLoader<number, ModuleItem[]> {
-    return this.ctx.loaders.manyBy(ModuleItem, 'moduleId', { workflowState: In(['active', 'unpublished']) }, { position: 'ASC', id: 'ASC' } as never);
-  }
-
   /** Content objects of items, batched per kind across every module (and course) of the request. */
   contentOf(courseId: number, item: ModuleItem): Promise<ContentInfo | null> {
-    return item.contentId == null ? Promise.resolve(null) : loadContent(this.ctx, item.contentType, courseId, item.contentId);
+    return this.ctx.use(ModuleItemReads).contentOf(courseId, item);
   }
 
-  /**
-   * Items of a module the viewer sees: everything live for content managers, published items whose
-   * content exists for everyone else.
-   */
-  async visibleItems(view: ModuleView): Promise<ModuleItemView[]> {
-    const items = await this.itemsLoader().load(view.module.id);
-    const withContent = await Promise.all(items.map(async (it) => new ModuleItemView(it, view, await this.contentOf(view.course.id, it))));
-    if (view.showPublished) return withContent.filter((v) => itemLinked(v.item, v.content));
-    const withheld = await this.ctx.use(MasteryPathService).withheldFor(view.course, view.student);
-    return withContent.filter((v) => itemVisibleToStudents(v.item, v.content) && !withheldItem(v.content, withheld));
+  /** Items of a module the viewer sees (see ModuleItemReads). */
+  visibleItems(view: ModuleView): Promise<ModuleItemView[]> {
+    return this.ctx.use(ModuleItemReads).visibleItems(view);
   }
 
   async list(courseRaw: string, moduleRaw: string, args: { first?: number | null; after?: string | null; searchTerm?: string | null; studentId?: string | null }): Promise<ConnectionResult<ModuleItemView>> {
@@ -322,8 +308,9 @@ export class ModuleItemService {
     await transaction(this.ctx.ds, async (em) => {
       if (done) await this.ctx.use(ProgressService).record(em, found.module.course, viewer.id, found.item, 'must_mark_done');
       else await this.ctx.use(ProgressService).unrecord(em, found.module.course, viewer.id, found.item);
-      // Canvas also marks the content complete (or not) on the student's planner (src/planner).
-      await this.ctx.use(PlannerOverrideService).syncFromModuleDone(em, found.item, viewer.id, done);
+      // Canvas also marks the content complete (or not) on the student's planner (src/planner follows the event).
+      const { requirementType, contentType, contentId } = found.item;
+      await raise(em, this.ctx, { type: 'module_item.done_changed', courseId: found.item.courseId, userId: viewer.id, done, item: { requirementType, contentType, contentId } });
     });
     return { message: 'OK' };
   }

@@ -1,6 +1,5 @@
 import { EntityManager, In } from 'typeorm';
 import type { Course } from '../courses/course.entity';
-import { Enrollment } from '../courses/enrollment.entity';
 import { ForbiddenError, NotFoundError, RequestError, Validator } from '../common/errors';
 import { parseIdParam } from '../common/ids';
 import { nowToSecond } from '../db/columns';
@@ -17,7 +16,7 @@ import { CourseService } from '../courses/course.service';
 import { ProgressService } from './progress.service';
 import { UserService } from '../users/user.service';
 import { ModuleVisibility } from './module-visibility';
-import { ModuleItemService } from './module-item.service';
+import { ModuleItemReads } from './module-item-reads';
 
 export interface ModuleInput {
   name?: string | null;
@@ -95,7 +94,7 @@ export class ModuleService {
       if (args.includeItems) {
         const views = await this.views(course, modules, student);
         const keep = await Promise.all(
-          views.map(async (v) => v.module.name.toLowerCase().includes(term) || (await this.ctx.use(ModuleItemService).visibleItems(v)).some((i) => i.item.title.toLowerCase().includes(term))),
+          views.map(async (v) => v.module.name.toLowerCase().includes(term) || (await this.ctx.use(ModuleItemReads).visibleItems(v)).some((i) => i.item.title.toLowerCase().includes(term))),
         );
         modules = modules.filter((_, i) => keep[i]);
       } else modules = modules.filter((m) => m.name.toLowerCase().includes(term));
@@ -272,12 +271,5 @@ export class ModuleService {
       await this.ctx.use(ProgressService).markStale(em, { courseId: course.id });
       return { module: (await this.views(course, [module], null))[0] };
     });
-  }
-
-  /** Students of the course (for teachers' progress views). */
-  async studentIds(course: Course): Promise<number[]> {
-    // The loader progress.isStudent reads too: every module of every course in a request shares one statement.
-    const rows = await this.ctx.loaders.manyBy(Enrollment, 'courseId', { type: 'StudentEnrollment', workflowState: In(['active']) }).load(course.id);
-    return [...new Set(rows.map((r) => r.userId))];
   }
 }

@@ -15,9 +15,8 @@ import { ContextModule } from './module.entity';
 import { actionCounts, EvalItem, EvalModule, evaluateCourse, ItemFacts, MetRequirement, RequirementType } from './progression-evaluator';
 import { ModuleProgression } from './progression.entity';
 import { ModuleVisibility } from './module-visibility';
-import { MasteryPathService } from './mastery-path.service';
-import { ModuleItemService } from './module-item.service';
-import { ModuleService } from './module.service';
+import { MasteryPathReads } from './mastery-path-reads';
+import { ModuleItemReads } from './module-item-reads';
 
 type EvalInputs = Parameters<typeof evaluateCourse>[1];
 
@@ -39,6 +38,13 @@ export class ProgressService {
   constructor(private readonly ctx: RequestContext) {}
 
   /** Whether the user is a student of the course whose progress is tracked. */
+  /** Students of the course (for teachers' progress views). */
+  async studentIds(course: Course): Promise<number[]> {
+    // The loader progress.isStudent reads too: every module of every course in a request shares one statement.
+    const rows = await this.ctx.loaders.manyBy(Enrollment, 'courseId', { type: 'StudentEnrollment', workflowState: In(['active']) }).load(course.id);
+    return [...new Set(rows.map((r) => r.userId))];
+  }
+
   async isStudent(course: Course, userId: number): Promise<boolean> {
     if (userId === this.ctx.authz.viewer?.id) {
       // The viewer's own enrollments in the course are read for its permission check already: asking
@@ -125,7 +131,7 @@ export class ProgressService {
       Promise.all(published.map((m) => visibility.assigned(m, userId))),
       // Read in the evaluating transaction: a submission made earlier in it (a graded discussion post) counts.
       loadStudentFacts(this.ctx, course.id, [userId], em).then((f) => f.get(userId) ?? { byAssignment: new Map(), byQuiz: new Map() }),
-      this.ctx.use(MasteryPathService).withheldFor(course, userId),
+      this.ctx.use(MasteryPathReads).withheldFor(course, userId),
     ]);
     const content = await this.contentFor(course.id, items);
     const evalModules: EvalModule[] = [];
@@ -207,7 +213,7 @@ export class ProgressService {
   /** What the items link, through the request's batched content loaders (a listing reuses them). */
   private async contentFor(courseId: number, items: ModuleItem[]): Promise<Map<string, ContentInfo>> {
     const out = new Map<string, ContentInfo>();
-    const found = await Promise.all(items.map((it) => this.ctx.use(ModuleItemService).contentOf(courseId, it)));
+    const found = await Promise.all(items.map((it) => this.ctx.use(ModuleItemReads).contentOf(courseId, it)));
     items.forEach((it, i) => {
       if (found[i]) out.set(key(it), found[i]!);
     });
@@ -222,13 +228,13 @@ export class ProgressService {
     const { course, module } = view;
     const viewer = this.ctx.authz.requireViewer();
     let ids: number[];
-    if (await this.ctx.authz.canCourse(course, 'view_all_grades')) ids = await this.ctx.use(ModuleService).studentIds(course);
+    if (await this.ctx.authz.canCourse(course, 'view_all_grades')) ids = await this.studentIds(course);
     else {
       const roles = await this.ctx.authz.courseRoles(course);
       const observed = roles.enrollments.filter((e) => e.type === 'ObserverEnrollment' && e.workflowState === 'active' && e.associatedUserId != null).map((e) => e.associatedUserId!);
       ids = [...((await this.isStudent(course, viewer.id)) ? [viewer.id] : []), ...observed];
     }
-    const students = new Set((await this.ctx.use(ModuleService).studentIds(course)).filter((id) => ids.includes(id)));
+    const students = new Set((await this.studentIds(course)).filter((id) => ids.includes(id)));
     let visible: number[] = [];
     if (module.published) {
       const sorted = [...students].sort((a, b) => a - b);

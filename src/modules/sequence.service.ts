@@ -1,14 +1,12 @@
-import { In } from 'typeorm';
 import { RequestError } from '../common/errors';
 import type { RequestContext } from '../request/context';
 import { CONTENTLESS, contentAdapter } from './content-registry';
-import { ModuleItem } from './module-item.entity';
 import { ModuleItemView, ModuleView } from './module-views';
 import { parseItemType } from './module-item.service';
 import type { Course } from '../courses/course.entity';
 import { ModuleService } from './module.service';
-import { ModuleItemService } from './module-item.service';
-import { MasteryPathService } from './mastery-path.service';
+import { MasteryPathReads, type MasteryPathInfo } from './mastery-path-reads';
+import { ModuleItemReads } from './module-item-reads';
 
 /**
  * The student_id argument that reproduces a module view's perspective: none when the view is the
@@ -30,16 +28,8 @@ export interface SequenceNode {
   masteryPath: MasteryPathInfo | null;
 }
 
-export interface MasteryPathInfo {
-  locked: boolean;
-  assignmentSets: { id: number; assignmentIds: number[] }[];
-  selectedSetId: number | null;
-  awaitingChoice: boolean;
-  stillProcessing: boolean;
-  modulesUrl: string;
-  chooseUrl: string;
-  modulesTabDisabled: boolean;
-}
+
+export type { MasteryPathInfo };
 
 export class SequenceService {
   constructor(private readonly ctx: RequestContext) {}
@@ -56,7 +46,7 @@ export class SequenceService {
 
     const views = await this.ctx.use(ModuleService).allVisible(course);
     const all: ModuleItemView[] = [];
-    for (const v of views) for (const i of await this.ctx.use(ModuleItemService).visibleItems(v)) if (i.item.contentType !== 'SubHeader') all.push(i);
+    for (const v of views) for (const i of await this.ctx.use(ModuleItemReads).visibleItems(v)) if (i.item.contentType !== 'SubHeader') all.push(i);
 
     let matches: number[] = [];
     if (kind === 'moduleitem') matches = all.map((v, i) => (String(v.item.id) === String(assetId) ? i : -1));
@@ -77,7 +67,7 @@ export class SequenceService {
     const hits = matches.filter((i) => i >= 0).slice(0, MAX_SEQUENCE_NODES);
     const items: SequenceNode[] = hits.map((i) => ({ prev: all[i - 1] ?? null, current: all[i], next: all[i + 1] ?? null, masteryPath: null }));
     if (course.masteryPathsEnabled) {
-      for (const node of items) node.masteryPath = await this.ctx.use(MasteryPathService).pathInfo(course, node.current);
+      for (const node of items) node.masteryPath = await this.ctx.use(MasteryPathReads).pathInfo(course, node.current);
     }
     const moduleIds = new Set(items.flatMap((n) => [n.prev, n.current, n.next]).filter(Boolean).map((v) => v!.item.moduleId));
     return { items, modules: views.filter((v) => moduleIds.has(v.module.id)) };
@@ -113,16 +103,11 @@ export class SequenceService {
     if (!found) {
       found = (async () => {
         const views = await this.ctx.use(ModuleService).allVisible(course, studentRaw);
-        const lists = await Promise.all(views.map((m) => this.ctx.use(ModuleItemService).visibleItems(m)));
+        const lists = await Promise.all(views.map((m) => this.ctx.use(ModuleItemReads).visibleItems(m)));
         return lists.flat();
       })();
       this.sequences.set(key, found);
     }
     return found;
-  }
-
-  /** Items of a course linking any of the given assignments (for mastery path selections). */
-  itemsForAssignments(courseId: number, assignmentIds: number[]): Promise<ModuleItem[]> {
-    return this.ctx.ds.getRepository(ModuleItem).findBy({ courseId, contentType: 'Assignment', contentId: In(assignmentIds.concat(-1)), workflowState: 'active' });
   }
 }

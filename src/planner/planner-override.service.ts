@@ -1,3 +1,4 @@
+import type { DomainEventHandler } from '../events/domain-events';
 import { EntityManager, In } from 'typeorm';
 import { NotFoundError, ValidationError } from '../common/errors';
 import { numericId } from '../common/ids';
@@ -173,11 +174,11 @@ export class PlannerOverrideService {
    * (marked_complete and dismissed both follow), creating it when needed, when the item is a
    * must_mark_done requirement and the only one linking that content.
    */
-  async syncFromModuleDone(em: EntityManager, item: ModuleItem, userId: number, done: boolean): Promise<void> {
+  async syncFromModuleDone(em: EntityManager, courseId: number, item: { requirementType: string | null; contentType: ModuleItem['contentType']; contentId: number | null }, userId: number, done: boolean): Promise<void> {
     if (item.requirementType !== 'must_mark_done' || item.contentId == null) return;
     const ref = await contentPlannable(em, item.contentType, item.contentId);
     if (!ref) return;
-    const items = await markDoneItems(em, item.courseId, contentKeys(ref));
+    const items = await markDoneItems(em, courseId, contentKeys(ref));
     if (items.length !== 1) return;
     const repo = em.getRepository(PlannerOverride);
     const existing = await repo.findOneBy({ userId, plannableType: ref.type, plannableId: ref.id });
@@ -258,3 +259,8 @@ export async function plannableRefs(em: EntityManager, rows: Pick<PlannerOverrid
   }
   return out;
 }
+
+/** A module item marked done (or not) by its student marks the content complete on their planner. */
+export const plannerModuleDoneHandler: DomainEventHandler = async (em, ctx, event) => {
+  if (event.type === 'module_item.done_changed') await ctx.use(PlannerOverrideService).syncFromModuleDone(em, event.courseId, event.item, event.userId, event.done);
+};

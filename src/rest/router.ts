@@ -9,7 +9,7 @@ import { DomainError, NotFoundError } from '../common/errors';
 import { domainToRest, graphqlErrorToRest, INTERNAL_BODY, RestError, sendRestError, validationBody } from '../api/rest/errors';
 import { bookmarkLinkHeader, connectionArgs, decodeBookmark, linkHeader, pageRequest, PageRequest } from '../api/rest/pagination';
 import { checkParams, commonParams } from '../api/rest/input';
-import { mergeParams, ParamTree, parsePairs, parseQueryString, str } from '../api/rest/params';
+import { mergeParams, ParamTree, parseQueryString, str } from '../api/rest/params';
 import { stringifyIds } from '../api/rest/present';
 import { baseUrl, requestMeta } from '../api/rest/request-meta';
 import { isDbUnavailable } from '../db/unavailable';

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { DataSource } from 'typeorm';
 import type { Config } from '../config';
-import { OutboxMessage } from './outbox.entity';
 import { OUTBOX_WRITTEN_TOPIC, outboxSignal } from './outbox-signal';
 import type { AppPubSub } from '../messaging/pubsub';
 import { DeliveryResults, DispatcherLog, DispatchStats } from './delivery-results';
