@@ -3,6 +3,8 @@ import { groupInvitationClaimHandler } from '../groups/group-membership.service'
 import { registerContentAdapter, registerFactsProvider } from '../modules/content-registry';
 import { assignmentContent, courseWorkFacts, externalToolContent, pageContent, quizContent } from '../modules/course-content';
 import { discussionContent } from '../modules/discussion-content';
+import { courseFiles, registerFileContextProvider, userFiles } from '../files/file-context';
+import { groupFiles } from '../groups/group-files';
 import { fileContent } from '../modules/file-content';
 import { moduleProgressHandler } from '../modules/progress-events';
 import { plannerContentHandler } from '../planner/planner-events';
@@ -26,6 +28,9 @@ export const DOMAIN_EVENT_HANDLERS = [
 /** How modules reach each kind of course content (the port is src/modules/content-registry.ts). */
 export const CONTENT_ADAPTERS = [discussionContent, fileContent, assignmentContent, quizContent, pageContent, externalToolContent];
 
+/** The contexts that own files (the port is src/files/file-context.ts). */
+export const FILE_CONTEXT_PROVIDERS = [courseFiles, groupFiles, userFiles];
+
 let installed = false;
 
 /** Plugs every area into the registries lower areas own; called once per process by bootstrap. */
@@ -35,4 +40,5 @@ export function installPlugins(): void {
   for (const handler of DOMAIN_EVENT_HANDLERS) onDomainEvent(handler);
   for (const adapter of CONTENT_ADAPTERS) registerContentAdapter(adapter);
   registerFactsProvider(courseWorkFacts);
+  for (const provider of FILE_CONTEXT_PROVIDERS) registerFileContextProvider(provider);
 }

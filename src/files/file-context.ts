@@ -1,12 +1,9 @@
 import { ForbiddenError, NotFoundError } from '../common/errors';
 import { Course } from '../courses/course.entity';
 import type { RequestContext } from '../request/context';
-import { Group } from '../groups/group.entity';
 import { User } from '../users/user.entity';
 import { CourseService } from '../courses/course.service';
-import { GroupService } from '../groups/group.service';
 import { UserService } from '../users/user.service';
-import { GroupPolicy } from '../groups/group-policy';
 
 export const FILE_CONTEXT_TYPES = ['Course', 'Group', 'User'] as const;
 export type FileContextType = (typeof FILE_CONTEXT_TYPES)[number];
@@ -24,24 +21,82 @@ export interface FileContext {
   rootAccountId: number | null;
   quotaBytes: number;
   rootFolderName: string;
+  /** The row that owns the files, handed back to its provider for permission checks. */
+  owner: unknown;
+  /** Set for a course: its students' views of files count for module progress. */
   course?: Course;
-  group?: Group;
-  user?: User;
+}
+
+/**
+ * How the files area reaches one kind of context. Courses and users sit below files, so their
+ * providers live here; an area at files' own layer (groups) provides its own, and the composition
+ * root registers all of them (src/app/plugins.ts), so files never imports the areas above it.
+ */
+export interface FileContextProvider<Owner = any> {
+  contextType: FileContextType;
+  /** The owner a path id names (`self`, sis ids …), without permission checks; 404 when absent. */
+  lookup(ctx: RequestContext, raw: string): Promise<Owner>;
+  /** The live owner of an existing file row; null once it was deleted. */
+  load(ctx: RequestContext, id: number): Promise<Owner | null>;
+  describe(owner: Owner): FileContext;
+  /** Both are asked only with a signed-in viewer. */
+  canRead(ctx: RequestContext, owner: Owner): Promise<boolean>;
+  canManage(ctx: RequestContext, owner: Owner): Promise<boolean>;
+}
+
+const providers = new Map<string, FileContextProvider>();
+
+export function registerFileContextProvider(provider: FileContextProvider): void {
+  providers.set(provider.contextType, provider);
+}
+
+function providerFor(type: FileContextType): FileContextProvider {
+  const provider = providers.get(type);
+  // Rows only ever carry the three types: a missing provider is a wiring fault, not a client's 404.
+  if (!provider) throw new Error(`no file context provider registered for ${type}`);
+  return provider;
 }
 
 const mb = (n: number) => n * 1024 * 1024;
 
-export function courseFileContext(course: Course): FileContext {
-  return { type: 'Course', id: course.id, rootAccountId: course.rootAccountId, quotaBytes: mb(course.storageQuotaMb ?? DEFAULT_COURSE_QUOTA_MB), rootFolderName: ROOT_FOLDER_NAMES.Course, course };
+/** The FileContext of an owner row, with the quota in MB; for providers. */
+export function fileContextOf(type: FileContextType, owner: unknown, row: { id: number; rootAccountId: number | null; quotaMb: number }, course?: Course): FileContext {
+  return { type, id: row.id, rootAccountId: row.rootAccountId, quotaBytes: mb(row.quotaMb), rootFolderName: ROOT_FOLDER_NAMES[type], owner, ...(course ? { course } : {}) };
 }
 
-export function groupFileContext(group: Group): FileContext {
-  return { type: 'Group', id: group.id, rootAccountId: group.rootAccountId, quotaBytes: mb(group.quotaMb), rootFolderName: ROOT_FOLDER_NAMES.Group, group };
+export function courseFileContext(course: Course): FileContext {
+  return fileContextOf('Course', course, { id: course.id, rootAccountId: course.rootAccountId, quotaMb: course.storageQuotaMb ?? DEFAULT_COURSE_QUOTA_MB }, course);
 }
 
 export function userFileContext(user: User): FileContext {
-  return { type: 'User', id: user.id, rootAccountId: null, quotaBytes: mb(DEFAULT_USER_QUOTA_MB), rootFolderName: ROOT_FOLDER_NAMES.User, user };
+  return fileContextOf('User', user, { id: user.id, rootAccountId: null, quotaMb: DEFAULT_USER_QUOTA_MB });
 }
+
+/** Files of a course: its teachers, TAs, designers and admins manage them; its readers see them. */
+export const courseFiles: FileContextProvider<Course> = {
+  contextType: 'Course',
+  lookup: (ctx, raw) => ctx.use(CourseService).lookup(raw),
+  async load(ctx, id) {
+    const c = await ctx.loaders.byId(Course).load(id);
+    return c && c.workflowState !== 'deleted' ? c : null;
+  },
+  describe: courseFileContext,
+  canRead: async (ctx, course) => ctx.authz.canCourse(course, 'read'),
+  canManage: async (ctx, course) => ctx.authz.canCourse(course, 'manage_files'),
+};
+
+/** A user's own files: theirs alone, and a site admin's. */
+export const userFiles: FileContextProvider<User> = {
+  contextType: 'User',
+  lookup: (ctx, raw) => ctx.use(UserService).lookup(raw),
+  async load(ctx, id) {
+    const u = await ctx.loaders.byId(User).load(id);
+    return u && u.workflowState !== 'deleted' ? u : null;
+  },
+  describe: userFileContext,
+  canRead: async (ctx, user) => ctx.viewer!.id === user.id || ctx.authz.isSiteAdmin(),
+  canManage: async (ctx, user) => ctx.viewer!.id === user.id || ctx.authz.isSiteAdmin(),
+};
 
 export function isFileContextType(v: string): v is FileContextType {
   return (FILE_CONTEXT_TYPES as readonly string[]).includes(v);
@@ -49,30 +104,21 @@ export function isFileContextType(v: string): v is FileContextType {
 
 /** The context named by a path id (`self`, sis ids …), without permission checks; 404 when absent. */
 export async function lookupFileContext(ctx: RequestContext, type: string, raw: string): Promise<FileContext> {
-  switch (type) {
-    case 'Course':
-      return courseFileContext(await ctx.use(CourseService).lookup(raw));
-    case 'Group':
-      return groupFileContext(await ctx.use(GroupService).lookup(raw));
-    case 'User':
-      return userFileContext(await ctx.use(UserService).lookup(raw));
-    default:
-      throw new NotFoundError();
-  }
+  if (!isFileContextType(type)) throw new NotFoundError();
+  const provider = providerFor(type);
+  return provider.describe(await provider.lookup(ctx, raw));
+}
+
+/** The context of a row the caller holds (e.g. a group being shown), without a lookup. */
+export function describeFileContext(type: FileContextType, owner: unknown): FileContext {
+  return providerFor(type).describe(owner);
 }
 
 /** The live context of an existing file row; null when it was deleted. */
 export async function loadFileContext(ctx: RequestContext, type: FileContextType, id: number): Promise<FileContext | null> {
-  if (type === 'Course') {
-    const c = await ctx.loaders.byId(Course).load(id);
-    return c && c.workflowState !== 'deleted' ? courseFileContext(c) : null;
-  }
-  if (type === 'Group') {
-    const g = await ctx.loaders.byId(Group).load(id);
-    return g && g.workflowState !== 'deleted' ? groupFileContext(g) : null;
-  }
-  const u = await ctx.loaders.byId(User).load(id);
-  return u && u.workflowState !== 'deleted' ? userFileContext(u) : null;
+  const provider = providerFor(type);
+  const owner = await provider.load(ctx, id);
+  return owner == null ? null : provider.describe(owner);
 }
 
 /**
@@ -80,20 +126,14 @@ export async function loadFileContext(ctx: RequestContext, type: FileContextType
  * admins; a user themself or a site admin.
  */
 export async function canManageFiles(ctx: RequestContext, fc: FileContext): Promise<boolean> {
-  const viewer = ctx.viewer;
-  if (!viewer) return false;
-  if (fc.group) return (await ctx.use(GroupPolicy).rights(fc.group)).manageFiles;
-  if (fc.course) return ctx.authz.canCourse(fc.course, 'manage_files');
-  return viewer.id === fc.id || ctx.authz.isSiteAdmin();
+  if (!ctx.viewer) return false;
+  return providerFor(fc.type).canManage(ctx, fc.owner);
 }
 
 /** Who may see the context's files: group readers, course readers, the user themself (or a site admin). */
 export async function canReadFiles(ctx: RequestContext, fc: FileContext): Promise<boolean> {
-  const viewer = ctx.viewer;
-  if (!viewer) return false;
-  if (fc.group) return (await ctx.use(GroupPolicy).rights(fc.group)).read;
-  if (fc.course) return ctx.authz.canCourse(fc.course, 'read');
-  return viewer.id === fc.id || ctx.authz.isSiteAdmin();
+  if (!ctx.viewer) return false;
+  return providerFor(fc.type).canRead(ctx, fc.owner);
 }
 
 export async function assertManageFiles(ctx: RequestContext, fc: FileContext): Promise<void> {

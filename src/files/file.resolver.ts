@@ -6,7 +6,7 @@ import { idArg, ConnectionArgs } from '../common/relay';
 import { Group } from '../groups/group.entity';
 import { GroupType } from '../groups/group.types';
 import { Attachment } from './attachment.entity';
-import { groupFileContext } from './file-context';
+import { describeFileContext } from './file-context';
 import { ConfirmFileUploadInput, CreateFileUploadInput, FileConnection, FilePayload, FileType, FileUploadPayload } from './file.types';
 import { mimeClass, UNKNOWN_CONTENT_TYPE } from './mime';
 import { FileService } from './file.service';
@@ -125,6 +125,6 @@ export class FileResolver extends NodeResolver(NodeType.File, FileType) {
 export class GroupFilesResolver {
   @FieldResolver(() => FileConnection, { description: 'Available files of the group, by name.' })
   filesConnection(@Root() g: Group, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return ctx.use(FileService).listForContext(groupFileContext(g), args);
+    return ctx.use(FileService).listForContext(describeFileContext('Group', g), args);
   }
 }

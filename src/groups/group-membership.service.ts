@@ -11,7 +11,7 @@ import { GroupInvitation } from './group-invitation.entity';
 import { GroupMembership, LISTED_STATES, MembershipState } from './group-membership.entity';
 import { Group } from './group.entity';
 import { User } from '../users/user.entity';
-import { GroupService } from './group.service';
+import { GroupAccess } from './group-access';
 import { UserService } from '../users/user.service';
 import { GroupPolicy } from './group-policy';
 
@@ -37,7 +37,7 @@ export class GroupMembershipService {
   constructor(private readonly ctx: RequestContext) {}
 
   private get groups() {
-    return this.ctx.use(GroupService);
+    return this.ctx.use(GroupAccess);
   }
 
   /** Accepted memberships by group, for member counts and embedded users. */

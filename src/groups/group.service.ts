@@ -22,6 +22,7 @@ import { GroupMembership } from './group-membership.entity';
 import type { GroupRights } from './group-policy';
 import { Group, JOIN_LEVELS, JoinLevel, STICKY_FIELDS } from './group.entity';
 import { GroupPolicy } from './group-policy';
+import { GroupAccess } from './group-access';
 import { AccountService } from '../accounts/account.service';
 import { GroupCategoryService } from './group-category.service';
 import { GroupAvatarService } from './group-avatar.service';
@@ -58,14 +59,8 @@ export class GroupService {
   }
 
   /** A live group by id or sis_group_id:, without permission checks (deleted groups are absent). */
-  async lookup(raw: string | number): Promise<Group> {
-    const p = parseIdParam(raw, ['sis_group_id']);
-    const group =
-      p.kind === 'id'
-        ? await this.ctx.loaders.byId(Group).load(p.id)
-        : await this.ctx.ds.getRepository(Group).findOneBy({ sisGroupId: p.kind === 'prefixed' ? p.value : '', workflowState: 'available' });
-    if (!group || group.workflowState === 'deleted') throw new NotFoundError();
-    return group;
+  lookup(raw: string | number): Promise<Group> {
+    return this.ctx.use(GroupAccess).lookup(raw);
   }
 
   /** GET /groups/:id: the spec answers 401 to a caller without rights to see the group. */
@@ -77,12 +72,8 @@ export class GroupService {
   }
 
   /** A group with a right the caller must hold; 403 otherwise (whose body says nothing of the group). */
-  async withRight(raw: string | number, right: keyof GroupRights): Promise<{ group: Group; rights: GroupRights }> {
-    const group = await this.lookup(raw);
-    this.ctx.authz.requireViewer();
-    const rights = await this.policy.rights(group);
-    if (!rights[right]) throw new ForbiddenError();
-    return { group, rights };
+  withRight(raw: string | number, right: keyof GroupRights): Promise<{ group: Group; rights: GroupRights }> {
+    return this.ctx.use(GroupAccess).withRight(raw, right);
   }
 
   rights(group: Group): Promise<GroupRights> {
