@@ -1,13 +1,10 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../request/context';
 import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
 import { mutationPayload } from '../api/graphql/payload';
-import { idArg, ConnectionArgs } from '../common/relay';
-import { Group } from '../groups/group.entity';
-import { GroupType } from '../groups/group.types';
+import { idArg } from '../common/relay';
 import { Attachment } from './attachment.entity';
-import { describeFileContext } from './file-context';
-import { ConfirmFileUploadInput, CreateFileUploadInput, FileConnection, FilePayload, FileType, FileUploadPayload } from './file.types';
+import { ConfirmFileUploadInput, CreateFileUploadInput, FilePayload, FileType, FileUploadPayload } from './file.types';
 import { mimeClass, UNKNOWN_CONTENT_TYPE } from './mime';
 import { FileService } from './file.service';
 
@@ -117,14 +114,5 @@ export class FileResolver extends NodeResolver(NodeType.File, FileType) {
   @FieldResolver(() => String)
   category(): string {
     return 'uncategorized';
-  }
-}
-
-/** Files as a field of the group type (the groups area need not know about files). */
-@Resolver(() => GroupType)
-export class GroupFilesResolver {
-  @FieldResolver(() => FileConnection, { description: 'Available files of the group, by name.' })
-  filesConnection(@Root() g: Group, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return ctx.use(FileService).listForContext(describeFileContext('Group', g), args);
   }
 }
