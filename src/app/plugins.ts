@@ -1,3 +1,6 @@
+import { registerAssignmentBacker } from '../content/assignments/assignment-backers';
+import { quizAssignmentBacker } from '../content/quizzes/quiz.service';
+import { gradedDiscussionBacker } from '../discussions/graded-discussion.service';
 import { onDomainEvent } from '../events/domain-events';
 import { groupInvitationClaimHandler } from '../groups/group-membership.service';
 import { registerContentAdapter, registerFactsProvider } from '../modules/content-registry';
@@ -24,6 +27,9 @@ export const DOMAIN_EVENT_HANDLERS = [
 /** How modules reach each kind of course content (the port is src/modules/content-registry.ts). */
 export const CONTENT_ADAPTERS = [discussionContent, fileContent, assignmentContent, quizContent, pageContent, externalToolContent];
 
+/** What follows an assignment when it is edited or deleted (the port is src/content/assignments/assignment-backers.ts), in this order. */
+export const ASSIGNMENT_BACKERS = [quizAssignmentBacker, gradedDiscussionBacker];
+
 let installed = false;
 
 /** Plugs every area into the registries lower areas own; called once per process by bootstrap. */
@@ -33,4 +39,5 @@ export function installPlugins(): void {
   for (const handler of DOMAIN_EVENT_HANDLERS) onDomainEvent(handler);
   for (const adapter of CONTENT_ADAPTERS) registerContentAdapter(adapter);
   registerFactsProvider(courseWorkFacts);
+  for (const backer of ASSIGNMENT_BACKERS) registerAssignmentBacker(backer);
 }
