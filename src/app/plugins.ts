@@ -1,3 +1,6 @@
+import { registerAssignmentBacker } from '../content/assignments/assignment-backers';
+import { quizAssignmentBacker } from '../content/quizzes/quiz.service';
+import { gradedDiscussionBacker } from '../discussions/graded-discussion.service';
 import { onDomainEvent } from '../events/domain-events';
 import { groupInvitationClaimHandler } from '../groups/group-membership.service';
 import { registerContentAdapter, registerFactsProvider } from '../modules/content-registry';
@@ -31,6 +34,9 @@ export const CONTENT_ADAPTERS = [discussionContent, fileContent, assignmentConte
 /** The contexts that own files (the port is src/files/file-context.ts). */
 export const FILE_CONTEXT_PROVIDERS = [courseFiles, groupFiles, userFiles];
 
+/** What follows an assignment when it is edited or deleted (the port is src/content/assignments/assignment-backers.ts), in this order. */
+export const ASSIGNMENT_BACKERS = [quizAssignmentBacker, gradedDiscussionBacker];
+
 let installed = false;
 
 /** Plugs every area into the registries lower areas own; called once per process by bootstrap. */
@@ -41,4 +47,5 @@ export function installPlugins(): void {
   for (const adapter of CONTENT_ADAPTERS) registerContentAdapter(adapter);
   registerFactsProvider(courseWorkFacts);
   for (const provider of FILE_CONTEXT_PROVIDERS) registerFileContextProvider(provider);
+  for (const backer of ASSIGNMENT_BACKERS) registerAssignmentBacker(backer);
 }

@@ -135,6 +135,18 @@ export class EnrollmentService {
     });
   }
 
+  /** Whether the user is an active student of the course. */
+  async isActiveStudent(course: Course, userId: number): Promise<boolean> {
+    if (userId === this.ctx.authz.viewer?.id) {
+      // The viewer's own enrollments in the course are read for its permission check already: asking
+      // about the viewer costs no statement, where the course's whole student roster would be read.
+      const { enrollments } = await this.ctx.authz.courseRoles(course);
+      return enrollments.some((e) => e.type === 'StudentEnrollment' && e.workflowState === 'active');
+    }
+    const rows = await this.ctx.loaders.manyBy(Enrollment, 'courseId', { type: 'StudentEnrollment', workflowState: In(['active']) }).load(course.id);
+    return rows.some((e) => e.userId === userId);
+  }
+
   private async defaultSection(course: Course) {
     const sections = await this.ctx.ds.getRepository(CourseSection).find({
       where: { courseId: course.id, workflowState: 'active' },

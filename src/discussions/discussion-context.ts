@@ -66,6 +66,12 @@ export class DiscussionContexts {
     return group && group.workflowState !== 'deleted' ? { type, id, group } : null;
   }
 
+  /** Context rights for a stored topic (none when its context is gone). */
+  async rightsOfTopic(topic: { contextType: DiscussionContextType; contextId: number }): Promise<DiscussionRights> {
+    const context = await this.load(topic.contextType, topic.contextId);
+    return context ? this.rights(context) : NO_RIGHTS;
+  }
+
   rights(context: DiscussionContext): Promise<DiscussionRights> {
     const key = contextOf({ contextType: context.type, contextId: context.id });
     let r = this.rightsCache.get(key);

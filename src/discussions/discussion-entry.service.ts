@@ -10,7 +10,8 @@ import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionParticipant } from './discussion-participant.entity';
 import { DiscussionTopic } from './discussion-topic.entity';
 import { RECENT_REPLIES_LIMIT } from './discussion.loaders';
-import { DiscussionService, MESSAGE_MAX_BYTES, nextActivitySeq, TopicRef } from './discussion.service';
+import { DiscussionService, MESSAGE_MAX_BYTES, TopicRef } from './discussion.service';
+import { nextActivitySeq } from './topic-publishing';
 import { GradedDiscussionService } from './graded-discussion.service';
 
 export interface EntryInput {

@@ -1,4 +1,4 @@
-import { Brackets, EntityManager, In } from 'typeorm';
+import { Brackets, EntityManager } from 'typeorm';
 import { ForbiddenError, NotFoundError, ValidationError, Validator } from '../common/errors';
 import { sanitizeHtml } from '../common/sanitize';
 import { nowToSecond } from '../db/columns';
@@ -8,13 +8,14 @@ import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
 import { ConnectionResult, pageWindow } from '../common/relay';
 import { User } from '../users/user.entity';
-import { DiscussionContext, DiscussionContexts, DiscussionRights, NO_RIGHTS } from './discussion-context';
+import { DiscussionContext, DiscussionContexts, DiscussionRights } from './discussion-context';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionParticipant } from './discussion-participant.entity';
 import { DISCUSSION_TYPES, DiscussionTopic, DiscussionType } from './discussion-topic.entity';
 import { DiscussionLoaders } from './discussion.loaders';
 import { containsPattern } from '../common/like';
 import type { GradingPlan, TopicAssignmentInput } from './graded-discussion.service';
+import { nextActivitySeq } from './topic-publishing';
 import { GradedDiscussionService } from './graded-discussion.service';
 
 /** Canvas's maximum_string_length; and the most a TEXT column holds on MySQL. */
@@ -69,34 +70,8 @@ export const ORDERS = ['position', 'recent_activity', 'title'] as const;
 
 const contentChanged = (before: { title: string; message: string | null }, topic: DiscussionTopic): boolean => before.title !== topic.title || before.message !== topic.message;
 
-/** The next number of the activity sequence (see DiscussionTopic.activitySeq). */
-export async function nextActivitySeq(em: EntityManager): Promise<number> {
-  const row: { m: number | string | null } | undefined = await em.getRepository(DiscussionTopic).createQueryBuilder('t').select('MAX(t.activity_seq)', 'm').getRawOne();
-  return Number(row?.m ?? 0) + 1;
-}
-
-/**
- * Publishes or unpublishes topics from outside a topic write (a module, or a graded topic's
- * assignment): going out as a draft published here does, posted now (or at its delayed time) and at
- * the top of streams. Callers decide which topics may change (ones with students' posts stay out).
- */
-export async function setTopicsPublished(em: EntityManager, topics: DiscussionTopic[], published: boolean): Promise<void> {
-  const changing = topics.filter((t) => t.published !== published && t.workflowState !== 'deleted');
-  if (!changing.length) return;
-  const repo = em.getRepository(DiscussionTopic);
-  if (!published) {
-    await repo.update({ id: In(changing.map((t) => t.id)) }, { workflowState: 'unpublished' });
-    for (const t of changing) t.workflowState = 'unpublished';
-    return;
-  }
-  const now = nowToSecond();
-  let seq = await nextActivitySeq(em);
-  for (const t of changing) {
-    const future = t.delayedPostAt && t.delayedPostAt.getTime() > now.getTime() ? t.delayedPostAt : null;
-    Object.assign(t, { workflowState: 'active', postedAt: t.postedAt ?? future ?? now, activityAt: future ?? now, activitySeq: seq++ });
-    await repo.update({ id: t.id }, { workflowState: 'active', postedAt: t.postedAt, activityAt: t.activityAt, activitySeq: t.activitySeq });
-  }
-}
+// modules/ still imports these from here.
+export { nextActivitySeq, setTopicsPublished } from './topic-publishing';
 
 /** Times are kept to the second, as Canvas renders them (MySQL would round the rest, SQLite keep it). */
 const toSecond = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
@@ -120,8 +95,9 @@ export class DiscussionService {
   readonly loaders: DiscussionLoaders;
 
   constructor(private readonly ctx: RequestContext) {
-    this.contexts = new DiscussionContexts(ctx);
-    this.loaders = new DiscussionLoaders(ctx);
+    // The request's instances: graded discussions ask them too, and rights are cached per instance.
+    this.contexts = ctx.use(DiscussionContexts);
+    this.loaders = ctx.use(DiscussionLoaders);
   }
 
   // ---- lookups and visibility -------------------------------------------------------------------
@@ -135,9 +111,8 @@ export class DiscussionService {
   }
 
   /** Context rights for a stored topic (none when its context is gone). */
-  async rightsFor(topic: DiscussionTopic): Promise<DiscussionRights> {
-    const context = await this.contexts.load(topic.contextType, topic.contextId);
-    return context ? this.contexts.rights(context) : NO_RIGHTS;
+  rightsFor(topic: DiscussionTopic): Promise<DiscussionRights> {
+    return this.contexts.rightsOfTopic(topic);
   }
 
   /**

@@ -1,19 +1,20 @@
 import { EntityManager, Not } from 'typeorm';
 import { Assignment } from '../content/assignments/assignment.entity';
+import type { AssignmentBacker } from '../content/assignments/assignment-backers';
 import type { AssignmentFields } from '../content/assignments/assignment.service';
 import type { LockView } from '../content/content-access';
 import type { Course } from '../courses/course.entity';
 import { nowToSecond } from '../db/columns';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
-import type { DiscussionContext } from './discussion-context';
+import { DiscussionContexts, type DiscussionContext } from './discussion-context';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionTopic } from './discussion-topic.entity';
-import { setTopicsPublished } from './discussion.service';
+import { DiscussionLoaders } from './discussion.loaders';
+import { setTopicsPublished } from './topic-publishing';
 import { AssignmentService } from '../content/assignments/assignment.service';
-import { ProgressService } from '../modules/progress.service';
+import { EnrollmentService } from '../courses/enrollment.service';
 import { SubmissionService } from '../content/submissions/submission.service';
-import { DiscussionService } from './discussion.service';
 
 /** Canvas's `assignment[...]` params of a topic write: the assignment's own fields, and set_assignment=false to make it ungraded. */
 export interface TopicAssignmentInput {
@@ -103,7 +104,7 @@ export class GradedDiscussionService {
     const first = new Map<number, Date>();
     for (const e of entries) if (!first.has(e.userId)) first.set(e.userId, e.createdAt);
     for (const [userId, at] of first) {
-      if (await this.ctx.use(ProgressService).isStudent(course, userId)) await this.ctx.use(SubmissionService).recordDiscussionEntry(em, assignment, userId, at);
+      if (await this.ctx.use(EnrollmentService).isActiveStudent(course, userId)) await this.ctx.use(SubmissionService).recordDiscussionEntry(em, assignment, userId, at);
     }
   }
 
@@ -130,7 +131,7 @@ export class GradedDiscussionService {
 
   /** A topic with posts cannot go back to draft (nor, then, can its assignment). */
   async canUnpublish(topic: DiscussionTopic): Promise<boolean> {
-    return (await this.ctx.use(DiscussionService).loaders.entryCount(false).load(topic.id)) === 0;
+    return (await this.ctx.use(DiscussionLoaders).entryCount(false).load(topic.id)) === 0;
   }
 
   /** An edit of the assignment through the assignments API carries its name and published state over to the topic. */
@@ -156,7 +157,7 @@ export class GradedDiscussionService {
     if (topic.assignmentId == null || topic.contextType !== 'Course') return null;
     const a = live(await this.ctx.loaders.byId(Assignment).load(topic.assignmentId));
     if (!a || a.published) return a;
-    return (await this.ctx.use(DiscussionService).rightsFor(topic)).moderate ? a : null;
+    return (await this.ctx.use(DiscussionContexts).rightsOfTopic(topic)).moderate ? a : null;
   }
 
   /** The assignment's availability dates for the viewer (graders and authors are never locked out); null when ungraded. */
@@ -165,3 +166,18 @@ export class GradedDiscussionService {
     return a ? this.ctx.use(AssignmentService).lockFor(a) : null;
   }
 }
+
+/** A graded topic follows its assignment: edits carry its name and published state over, and deleting the assignment deletes the topic. */
+export const gradedDiscussionBacker: AssignmentBacker = {
+  name: 'graded-discussion',
+  async backing(ctx, assignmentId) {
+    const graded = ctx.use(GradedDiscussionService);
+    const topic = await graded.topicOf(assignmentId);
+    if (!topic) return null;
+    return {
+      unpublishRefusal: async () => ((await graded.canUnpublish(topic)) ? null : 'This topic cannot be set to draft state because it contains posts.'),
+      followEdit: (em, a) => graded.syncFromAssignment(em, topic, a),
+      followDelete: (em) => graded.deleteTopic(em, topic),
+    };
+  },
+};

@@ -11,8 +11,7 @@ import { fitText } from '../content-columns';
 import { Submission } from '../submissions/submission.entity';
 import { Assignment, AssignmentState, GRADING_TYPES, GradingType, SUBMISSION_TYPES } from './assignment.entity';
 import { ContentAccess } from '../content-access';
-import { QuizService } from '../quizzes/quiz.service';
-import { GradedDiscussionService } from '../../discussions/graded-discussion.service';
+import { backingsOf } from './assignment-backers';
 
 export interface AssignmentFields {
   name?: string | null;
@@ -156,17 +155,19 @@ export class AssignmentService {
     if (input.published === false && a.published && (await this.hasSubmittedLoader().load(a.id))) {
       throw ValidationError.of('published', 'invalid', "Can't unpublish if there are student submissions");
     }
-    const [quiz, topic] = await Promise.all([this.ctx.use(QuizService).backedBy(a.id), this.ctx.use(GradedDiscussionService).topicOf(a.id)]);
+    const backings = await backingsOf(this.ctx, a.id);
     // A graded discussion with posts stays published, as the topic itself does.
-    if (input.published === false && a.published && topic && !(await this.ctx.use(GradedDiscussionService).canUnpublish(topic))) {
-      throw ValidationError.of('published', 'invalid', 'This topic cannot be set to draft state because it contains posts.');
+    if (input.published === false && a.published) {
+      for (const b of backings) {
+        const refusal = await b.unpublishRefusal?.();
+        if (refusal) throw ValidationError.of('published', 'invalid', refusal);
+      }
     }
     // A quiz's assignment always takes quiz submissions; a graded discussion's, discussion posts.
-    if (quiz || topic) input = { ...input, submissionTypes: undefined };
+    if (backings.length) input = { ...input, submissionTypes: undefined };
     return transaction(this.ctx.ds, async (em) => {
       await this.saveWith(em, a, input);
-      if (quiz) await this.ctx.use(QuizService).syncFromAssignment(em, quiz, a);
-      if (topic) await this.ctx.use(GradedDiscussionService).syncFromAssignment(em, topic, a);
+      for (const b of backings) await b.followEdit(em, a);
       return { assignment: a };
     });
   }
@@ -181,12 +182,11 @@ export class AssignmentService {
 
   async delete(courseRaw: string | null | undefined, raw: string): Promise<{ assignment: Assignment }> {
     const { assignment: a } = await this.managed(courseRaw, raw);
-    const [quiz, topic] = await Promise.all([this.ctx.use(QuizService).backedBy(a.id), this.ctx.use(GradedDiscussionService).topicOf(a.id)]);
+    const backings = await backingsOf(this.ctx, a.id);
     return transaction(this.ctx.ds, async (em) => {
       await this.softDelete(em, a);
       // Deleting a quiz's (or a graded discussion's) assignment deletes the quiz (or topic), as in Canvas.
-      if (quiz) await this.ctx.use(QuizService).softDelete(em, quiz, false);
-      if (topic) await this.ctx.use(GradedDiscussionService).deleteTopic(em, topic);
+      for (const b of backings) await b.followDelete(em);
       return { assignment: a };
     });
   }

@@ -14,6 +14,7 @@ import { QuizSubmission, QuizSubmissionAttempt } from './quiz-submission.entity'
 import type { Quiz } from './quiz.entity';
 import { ContentAccess } from '../content-access';
 import { QuizService } from './quiz.service';
+import { ownQuizSubmissions } from './quiz-submission.reads';
 import { SubmissionService } from '../submissions/submission.service';
 import { CourseService } from '../../courses/course.service';
 
@@ -47,14 +48,7 @@ export class QuizSubmissionService {
 
   /** The viewer's own submission for each quiz, batched (null when there is none). */
   ownLoader(): DataLoader<number, QuizSubmission | null> {
-    return this.ctx.loaders.get('quizSubmissions:own', () =>
-      new DataLoader<number, QuizSubmission | null>(async (quizIds) => {
-        const viewer = this.ctx.viewer;
-        if (!viewer) return quizIds.map(() => null);
-        const rows = await this.ctx.ds.getRepository(QuizSubmission).findBy({ quizId: In([...quizIds]), userId: viewer.id });
-        return quizIds.map((id) => rows.find((r) => r.quizId === id) ?? null);
-      }),
-    );
+    return ownQuizSubmissions(this.ctx);
   }
 
   private async inQuiz(quiz: Quiz, raw: string | number): Promise<QuizSubmission> {

@@ -14,7 +14,8 @@ import { QuizSubmission } from './quiz-submission.entity';
 import { Quiz, QUIZ_TYPES, QuizState, QuizType, SCORING_POLICIES } from './quiz.entity';
 import { ContentAccess } from '../content-access';
 import { AssignmentService } from '../assignments/assignment.service';
-import { QuizSubmissionService } from './quiz-submission.service';
+import type { AssignmentBacker } from '../assignments/assignment-backers';
+import { ownQuizSubmissions } from './quiz-submission.reads';
 
 export interface QuizFields {
   title?: string | null;
@@ -238,10 +239,24 @@ export class QuizService {
 
   /** Lock state for the viewer: staff never; students outside the dates unless manually unlocked. */
   async lockFor(q: Quiz): Promise<LockView> {
-    const own = this.ctx.viewer ? await this.ctx.use(QuizSubmissionService).ownLoader().load(q.id) : null;
+    const own = this.ctx.viewer ? await ownQuizSubmissions(this.ctx).load(q.id) : null;
     return this.access.lockView(q, `quizzes:quiz_${q.id}`, Boolean(own?.manuallyUnlocked));
   }
 }
+
+/** A graded quiz follows its assignment: edits carry over to the quiz, and deleting the assignment deletes the quiz. */
+export const quizAssignmentBacker: AssignmentBacker = {
+  name: 'quiz',
+  async backing(ctx, assignmentId) {
+    const quiz = await ctx.use(QuizService).backedBy(assignmentId);
+    if (!quiz) return null;
+    return {
+      followEdit: (em, a) => ctx.use(QuizService).syncFromAssignment(em, quiz, a),
+      // The assignment is being deleted already.
+      followDelete: (em) => ctx.use(QuizService).softDelete(em, quiz, false),
+    };
+  },
+};
 
 /** Which of the quizzes students have taken (settings-only rows and previews do not count). */
 export async function takenQuizzes(em: EntityManager, quizIds: number[]): Promise<Set<number>> {
