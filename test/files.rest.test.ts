@@ -229,10 +229,58 @@ describe.each(STORAGE_KINDS)('files on %s storage', (kind) => {
       expect((await confirm(w.teacher.api, location)).status).toBe(404);
       expect((await w.member.api.get(`/api/v1/files/${up.body.id}/create_success?uuid=${randomBytes(8).toString('hex')}`)).status).toBe(404);
       expect((await server.as(null).get(location.replace(server.url, ''))).status).toBe(401);
-      // Not yet confirmed: invisible to others, visible to the uploader.
-      expect((await w.teacher.api.get(`/api/v1/files/${up.body.id}`)).status).toBe(404);
-      expect((await w.member.api.get(`/api/v1/files/${up.body.id}`)).status).toBe(200);
       expect((await confirm(w.member.api, location)).status).toBe(200);
+    });
+
+    /** Step 1 and 2 only, as canvasapi and other clients do when step 2 answers 201. */
+    async function twoSteps(api: Api, contextPath: string, name: string, bytes: Buffer, extra: Record<string, unknown> = {}) {
+      const pre = await api.post(`${contextPath}/files`, { name, size: bytes.length, ...extra });
+      expect(pre.status).toBe(200);
+      const up = await sendBytes(pre.body, bytes, name, 'text/plain');
+      expect(up.status).toBe(201);
+      return up;
+    }
+
+    it('a 201 at step 2 is a finished upload: the file is available to others without create_success', async () => {
+      const w = await groupWorld();
+      const g = `/api/v1/groups/${w.group.id}`;
+      const bytes = Buffer.from(`two steps ${uniq()}`);
+      const up = await twoSteps(w.member.api, g, 'two-steps.txt', bytes);
+      // The 201's body is the file's JSON, as GET /api/v1/files/:id answers it.
+      const shown = await w.teacher.api.get(`/api/v1/files/${up.body.id}`);
+      expect(shown.status).toBe(200);
+      expect(up.body).toEqual((await w.member.api.get(`/api/v1/files/${up.body.id}`)).body);
+      expect(up.body).toMatchObject({ display_name: 'two-steps.txt', size: bytes.length, upload_status: 'success' });
+      expect((await w.teacher.api.get(`${g}/files`)).body.map((f: { id: number }) => f.id)).toEqual([up.body.id]);
+      expect((await download(up.body.url)).bytes.equals(bytes)).toBe(true);
+      // A client that confirms anyway gets the same file, changed in nothing.
+      const again = await confirm(w.member.api, up.headers.get('location')!);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(up.body);
+      expect(await count(server, 'attachments', 'id = ? AND workflow_state = ?', [up.body.id, 'available'])).toBe(1);
+      // on_duplicate applies at step 2: rename keeps both, the default overwrites.
+      const renamed = await twoSteps(w.member.api, g, 'two-steps.txt', Buffer.from('v2'), { on_duplicate: 'rename' });
+      expect(renamed.body.display_name).toBe('two-steps-1.txt');
+      const overwrite = await twoSteps(w.member.api, g, 'two-steps.txt', Buffer.from('v3'));
+      expect(overwrite.body.display_name).toBe('two-steps.txt');
+      expect((await w.member.api.get(`/api/v1/files/${up.body.id}`)).status).toBe(404);
+      expect((await w.teacher.api.get(`${g}/files`)).body.map((f: { display_name: string }) => f.display_name)).toEqual(['two-steps-1.txt', 'two-steps.txt']);
+    });
+
+    it('a 201 at step 2 finishes course and user uploads too (user files are what submissions attach)', async () => {
+      const room = await world.classroom();
+      const course = await twoSteps(room.teacher.api, `/api/v1/courses/${room.course.id}`, 'handout.txt', Buffer.from('handout'));
+      expect((await room.student.api.get(`/api/v1/files/${course.body.id}`)).status).toBe(200);
+      expect((await room.student.api.get(`/api/v1/courses/${room.course.id}/files/${course.body.id}`)).status).toBe(200);
+      const mine = await twoSteps(room.student.api, '/api/v1/users/self', 'essay.txt', Buffer.from('my essay'));
+      expect(mine.body).toMatchObject({ display_name: 'essay.txt', upload_status: 'success' });
+      expect((await server.admin.get(`/api/v1/files/${mine.body.id}`)).status).toBe(200);
+      // The uploaded file can be submitted at once (online_upload with file_ids).
+      const a = await room.teacher.api.post(`/api/v1/courses/${room.course.id}/assignments`, { assignment: { name: 'Upload it', submission_types: ['online_upload'], published: true } });
+      expect(a.status).toBe(201);
+      const sub = await room.student.api.post(`/api/v1/courses/${room.course.id}/assignments/${a.body.id}/submissions`, { submission: { submission_type: 'online_upload', file_ids: [mine.body.id] } });
+      expect(sub.status).toBe(201);
+      expect(sub.body.attachments.map((f: { id: number }) => f.id)).toEqual([mine.body.id]);
     });
   });
 

@@ -296,6 +296,25 @@ describe('PUT /api/v1/groups/:group_id', () => {
     expect(res.body.members_count).toBe(0);
   });
 
+  it('one empty members[] value (form or JSON) empties the group; blanks beside ids are dropped', async () => {
+    for (const clear of [
+      (id: number) => w.teacher.api.put(gPath(id), [['members[]', '']]),
+      (id: number) => w.teacher.api.put(gPath(id), [['members', '']]),
+      (id: number) => w.teacher.api.put(gPath(id), { members: [''] }, { json: true }),
+      (id: number) => w.teacher.api.put(gPath(id), { members: [' ', null] }, { json: true }),
+    ]) {
+      const { group } = await classGroup([w.student]);
+      const res = await clear(group.id);
+      expect(res.status).toBe(200);
+      expect(res.body.members_count).toBe(0);
+      expect(await membershipRow(server, group.id, w.student.id)).toMatchObject({ workflow_state: 'deleted' });
+    }
+    const { group } = await classGroup([w.student]);
+    const kept = await w.teacher.api.put(gPath(group.id), [['members[]', ''], ['members[]', String(w.student.id)]]);
+    expect(kept.status).toBe(200);
+    expect(kept.body.members_count).toBe(1);
+  });
+
   it('sets a member as leader with leader[id]; members[] without the leader clears it', async () => {
     const { group } = await classGroup([w.student, w.student2]);
     const res = await w.teacher.api.put(gPath(group.id), { leader: { id: w.student.id } });

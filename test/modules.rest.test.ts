@@ -323,6 +323,45 @@ describe('PUT /api/v1/courses/:course_id/modules/:id', () => {
     expect(ok(await k.teacher.put(k.modules(`/${c.id}`), { module: { prerequisite_module_ids: [] } }, { json: true })).prerequisite_module_ids).toEqual([]);
   });
 
+  it('drops blank prerequisite ids as Canvas does: one empty value clears the list, in any encoding', async () => {
+    const k = await freshKit();
+    const a = await k.module({ name: 'A' });
+    const b = await k.module({ name: 'B' });
+    const path = k.modules(`/${b.id}`);
+    const set = async () => expect(ok(await k.teacher.put(path, { module: { prerequisite_module_ids: [a.id] } })).prerequisite_module_ids).toEqual([a.id]);
+    const clears: [string, () => Promise<any>][] = [
+      ['form module[prerequisite_module_ids][]=', () => k.teacher.put(path, [['module[prerequisite_module_ids][]', '']])],
+      ['form module[prerequisite_module_ids]=', () => k.teacher.put(path, [['module[prerequisite_module_ids]', '']])],
+      ['query string module[prerequisite_module_ids][]=', () => k.teacher.request('PUT', `${path}?module[prerequisite_module_ids][]=`, [['module[name]', 'B']])],
+      ['JSON [""]', () => k.teacher.put(path, { module: { prerequisite_module_ids: [''] } }, { json: true })],
+      ['JSON [" ", null]', () => k.teacher.put(path, { module: { prerequisite_module_ids: [' ', null] } }, { json: true })],
+      ['JSON ""', () => k.teacher.put(path, { module: { prerequisite_module_ids: '' } }, { json: true })],
+      ['JSON null', () => k.teacher.put(path, { module: { prerequisite_module_ids: null } }, { json: true })],
+    ];
+    for (const [how, clear] of clears) {
+      await set();
+      const res = await clear();
+      expect({ how, status: res.status, prerequisites: res.body?.prerequisite_module_ids }).toEqual({ how, status: 200, prerequisites: [] });
+      expect(ok(await k.teacher.get(path)).prerequisite_module_ids).toEqual([]);
+    }
+    // Blanks beside real ids are dropped, the ids kept; on create too.
+    const c = ok(await k.teacher.post(k.modules(), [['module[name]', 'C'], ['module[prerequisite_module_ids][]', ''], ['module[prerequisite_module_ids][]', String(a.id)]]));
+    expect(c.prerequisite_module_ids).toEqual([a.id]);
+    const d = ok(await k.teacher.post(k.modules(), { module: { name: 'D', prerequisite_module_ids: [''] } }, { json: true }));
+    expect(d.prerequisite_module_ids).toEqual([]);
+    // A word that is no module id is still refused, naming the field.
+    const bad = await k.teacher.put(path, { module: { prerequisite_module_ids: ['', 'abc'] } }, { json: true });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toHaveProperty('prerequisite_module_ids');
+    // GraphQL callers get the same rule.
+    await set();
+    const gql = await k.teacher.graphql(`mutation($input: UpdateModuleInput!) { updateModule(input: $input) { module { prerequisiteModuleIds } errors { attribute message } } }`, {
+      input: { courseId: String(k.cid), id: String(b.id), prerequisiteModuleIds: [''] },
+    });
+    expect(gql.errors).toBeUndefined();
+    expect(gql.data.updateModule).toEqual({ module: { prerequisiteModuleIds: [] }, errors: null });
+  });
+
   it('publishing a module publishes its items and their content; unpublishing does the reverse except content with submissions', async () => {
     const k = await freshKit();
     const [assignment, taken, quiz, page, topic] = [

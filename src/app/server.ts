@@ -67,6 +67,25 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
   // Read by baseUrl(req): every absolute URL of a response comes from PUBLIC_URL or the trusted host.
   fastify.decorate('originSettings', originSettings(app.config));
 
+  // Rails reads an empty body as no params whatever its declared type, and Canvas clients send
+  // `Content-Type: application/json` on bodiless DELETEs and PUTs. A body that framing says is empty
+  // (no Content-Length nor Transfer-Encoding, or Content-Length: 0) then skips content-type parsing,
+  // which would refuse it (an empty JSON document, a multipart form without a boundary line, a type
+  // with no parser); the route sees what it sees without a body.
+  fastify.addHook('onRequest', async (req) => {
+    const { headers } = req.raw;
+    if (headers['content-type'] !== undefined && headers['transfer-encoding'] === undefined && (headers['content-length'] ?? '0') === '0') {
+      delete headers['content-type'];
+    }
+  });
+  // A chunked body is known to be empty only once read: for JSON too, empty means no params. Anything
+  // else that is not JSON (whitespace included) stays the parser's 400.
+  const jsonParser = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') return done(null, undefined);
+    jsonParser(req, body as string, done);
+  });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 10 * 1024 * 1024 }, (_req, body, done) => {
     done(null, parsePairs(new URLSearchParams(body as string)));
   });

@@ -42,7 +42,7 @@ async function fileJsonForUploader(app: Runtime, req: FastifyRequest, att: Attac
   const result = await execute({ schema: app.schema, document: fileQuery, contextValue: ctx, variableValues: { id: String(att.id) } });
   const data = result.data as { file?: Record<string, unknown> } | null | undefined;
   if (data?.file) return presentFile(data.file);
-  // The bytes are stored; an uploader who can no longer read the file still learns where to confirm.
+  // The file is stored; an uploader who can no longer read it still learns its id.
   return { id: att.id, uuid: att.uuid, upload_status: 'success' };
 }
 
@@ -122,6 +122,8 @@ export function registerFileStorageRoutes(fastify: FastifyInstance, app: Runtime
         throw e;
       }
       await discardTempUploads(req);
+      // 201: the upload is finished (the file is available); Location answers its JSON again, for
+      // clients that confirm anyway.
       const body = await fileJsonForUploader(app, req, att);
       reply.header('Location', `${baseUrl(req)}/api/v1/files/${att.id}/create_success?uuid=${att.uuid}`);
       return reply.code(201).send(body);

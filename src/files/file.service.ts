@@ -59,7 +59,9 @@ export class FileService {
   /**
    * POST <upload_url>: the signed policy authenticates (no viewer). Hands the received temp file to the
    * store, re-checking the declared size and the quota with the real size; on any refusal the bytes
-   * are not kept (src/files/file-uploads.ts).
+   * are not kept (src/files/file-uploads.ts). The file is then available at once: Canvas's protocol
+   * reads a 201 at step 2 as a finished upload, and clients (canvasapi among them) stop there. A later
+   * create_success finds it available and only answers its JSON.
    */
   async completeUpload(encodedPolicy: unknown, signature: unknown, files: UploadedFile[]): Promise<Attachment> {
     const policy = verifyPolicy(this.ctx.app.tokenKey, encodedPolicy, signature);
@@ -83,7 +85,7 @@ export class FileService {
     }
     if (!att.contentType) att.contentType = guessContentType(att.displayName);
 
-    return storeReceivedUpload(this.ctx, att, fc, { ...upload, path: upload.path });
+    return this.makeAvailable(await storeReceivedUpload(this.ctx, att, fc, { ...upload, path: upload.path }));
   }
 
   // ---- step 3: confirm ----------------------------------------------------------------------
@@ -102,7 +104,11 @@ export class FileService {
     const att = found.workflowState === 'pending_upload' ? await adoptDirectUpload(this.ctx, found, fc) : found;
     if (att.workflowState === 'available') return { file: att };
     if (att.workflowState !== 'uploaded') throw new RequestError('the file has not been uploaded');
+    return { file: await this.makeAvailable(att) };
+  }
 
+  /** Stored bytes become the available file, replacing or renaming around a same-named one (on_duplicate). */
+  private async makeAvailable(att: Attachment): Promise<Attachment> {
     const replaced: string[] = [];
     const file = await transaction(this.ctx.ds, async (em) => {
       const repo = em.getRepository(Attachment);
@@ -120,7 +126,7 @@ export class FileService {
     });
     // Overwritten files are gone for good: their bytes go once the replacement is committed.
     for (const key of replaced) await this.storage.remove(key).catch(() => undefined);
-    return { file };
+    return file;
   }
 
   // ---- reads --------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import { accountId } from '../accounts/account.params';
 import { courseId } from '../courses/course.params';
-import { bool, id, int, list, nullableText, obj, oneOf, params, text, z } from '../api/rest/input';
+import { bool, id, ids, int, list, nullableText, obj, oneOf, params, text, z } from '../api/rest/input';
 import { userId } from '../users/user.params';
 import { JOIN_LEVELS } from './group.entity';
 
@@ -41,7 +41,7 @@ const groupFields = {
 };
 
 /** members[] of a group update: user ids (a comma string works too); an empty value empties the group. */
-const memberIds = list(z.union([id(), z.literal('')]), { max: 10_000 });
+const memberIds = ids(id(), { max: 10_000 });
 
 export const groupParams = {
   createCategory: params({ ...context, ...categoryFields, create_group_count: int({ min: 0, max: 200 }).optional() }),

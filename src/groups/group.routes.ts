@@ -1,5 +1,5 @@
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
-import { nullableStr, str, strArray, toBool } from '../api/rest/params';
+import { idList, nullableStr, str, strArray, toBool } from '../api/rest/params';
 import { numericIds, reshape } from '../api/rest/present';
 import { groupParams as P, membershipParams } from './group.params';
 
@@ -278,7 +278,7 @@ export const groupRoutes: RestRoute[] = [
           id: str(p.group_id),
           ...groupFields(p),
           avatarId: p.avatar_id === undefined ? undefined : nullableStr(p.avatar_id),
-          members: p.members === undefined ? undefined : strArray(p.members),
+          members: p.members === undefined ? undefined : idList(p.members),
           overrideSisStickiness: toBool(p.override_sis_stickiness),
           leaderId: p.leader === undefined ? undefined : typeof p.leader === 'object' && p.leader ? str((p.leader as Json).id) ?? null : null,
         },

@@ -1,9 +1,9 @@
 import { RequestError } from '../common/errors';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
-import { nullableStr, str, strArray, toBool, tree } from '../api/rest/params';
+import { idList, nullableStr, str, strArray, toBool, tree } from '../api/rest/params';
 import { numericIds, reshape, Reshape } from '../api/rest/present';
 import { presentAssignment } from '../content/assignments/assignment.routes';
-import { bool, id, list, obj, params, text, z } from '../api/rest/input';
+import { bool, id, ids, list, obj, params, text, z } from '../api/rest/input';
 
 defineFragment(`fragment ModuleItemJson on ModuleItem {
   id: _id module_id: moduleId position title indent type content_id: contentId html_url: htmlUrl url
@@ -37,7 +37,8 @@ const moduleBody = obj({
   unlock_at: scalar.optional(),
   position: scalar.optional(),
   require_sequential_progress: bool().optional(),
-  prerequisite_module_ids: list(scalar).optional(),
+  // `module_12` is an id too; words that are no module id are the service's 400.
+  prerequisite_module_ids: ids(scalar).optional(),
   publish_final_grade: bool().optional(),
   published: bool().optional(),
   requirement_count: scalar.optional(),
@@ -131,7 +132,7 @@ function moduleFields(input: RestInput, required: boolean): Json {
     unlockAt: p.unlock_at === undefined ? undefined : nullableStr(p.unlock_at),
     position: int(p.position),
     requireSequentialProgress: toBool(p.require_sequential_progress),
-    prerequisiteModuleIds: p.prerequisite_module_ids === undefined ? undefined : strArray(p.prerequisite_module_ids),
+    prerequisiteModuleIds: p.prerequisite_module_ids === undefined ? undefined : idList(p.prerequisite_module_ids),
     publishFinalGrade: toBool(p.publish_final_grade),
     published: toBool(p.published),
     requirementCount: p.requirement_count === undefined ? undefined : p.requirement_count === '' ? 0 : Number(p.requirement_count),

@@ -32,6 +32,15 @@ export interface ModuleInput {
 /** Modules with more items than this are listed without their items (Canvas: the max page size). */
 export const MAX_EMBEDDED_ITEMS = 100;
 
+/**
+ * Canvas drops blank prerequisite ids (a form's `prerequisite_module_ids[]=` is its empty list), for
+ * GraphQL callers as for REST ones (REST reads them with idList(), which already drops them).
+ */
+function withoutBlankPrerequisites(input: ModuleInput): ModuleInput {
+  const given = input.prerequisiteModuleIds;
+  return given ? { ...input, prerequisiteModuleIds: given.filter((id) => String(id).trim() !== '') } : input;
+}
+
 export class ModuleService {
   constructor(private readonly ctx: RequestContext) {}
 
@@ -155,6 +164,7 @@ export class ModuleService {
   }
 
   async create(courseRaw: string, input: ModuleInput): Promise<{ module: ModuleView }> {
+    input = withoutBlankPrerequisites(input);
     const course = await this.course(courseRaw);
     await this.assertManage(course);
     this.validate(input, true);
@@ -187,6 +197,7 @@ export class ModuleService {
   }
 
   async update(courseRaw: string, moduleRaw: string, input: ModuleInput): Promise<{ module: ModuleView }> {
+    input = withoutBlankPrerequisites(input);
     const course = await this.course(courseRaw);
     await this.assertManage(course);
     const module = await this.lookup(course, moduleRaw);

@@ -115,6 +115,18 @@ export function list(item: Scalar = text({ max: 255 }), opts: { max?: number } =
   return z.union([z.array(item).max(max), z.record(z.string().regex(/^\d{1,6}$/), item), item, commaList, z.null()], { error: `must be a list of at most ${max} values` });
 }
 
+/** What Rails's `blank?` calls blank in a list: '' (`x[]=`), whitespace only, or JSON null. */
+const BLANK = z.union([z.string().regex(/^\s*$/), z.null()]);
+
+/**
+ * A list of ids that sets a stored list (`prerequisite_module_ids[]`, a group's `members[]`). Canvas
+ * drops blank entries (Rails `reject(&:blank?)`), which is how a form says "empty list": `x[]=`, `x=`
+ * and JSON `[""]` clear it. Read the value with idList() (src/rest/params.ts), which drops them too.
+ */
+export function ids(item: Scalar = id(), opts: { max?: number } = {}): Scalar {
+  return list(z.union([item, BLANK], { error: (iss) => (iss.input === undefined ? undefined : item.safeParse(iss.input).error?.issues[0]?.message) }), opts);
+}
+
 /** A nested params hash such as `group[name]`. */
 export function obj(shape: Record<string, Scalar>): z.ZodType<Record<string, unknown>> {
   return z.looseObject(shape) as unknown as z.ZodType<Record<string, unknown>>;

@@ -118,6 +118,11 @@ export function strArray(v: unknown): string[] {
     .filter(Boolean);
 }
 
+/** An ids() list param without its blank entries: `x[]=`, `x=`, `[""]` and `[null]` are an empty list. */
+export function idList(v: unknown): string[] {
+  return strArray(v).filter((s) => s.trim() !== '');
+}
+
 export function tree(v: unknown): ParamTree {
   return isTree(v) ? v : newTree();
 }
