@@ -29,7 +29,7 @@ import { rethrowUnavailable, sendUnavailable, unavailablePlugin } from './http/u
 import { registerFileStorageRoutes } from './files/file-storage.routes';
 import { closeFileStore } from './files/storage';
 import { discardTempUploads, MULTIPART_LIMITS, readMultipartBody } from './files/temp-uploads';
-import { INTERNAL_BODY } from './rest/errors';
+import { INTERNAL_BODY, NOT_FOUND_BODY } from './rest/errors';
 import { parsePairs } from './rest/params';
 import { baseUrl, registerRestRoutes } from './rest/router';
 import { restRoutes } from './rest/routes';
@@ -115,7 +115,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
     return reply.code(status).type('application/json; charset=utf-8').send({ errors: [{ message: err.message }] });
   });
   fastify.setNotFoundHandler((_req, reply) =>
-    reply.code(404).type('application/json; charset=utf-8').send({ errors: [{ message: 'An error occurred.', error_code: 'not_found' }] }),
+    reply.code(404).type('application/json; charset=utf-8').send(NOT_FOUND_BODY),
   );
 
   registerHealth(fastify, app);
