@@ -22,6 +22,7 @@ import { graphqlLimits, limitRules, parseOptions } from './graphql/limits';
 import { attachGraphqlWs } from './graphql/ws';
 import { jitGateway } from './graphql/jit-executor';
 import { formatGraphqlError } from './graphql/format-error';
+import { httpSubscriptionsRefused, refuseGetSubscriptions } from './graphql/http-subscriptions';
 import { isDbUnavailable } from './db/unavailable';
 import { Throttle } from './http/throttle';
 import { registerThrottle } from './http/throttle-hooks';
@@ -151,6 +152,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
     plugins: [
       fastifyApolloDrainPlugin(fastify),
       unavailablePlugin,
+      httpSubscriptionsRefused(),
       graphqlLimitsPlugin(limits),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
@@ -165,6 +167,7 @@ export async function buildServer(app: AppServices): Promise<BuiltServer> {
     method: ['GET', 'POST', 'OPTIONS'],
     bodyLimit: app.config.GRAPHQL_MAX_BODY_BYTES,
     onRequest: graphiqlForBrowsers,
+    preHandler: refuseGetSubscriptions(parseOptions(limits)),
     // The Authorization header only (no access_token param): the throttle charges the same credential.
     config: { credential: HEADER_CREDENTIAL },
     handler: fastifyApolloHandler<RequestContext>(apollo, {
