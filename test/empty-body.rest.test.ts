@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { demo } from '../src/cli';
+import { demo } from '../src/app/cli';
 import type { CliSession } from '../src/cli/common';
 import { restRoutes } from '../src/app/routes';
 import type { RestRoute } from '../src/api/rest/route';

@@ -49,19 +49,23 @@ if (!available && process.env.CI === 'true') {
     if (profile) fs.rmSync(profile, { recursive: true, force: true });
   });
 
-  /** A page that records every request, socket and CSP violation it makes. */
-  async function open(): Promise<{ page: Page; requests: string[]; sockets: string[]; problems: string[] }> {
+  /** A page that records every request (and the GraphQL bodies it POSTs), socket and CSP violation it makes. */
+  async function open(): Promise<{ page: Page; requests: string[]; posted: string[]; sockets: string[]; problems: string[] }> {
     const page = await browser.newPage();
     const requests: string[] = [];
+    const posted: string[] = [];
     const sockets: string[] = [];
     const problems: string[] = [];
-    page.on('request', (r) => requests.push(r.url()));
+    page.on('request', (r) => {
+      requests.push(r.url());
+      if (r.method() === 'POST' && r.url() === `${server.url}/graphql`) posted.push(r.postData() ?? '');
+    });
     page.on('websocket', (ws) => sockets.push(ws.url()));
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     page.on('console', (m) => {
       if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
     });
-    return { page, requests, sockets, problems };
+    return { page, requests, posted, sockets, problems };
   }
 
   /** Replaces the query editor's text (CodeMirror's own API; typing would fight its bracket closing). */
@@ -74,10 +78,16 @@ if (!available && process.env.CI === 'true') {
 
   const responseText = (page: Page) => page.locator('.graphiql-response').innerText();
 
+  /** Enters a user's token and waits for the GraphiQL it mounts to have loaded the schema with it. */
   async function useToken(page: Page, user: WorldUser): Promise<void> {
+    const introspected = page.waitForResponse((r) => r.url() === `${server.url}/graphql` && (r.request().postData() ?? '').includes('__schema') && r.status() === 200);
     await page.fill('#lms-token', user.token);
     await page.press('#lms-token', 'Enter');
+    await introspected;
   }
+
+  /** The response pane's text without CodeMirror's zero-width placeholder. */
+  const shownText = async (page: Page) => (await responseText(page)).replace(/[\u200b\s]/g, '');
 
   it('loads from our own origin only, under a strict CSP, and runs a query with the token entered', async () => {
     const user = await world.user('Grace Browser');
@@ -117,6 +127,35 @@ if (!available && process.env.CI === 'true') {
     await page.close();
   });
 
+  it('asks for the token first: no introspection and no error before one is set; the schema loads once it is, and again when it changes', async () => {
+    const user = await world.user('Ada First Screen');
+    const { page, posted, problems } = await open();
+    await page.goto(`${server.url}/graphql`);
+    await page.waitForSelector('.graphiql-query-editor .CodeMirror');
+    // The token field has the focus and says what it is for.
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('lms-token');
+    expect(await page.getAttribute('#lms-token', 'placeholder')).toMatch(/token first/i);
+    // Time enough for an introspection round trip on this machine (it took a few ms when it was sent).
+    await page.waitForTimeout(1500);
+    expect(posted.filter((b) => b.includes('__schema'))).toEqual([]);
+    expect(await shownText(page)).toBe('');
+    expect(await page.locator('.graphiql-doc-explorer-error, .graphiql-spinner').count()).toBe(0);
+
+    // A bad token is answered with the server's refusal; a good one clears it and loads the schema.
+    await page.fill('#lms-token', 'not-a-token');
+    await page.press('#lms-token', 'Enter');
+    await page.waitForFunction(() => /Invalid access token/.test((globalThis as any).document.querySelector('.graphiql-response')?.textContent ?? ''));
+    await useToken(page, user);
+    await page.waitForFunction(() => !/Invalid access token/.test((globalThis as any).document.querySelector('.graphiql-response')?.textContent ?? ''));
+    await page.click('[aria-label="Show Documentation Explorer"]');
+    await page.waitForSelector('.graphiql-doc-explorer-root-type');
+    expect(await page.locator('.graphiql-doc-explorer-root-type').allInnerTexts()).toEqual(expect.arrayContaining(['query', 'mutation', 'subscription']));
+    expect(await shownText(page)).toBe('');
+    expect(posted.filter((b) => b.includes('__schema')).length).toBeGreaterThanOrEqual(2);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('without a token the query runs anonymously: GraphQL answers, the viewer is null', async () => {
     const { page, problems } = await open();
     await page.goto(`${server.url}/graphql`);
@@ -142,6 +181,29 @@ if (!available && process.env.CI === 'true') {
     await page.waitForFunction(() => /"plannerChanged"/.test((globalThis as any).document.querySelector('.graphiql-response')?.textContent ?? ''));
     const shown = await responseText(page);
     expect(shown).toContain('"plannableType": "planner_note"');
+    expect(sockets).toEqual([`${server.url.replace(/^http/, 'ws')}/graphql`]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('sends a subscription over the socket even when Run is pressed before GraphiQL has parsed the text', async () => {
+    const room = await contentRoom(world);
+    const { page, posted, sockets, problems } = await open();
+    await page.goto(`${server.url}/graphql`);
+    await useToken(page, room.student);
+    await page.waitForSelector('.graphiql-query-editor .CodeMirror');
+    // A named subscription, run at once: GraphiQL's own parse (and operation name) still describe the default query.
+    await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      doc.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue('subscription RightAway { plannerChanged { change plannableType } }');
+      doc.querySelector('.graphiql-execute-button').click();
+    });
+    await waitForSubscribed(server);
+    const note = await room.student.api.post('/api/v1/planner_notes', { title: 'Right away', todo_date: '2031-01-02T12:00:00Z' });
+    expect(note.status).toBeLessThan(300);
+    await page.waitForFunction(() => /"plannerChanged"/.test((globalThis as any).document.querySelector('.graphiql-response')?.textContent ?? ''));
+    expect(await responseText(page)).not.toContain('SUBSCRIPTION_OVER_HTTP');
+    expect(posted.filter((b) => b.includes('plannerChanged'))).toEqual([]);
     expect(sockets).toEqual([`${server.url.replace(/^http/, 'ws')}/graphql`]);
     expect(problems).toEqual([]);
     await page.close();

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { processDatabases, runServiceToExit, startServiceProcess } from './support/process';
 import { wsClient, wsRequest } from './support/ws';
 
@@ -45,6 +46,20 @@ describe('start-up', () => {
     expect(output).toContain('PORT');
     expect(output).toContain('DATABASE_URL');
     expect(output).not.toMatch(/\n\s+at /);
+  });
+
+  it('on a busy port prints one clear line, no stack, and exits non-zero', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as net.AddressInfo).port;
+    try {
+      const { code, output } = await runServiceToExit({ DATABASE_URL: databaseUrl(), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' });
+      expect(code).toBe(1);
+      const lines = output.split('\n').filter((l) => l.trim());
+      expect(lines).toEqual([expect.stringMatching(new RegExp(`^Failed to start: port ${port} on 127\\.0\\.0\\.1 is already in use.*set PORT`))]);
+    } finally {
+      busy.close();
+    }
   });
 });
 

@@ -141,7 +141,7 @@ describe('pagination', () => {
     expect(new Set(ids).size).toBe(5);
   });
 
-  it('clamps per_page to 1..100, answers [] past the end and 404 for a non-numeric page', async () => {
+  it('clamps per_page to 1..100, answers [] past the end and 400 naming a non-numeric page or per_page', async () => {
     const course = await world.course({ name: 'Clamp' });
     const zero = await server.admin.get(`/api/v1/courses/${course.id}/sections?per_page=0`);
     expect(zero.body).toHaveLength(1);
@@ -151,7 +151,28 @@ describe('pagination', () => {
     const past = await server.admin.get(`/api/v1/courses/${course.id}/sections?page=9`);
     expect(past.status).toBe(200);
     expect(past.body).toEqual([]);
-    expect((await server.admin.get(`/api/v1/courses/${course.id}/sections?page=abc`)).status).toBe(404);
+    for (const [query, attribute] of [
+      ['page=abc', 'page'],
+      ['page=-1', 'page'],
+      ['page=1.5', 'page'],
+      ['page[]=2', 'page'],
+      ['per_page=abc', 'per_page'],
+      ['per_page=10abc', 'per_page'],
+      ['page=2&per_page=lots', 'per_page'],
+    ]) {
+      const res = await server.admin.get(`/api/v1/courses/${course.id}/sections?${query}`);
+      expect([query, res.status]).toEqual([query, 400]);
+      expect(res.body).toEqual({ errors: { [attribute]: [{ attribute, type: 'invalid', message: expect.stringMatching(/number/) }] } });
+    }
+    // Bookmark-paged lists check per_page the same way.
+    const { course: roster } = await world.classroom();
+    const bookmarked = await server.admin.get(`/api/v1/courses/${roster.id}/enrollments?per_page=abc`);
+    expect(bookmarked.status).toBe(400);
+    expect(Object.keys(bookmarked.body.errors)).toEqual(['per_page']);
+    // A blank field is no value, as for Canvas.
+    const blank = await server.admin.get(`/api/v1/courses/${course.id}/sections?page=&per_page=`);
+    expect(blank.status).toBe(200);
+    expect(blank.headers.get('link')).toContain('page=1&per_page=10');
   });
 
   it('pages enrollments with Canvas bookmarks', async () => {
@@ -176,10 +197,18 @@ describe('pagination', () => {
 });
 
 describe('errors and encoding', () => {
-  it('answers unknown routes with a JSON 404', async () => {
-    const res = await server.admin.get('/api/v1/no_such_thing');
-    expect(res.status).toBe(404);
-    expect(res.body.errors[0].error_code).toBe('not_found');
+  it("answers unknown routes with Canvas's JSON 404, whoever asks and whatever the method", async () => {
+    for (const [api, method, path] of [
+      [server.admin, 'get', '/api/v1/no_such_thing'],
+      [server.as(null), 'get', '/api/v1/nope'],
+      [server.admin, 'post', '/api/v1/courses/1/no_such_list'],
+      [server.admin, 'get', '/no/api/at/all'],
+    ] as const) {
+      const res = method === 'get' ? await api.get(path) : await api.post(path, {});
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.body).toEqual({ errors: [{ message: 'The specified resource does not exist.' }] });
+    }
   });
 
   it('answers malformed JSON with a JSON 400', async () => {

@@ -70,8 +70,17 @@ async function main(): Promise<void> {
   return serve(config, 'single');
 }
 
+/** The one line a failed start prints (never a stack: the cause is the operator's to fix, not ours). */
+function startFailure(e: Error & { code?: string; syscall?: string; port?: number; address?: string }): string {
+  if (e.code === 'EADDRINUSE') {
+    return `Failed to start: port ${e.port} on ${e.address} is already in use (another instance of this service, or another program); stop it or set PORT to a free port.`;
+  }
+  if (e.code === 'EACCES' && e.syscall === 'listen') return `Failed to start: not allowed to listen on port ${e.port} (ports below 1024 need privileges); set PORT to 1024 or above.`;
+  return `Failed to start: ${e.message}`;
+}
+
 main().catch((e) => {
   if (e instanceof ConfigError) console.error(e.message);
-  else console.error(`Failed to start: ${(e as Error).message}`);
+  else console.error(startFailure(e as Error));
   process.exit(1);
 });

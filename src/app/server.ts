@@ -29,7 +29,8 @@ import { rethrowUnavailable, sendUnavailable, unavailablePlugin } from '../http/
 import { registerFileStorageRoutes } from '../files/file-storage.routes';
 import { closeFileStore } from '../storage';
 import { discardTempUploads, MULTIPART_LIMITS, readMultipartBody } from '../files/temp-uploads';
-import { INTERNAL_BODY } from '../api/rest/errors';
+import { INTERNAL_BODY, NOT_FOUND_BODY } from '../api/rest/errors';
+import { httpSubscriptionsRefused, refuseGetSubscriptions } from '../graphql/http-subscriptions';
 import { parsePairs } from '../api/rest/params';
 import { baseUrl } from '../api/rest/request-meta';
 import { registerRestRoutes } from '../rest/router';
@@ -135,7 +136,7 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     return reply.code(status).type('application/json; charset=utf-8').send({ errors: [{ message: err.message }] });
   });
   fastify.setNotFoundHandler((_req, reply) =>
-    reply.code(404).type('application/json; charset=utf-8').send({ errors: [{ message: 'An error occurred.', error_code: 'not_found' }] }),
+    reply.code(404).type('application/json; charset=utf-8').send(NOT_FOUND_BODY),
   );
 
   registerHealth(fastify, app);
@@ -171,6 +172,7 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     plugins: [
       fastifyApolloDrainPlugin(fastify),
       unavailablePlugin,
+      httpSubscriptionsRefused(),
       graphqlLimitsPlugin(limits),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
@@ -185,6 +187,7 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     method: ['GET', 'POST', 'OPTIONS'],
     bodyLimit: app.config.GRAPHQL_MAX_BODY_BYTES,
     onRequest: graphiqlForBrowsers,
+    preHandler: refuseGetSubscriptions(parseOptions(limits)),
     // The Authorization header only (no access_token param): the throttle charges the same credential.
     config: { credential: HEADER_CREDENTIAL },
     handler: fastifyApolloHandler<RequestContext>(apollo, {

@@ -47,16 +47,18 @@ export const metrics = {
     help: 'Active GraphQL subscriptions over graphql-ws.',
     registers: [registry],
   }),
+  // In no registry until a MySQL/MariaDB pool is first read (registerPoolMetrics): a gauge without
+  // labels is exported as 0 from the start, which on SQLite would report a pool that is not there.
   dbPoolConnections: new Gauge({
     name: 'lms_db_pool_connections',
     help: 'MySQL/MariaDB pool connections by state (active: in use, idle: free); absent on SQLite.',
     labelNames: ['state'] as const,
-    registers: [registry],
+    registers: [],
   }),
   dbPoolWaiting: new Gauge({
     name: 'lms_db_pool_waiting_requests',
     help: 'Requests waiting for a MySQL/MariaDB pool connection; absent on SQLite.',
-    registers: [registry],
+    registers: [],
   }),
   outboxPending: new Gauge({
     name: 'lms_outbox_pending_messages',
@@ -81,6 +83,23 @@ export const metrics = {
     registers: [registry],
   }),
 };
+
+/**
+ * Every known label value starts at 0, so a scrape shows a series before its first event: a rate()
+ * or an alert on a counter that has never moved has something to read, and a missing series means a
+ * missing process rather than a quiet one.
+ */
+for (const result of ['delivered', 'failed', 'dead', 'cancelled'] as const) metrics.webhookDeliveries.inc({ result }, 0);
+for (const door of ['http', 'graphql-ws'] as const) metrics.rateLimited.inc({ door }, 0);
+
+/** Adds the pool gauges to the registry, once, when the database has a pool (MySQL/MariaDB). */
+export function registerPoolMetrics(): void {
+  const gauges: [string, Gauge<string>][] = [
+    ['lms_db_pool_connections', metrics.dbPoolConnections],
+    ['lms_db_pool_waiting_requests', metrics.dbPoolWaiting],
+  ];
+  for (const [name, gauge] of gauges) if (!registry.getSingleMetric(name)) registry.registerMetric(gauge);
+}
 
 /** At most this many distinct values per label source; later ones are counted as `other`. */
 const MAX_LABEL_VALUES = 200;

@@ -18,8 +18,17 @@ export const VENDOR_ASSETS: Record<string, { pkg: string; file: string; type: st
 /**
  * Starts GraphiQL. The token lives only in the page's input (never in storage): it goes out as the
  * Authorization header on HTTP and in graphql-ws's connection_init payload, which is where
- * src/graphql/ws.ts reads it. Applying a token re-renders GraphiQL with a new fetcher, which also
- * fetches the schema again (introspection is for authenticated callers by default).
+ * src/graphql/ws.ts reads it.
+ *
+ * Introspection is for authenticated callers by default, so until a token is entered GraphiQL gets no
+ * schema (schema: null) and asks the server for none: its first screen would otherwise open on the
+ * refusal, in red. A new token remounts GraphiQL (a new key), which introspects with that token and
+ * starts from a clean response pane (GraphiQL leaves an earlier introspection error there).
+ *
+ * Subscriptions always go to graphql-ws: GraphiQL's fetcher routes by its own parse of the editor,
+ * which lags typing by a debounce (as does the operation name it sends), so Run pressed right after
+ * typing sent a subscription over HTTP, or under the previous text's operation name. The fetcher
+ * below decides both from the request's own text.
  */
 export const BOOT_JS = `'use strict';
 (function () {
@@ -28,12 +37,43 @@ export const BOOT_JS = `'use strict';
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
   var wsUrl = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/graphql';
   var DEFAULT_QUERY = '# Paste an access token above and press Enter, then run a query:\\n{\\n  viewer {\\n    _id\\n    name\\n  }\\n}\\n';
+  var mounted = null;
+  var mounts = 0;
+  function chosenOperation(params) {
+    var doc;
+    try {
+      doc = GraphiQL.GraphQL.parse(params.query);
+    } catch (e) {
+      return null;
+    }
+    var ops = doc.definitions.filter(function (d) { return d.kind === 'OperationDefinition'; });
+    var named = ops.filter(function (d) { return params.operationName && d.name && d.name.value === params.operationName; });
+    // A name the text does not hold is GraphiQL's, from before the last edit: the only operation is meant.
+    var op = named.length === 1 ? named[0] : ops.length === 1 ? ops[0] : null;
+    return op ? { doc: doc, op: op, name: op.name ? op.name.value : undefined } : null;
+  }
   function fetcherFor(token) {
     var auth = token ? { Authorization: 'Bearer ' + token } : {};
-    return GraphiQL.createFetcher({ url: '/graphql', subscriptionUrl: wsUrl, headers: auth, wsConnectionParams: auth });
+    var fetcher = GraphiQL.createFetcher({ url: '/graphql', subscriptionUrl: wsUrl, headers: auth, wsConnectionParams: auth });
+    return function (params, opts) {
+      var chosen = chosenOperation(params);
+      if (chosen && chosen.name !== (params.operationName || undefined)) params = Object.assign({}, params, { operationName: chosen.name });
+      if (chosen && chosen.op.operation === 'subscription') opts = Object.assign({}, opts, { documentAST: chosen.doc });
+      return fetcher(params, opts);
+    };
   }
   function render() {
-    root.render(React.createElement(GraphiQL, { fetcher: fetcherFor(input.value.trim()), defaultQuery: DEFAULT_QUERY, shouldPersistHeaders: false }));
+    var token = input.value.trim();
+    if (token === mounted) return;
+    mounted = token;
+    mounts += 1;
+    root.render(React.createElement(GraphiQL, {
+      key: 'graphiql-' + mounts,
+      fetcher: fetcherFor(token),
+      schema: token ? undefined : null,
+      defaultQuery: DEFAULT_QUERY,
+      shouldPersistHeaders: false,
+    }));
   }
   form.addEventListener('submit', function (e) { e.preventDefault(); render(); });
   input.addEventListener('change', render);
@@ -64,7 +104,7 @@ export function graphiqlHtml(version: string): string {
 <body>
 <form id="lms-token-form" autocomplete="off">
 <label for="lms-token">Access token</label>
-<input id="lms-token" name="token" type="password" placeholder="Bearer token (kept in this page only)" spellcheck="false">
+<input id="lms-token" name="token" type="password" placeholder="Paste an access token first: the schema loads once it is set (kept in this page only)" spellcheck="false" autofocus>
 <button type="submit">Use token</button>
 </form>
 <div id="graphiql">Loading GraphiQL…</div>

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { NOT_FOUND_BODY } from '../api/rest/errors';
 import { baseUrl } from '../api/rest/request-meta';
 import { ASSET_PATH, BOOT_JS, graphiqlCsp, graphiqlHtml, PAGE_CSS, VENDOR_ASSETS } from './graphiql.page';
 
@@ -58,7 +59,7 @@ export function registerGraphiql(fastify: FastifyInstance, version: string) {
     const name = req.params.name;
     const own = Object.hasOwn(ownAssets, name) ? ownAssets[name] : undefined;
     const body = own ? own.body : Object.hasOwn(VENDOR_ASSETS, name) ? vendorFile(name) : null;
-    if (body == null) return reply.code(404).type('application/json; charset=utf-8').send({ errors: [{ message: 'An error occurred.', error_code: 'not_found' }] });
+    if (body == null) return reply.code(404).type('application/json; charset=utf-8').send(NOT_FOUND_BODY);
     // Asset URLs carry the service version, so a browser may keep them for a day.
     reply.header('Cache-Control', 'public, max-age=86400').header('X-Content-Type-Options', 'nosniff').header('Cross-Origin-Resource-Policy', 'same-origin');
     return reply.type(own ? own.type : VENDOR_ASSETS[name].type).send(body);

@@ -139,6 +139,11 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
     }, throttle, app.tokenKey),
     wss,
   );
+  // ws re-emits the HTTP server's own errors here, and graphql-ws prints them to stderr with their
+  // stack: on a busy port that came before the one clear line main.ts prints. listen() already rejects
+  // with the same error, so whoever started the server reports it.
+  wss.removeAllListeners('error');
+  wss.on('error', () => undefined);
   // graphql-ws prints a socket's errors (such as a frame past maxPayload, which ws has already answered
   // with 1009) to stderr with their stack; log one line without it instead. This listener runs after
   // graphql-ws's own connection handler, so its error listener is there to be replaced.

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { metrics } from '../common/metrics';
+import { metrics, registerPoolMetrics } from '../common/metrics';
 
 /** Queue-like lists of mysql2's pool (internal but long-standing fields). */
 interface Mysql2Pool {
@@ -22,6 +22,7 @@ function collectPool(ds: DataSource): void {
   if (ds.options.type !== 'mysql' && ds.options.type !== 'mariadb') return;
   const pool = (ds.driver as unknown as { pool?: Mysql2Pool }).pool;
   if (!pool?._allConnections || !pool._freeConnections) return;
+  registerPoolMetrics();
   const all = pool._allConnections.length;
   const idle = pool._freeConnections.length;
   metrics.dbPoolConnections.set({ state: 'active' }, Math.max(all - idle, 0));

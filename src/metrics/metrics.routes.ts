@@ -2,10 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../request/runtime';
 import { bearerToken } from '../auth/authenticate';
+import { NOT_FOUND_BODY } from '../api/rest/errors';
 import { collectOnScrape } from './collect';
 import { metrics, registry } from '../common/metrics';
 
-const NOT_FOUND = { errors: [{ message: 'An error occurred.', error_code: 'not_found' }] };
 const UNAUTHORIZED = { errors: [{ message: 'Invalid access token.' }] };
 
 /** Constant-time comparison of the presented token with METRICS_TOKEN (digests, so lengths never leak). */
@@ -30,7 +30,7 @@ export function registerMetrics(fastify: FastifyInstance, app: Runtime): void {
   fastify.get('/metrics', async (req, reply) => {
     const expected = app.config.METRICS_TOKEN;
     reply.header('Cache-Control', 'no-store');
-    if (!expected) return reply.code(404).type('application/json; charset=utf-8').send(NOT_FOUND);
+    if (!expected) return reply.code(404).type('application/json; charset=utf-8').send(NOT_FOUND_BODY);
     if (!tokenMatches(bearerToken(req.headers.authorization), expected)) {
       return reply.code(401).header('WWW-Authenticate', 'Bearer realm="metrics"').type('application/json; charset=utf-8').send(UNAUTHORIZED);
     }

@@ -11,7 +11,8 @@ export interface RestError {
 export const UNAUTHENTICATED_BODY = { status: 'unauthenticated', errors: [{ message: 'user authorization required' }] };
 export const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="canvas-lms"' };
 const FORBIDDEN_BODY = { status: 'unauthorized', errors: [{ message: 'user not authorized to perform that action' }] };
-const NOT_FOUND_BODY = { errors: [{ message: 'The specified resource does not exist.' }] };
+/** Canvas's body for a missing object and for a path no route serves (its routes fall through to a 404 alike). */
+export const NOT_FOUND_BODY = { errors: [{ message: 'The specified resource does not exist.' }] };
 export const INTERNAL_BODY = { errors: [{ message: 'An error occurred.', error_code: 'internal_server_error' }] };
 
 export function validationBody(fields: FieldError[]): { errors: Record<string, FieldError[]> } {

@@ -170,7 +170,8 @@ export const commonParams = params({
     .union([z.string().max(4096), z.number()], { error: 'must be a page number or bookmark' })
     .refine((v) => !/^\d+$/.test(String(v)) || String(v).replace(/^0+/, '').length <= 9, { message: 'must be a page number up to 999999999' })
     .optional(),
-  // Canvas reads per_page with to_i and falls back to the default, so any short scalar is accepted.
+  // Any short scalar here; whether it is a number is for lists to say (src/rest/pagination.ts), as
+  // routes that are not lists ignore it.
   per_page: text({ max: 64 }).optional(),
   access_token: text({ max: 4096 }).optional(),
   as_user_id: id({ prefixes: ['sis_user_id', 'sis_login_id'] }).optional(),

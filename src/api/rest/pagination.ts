@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../common/errors';
+import { ValidationError } from '../../common/errors';
 import { cursorForOffset, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../common/relay';
 
 export interface PageRequest {
@@ -6,17 +6,22 @@ export interface PageRequest {
   perPage: number;
 }
 
-/** Canvas's page/per_page: per_page clamped to 1..100 (default 10); a non-numeric page is 404. */
+/**
+ * Canvas's page/per_page: per_page clamped to 1..100 (default 10). A page or per_page that is not a
+ * number is a 400 naming it: Canvas answers 404 (and reads per_page=abc as 1), which tells a client
+ * nothing of its mistake.
+ */
 export function pageRequest(query: Record<string, unknown>, dflt = DEFAULT_PAGE_SIZE, max = MAX_PAGE_SIZE): PageRequest {
-  const rawPer = query.per_page;
+  // A blank value (an empty form field) is no value, as it is for Canvas.
+  const rawPer = query.per_page === '' ? undefined : query.per_page;
   let perPage = dflt;
   if (rawPer !== undefined) {
-    const n = parseInt(String(rawPer), 10);
-    perPage = Math.min(Math.max(Number.isNaN(n) ? 1 : n, 1), max);
+    if (!/^\s*[+-]?\d+\s*$/.test(String(rawPer))) throw ValidationError.of('per_page', 'invalid', `must be a whole number of items per page (at most ${max})`);
+    perPage = Math.min(Math.max(parseInt(String(rawPer), 10), 1), max);
   }
   let page = 1;
-  if (query.page !== undefined && query.page !== 'first') {
-    if (!/^\d+$/.test(String(query.page))) throw new NotFoundError();
+  if (query.page !== undefined && query.page !== '' && query.page !== 'first') {
+    if (!/^\d+$/.test(String(query.page))) throw ValidationError.of('page', 'invalid', 'must be a page number (1 or more)');
     page = Math.max(parseInt(String(query.page), 10), 1);
   }
   return { page, perPage };
