@@ -3,7 +3,8 @@
 # of it, when set), or, with another command, a CLI task such as the webhook dispatch worker:
 #   docker run … lms                                    # the server on port 3000
 #   docker run … lms node dist/src/app/cli.js dispatch # a webhook delivery worker
-# See README.md "Deployment" and compose.yaml for the scale-out topology.
+# See docs/DEPLOYMENT.md: the one-container quick start (SQLite in the /app/data volume) and, with
+# compose.yaml, the scale-out topology.
 ARG NODE_VERSION=22
 
 # ---- build: compile TypeScript with the dev dependencies ----
@@ -16,7 +17,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ormconfig.ts ./
 COPY migrations ./migrations
 COPY src ./src
-RUN npx tsc -p tsconfig.json
+# (tsconfig.json builds incrementally for development; the image needs no build-info file.)
+RUN npx tsc -p tsconfig.json && rm -f dist/.tsbuildinfo
 
 # ---- production dependencies only ----
 FROM node:${NODE_VERSION}-bookworm-slim AS deps

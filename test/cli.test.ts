@@ -467,6 +467,27 @@ describe('runCli', () => {
     expect(token.out.trim()).toMatch(/^[A-Za-z0-9]{64}$/);
   });
 
+  it('mints a new site admin token with `issue-token --user admin` (README: a lost admin token)', async () => {
+    const r = await run('issue-token', '--user', 'admin', '--purpose', 'replaces a lost admin token');
+    expect(r.code).toBe(0);
+    const token = r.out.trim();
+    expect(token).toMatch(/^[A-Za-z0-9]{64}$/);
+    expect(token).not.toBe(adminToken);
+    const session = await openSession(loadConfig(env));
+    try {
+      const auth = await authenticate(session.app.ds, session.app.tokenKey, token);
+      expect(auth.kind).toBe('ok');
+      if (auth.kind !== 'ok') return;
+      expect(auth.token.purpose).toBe('replaces a lost admin token');
+      const admin = await session.app.ds.getRepository(AccountUser).findOneByOrFail({ userId: auth.user.id, accountId: session.installation.rootAccountId });
+      expect(admin).toMatchObject({ role: 'AccountAdmin', workflowState: 'active' });
+      // The LMS_ADMIN_TOKEN one still works: minting another does not revoke it.
+      expect((await authenticate(session.app.ds, session.app.tokenKey, adminToken)).kind).toBe('ok');
+    } finally {
+      await closeSession(session);
+    }
+  });
+
   it('seeds the demo once and re-prints its logins with fresh tokens on a second run', async () => {
     const first = await run('demo');
     expect(first.code).toBe(0);

@@ -61,3 +61,32 @@ describe('Dockerfile', () => {
     expect(loadConfig({ HOST: /HOST=(\S+)/.exec(finalStage)?.[1] }).HOST).toBe('0.0.0.0');
   });
 });
+
+describe('docs/DEPLOYMENT.md, one container', () => {
+  const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+  const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const doc = fs.readFileSync(path.join(root, 'docs', 'DEPLOYMENT.md'), 'utf8');
+  const quickStart = doc.slice(doc.indexOf('## One container'), doc.indexOf('## Scale-out topology'));
+
+  it('mounts the volume where the image keeps its SQLite file and uploads', () => {
+    const volume = /^VOLUME \["([^"]+)"\]$/m.exec(finalStage)?.[1];
+    expect(volume).toBe('/app/data');
+    const config = loadConfig({ DATABASE_URL: /DATABASE_URL=(\S+)/.exec(finalStage)?.[1], FILES_DIR: /FILES_DIR=(\S+)/.exec(finalStage)?.[1] });
+    expect(config.DATABASE_URL).toBe(`sqlite:${volume}/lms.sqlite`);
+    expect(config.FILES_DIR.startsWith(`${volume}/`)).toBe(true);
+    const mounts = [...quickStart.matchAll(/-v [\w.-]+:(\S+)/g)].map((m) => m[1]);
+    expect(mounts.length).toBeGreaterThan(0);
+    for (const target of mounts) expect(target).toBe(volume);
+  });
+
+  it('runs compiled files and CLI commands that exist', () => {
+    const { USAGE } = require('../src/cli') as { USAGE: string };
+    const runs = [...quickStart.matchAll(/node dist\/(\S+)\.js(?: ([a-z-]+))?/g)];
+    expect(runs.length).toBeGreaterThan(0);
+    for (const [, file, command] of runs) {
+      expect(fs.existsSync(path.join(root, `${file}.ts`))).toBe(true);
+      if (command) expect(USAGE).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    }
+    expect(quickStart).toContain('issue-token --user admin');
+  });
+});

@@ -121,7 +121,7 @@ const BLANK = z.union([z.string().regex(/^\s*$/), z.null()]);
 /**
  * A list of ids that sets a stored list (`prerequisite_module_ids[]`, a group's `members[]`). Canvas
  * drops blank entries (Rails `reject(&:blank?)`), which is how a form says "empty list": `x[]=`, `x=`
- * and JSON `[""]` clear it. Read the value with idList() (src/rest/params.ts), which drops them too.
+ * and JSON `[""]` clear it. Read the value with idList() (src/api/rest/params.ts), which drops them too.
  */
 export function ids(item: Scalar = id(), opts: { max?: number } = {}): Scalar {
   return list(z.union([item, BLANK], { error: (iss) => (iss.input === undefined ? undefined : item.safeParse(iss.input).error?.issues[0]?.message) }), opts);
@@ -170,7 +170,7 @@ export const commonParams = params({
     .union([z.string().max(4096), z.number()], { error: 'must be a page number or bookmark' })
     .refine((v) => !/^\d+$/.test(String(v)) || String(v).replace(/^0+/, '').length <= 9, { message: 'must be a page number up to 999999999' })
     .optional(),
-  // Any short scalar here; whether it is a number is for lists to say (src/rest/pagination.ts), as
+  // Any short scalar here; whether it is a number is for lists to say (src/api/rest/pagination.ts), as
   // routes that are not lists ignore it.
   per_page: text({ max: 64 }).optional(),
   access_token: text({ max: 4096 }).optional(),
