@@ -10,7 +10,9 @@ import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionParticipant } from './discussion-participant.entity';
 import { DiscussionTopic } from './discussion-topic.entity';
 import { RECENT_REPLIES_LIMIT } from './discussion.loaders';
-import { DiscussionService, MESSAGE_MAX_BYTES, TopicRef } from './discussion.service';
+import { DiscussionService } from './discussion.service';
+import { MESSAGE_MAX_BYTES } from './discussion.constants';
+import type { TopicRef } from './topic-inputs';
 import { nextActivitySeq } from './topic-publishing';
 import { GradedDiscussionService } from './graded-discussion.service';
 

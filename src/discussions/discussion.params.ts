@@ -2,7 +2,7 @@ import { GRADING_TYPES } from '../content/assignments/assignment.entity';
 import { courseId } from '../courses/course.params';
 import { groupId } from '../groups/group.params';
 import { bool, date, id, model, nullableText, num, oneOf, params, text } from '../api/rest/input';
-import { MESSAGE_MAX_BYTES, ORDERS, TITLE_MAX } from './discussion.service';
+import { MESSAGE_MAX_BYTES, ORDERS, TITLE_MAX } from './discussion.constants';
 import { DISCUSSION_TYPES } from './discussion-topic.entity';
 
 /**

@@ -14,7 +14,7 @@ import { User } from '../users/user.entity';
 import { UserType } from '../users/user.types';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionTopic } from './discussion-topic.entity';
-import { TopicRef } from './discussion.service';
+import type { TopicRef } from './topic-inputs';
 import {
   CreateDiscussionEntryInput,
   CreateDiscussionTopicInput,

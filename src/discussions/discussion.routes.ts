@@ -5,7 +5,7 @@ import { validationBody } from '../api/rest/errors';
 import { nullableStr, str, toBool } from '../api/rest/params';
 import { numericIds } from '../api/rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
-import { CONTROLLER_ERROR } from './discussion.service';
+import { CONTROLLER_ERROR } from './discussion.constants';
 import { discussionParams as P } from './discussion.params';
 
 defineFragment(`fragment DiscussionTopicJson on Discussion {

@@ -1,6 +1,6 @@
 import { In, Not } from 'typeorm';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
-import { setTopicsPublished } from '../discussions/discussion.service';
+import { setTopicsPublished } from '../discussions/topic-publishing';
 import { ContentInfo, courseIdList, type ContentAdapter, type FactsProvider, StudentFacts } from './content-registry';
 import type { ItemFacts } from './progression-evaluator';
 import { Assignment } from '../content/assignments/assignment.entity';

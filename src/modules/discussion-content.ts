@@ -3,7 +3,7 @@ import { Assignment } from '../content/assignments/assignment.entity';
 import { Enrollment } from '../courses/enrollment.entity';
 import { DiscussionEntry } from '../discussions/discussion-entry.entity';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
-import { setTopicsPublished } from '../discussions/discussion.service';
+import { setTopicsPublished } from '../discussions/topic-publishing';
 import { ContentInfo, contentAdapter, courseIdList, CourseIds, type ContentAdapter } from './content-registry';
 
 /**

@@ -9,7 +9,7 @@ import { Submission } from '../content/submissions/submission.entity';
 import { nowToSecond } from '../db/columns';
 import { DiscussionParticipant } from '../discussions/discussion-participant.entity';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
-import { nextActivitySeq } from '../discussions/discussion.service';
+import { nextActivitySeq } from '../discussions/topic-publishing';
 import { Attachment } from '../files/attachment.entity';
 import { courseFileContext } from '../files/file-context';
 import { rootFolder } from '../files/folders';
