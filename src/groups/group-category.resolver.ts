@@ -16,7 +16,7 @@ import {
 import { Group } from './group.entity';
 import { GroupConnection } from './group.types';
 import { GroupCategoryService } from './group-category.service';
-import { GroupService } from './group.service';
+import { GroupListService } from './group-list.service';
 
 registerNode(NodeType.GroupSet, GroupCategory, (ctx, id) => ctx.use(GroupCategoryService).find(id));
 
@@ -100,6 +100,6 @@ export class GroupCategoryResolver extends NodeResolver(NodeType.GroupSet, Group
 
   @FieldResolver(() => GroupConnection)
   groupsConnection(@Root() c: GroupCategory, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return ctx.use(GroupService).listForCategory(String(c.id), args);
+    return ctx.use(GroupListService).listForCategory(String(c.id), args);
   }
 }

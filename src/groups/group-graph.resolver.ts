@@ -11,7 +11,7 @@ import { GroupMembershipConnection, MembershipsArgs } from './group-membership.t
 import { Group } from './group.entity';
 import { ContextGroupsArgs, GroupConnection, GroupType, ViewerGroupsArgs } from './group.types';
 import { ListBound } from '../common/list-bounds';
-import { GroupService } from './group.service';
+import { GroupListService } from './group-list.service';
 import { GroupCategoryService } from './group-category.service';
 import { GroupMembershipService } from './group-membership.service';
 
@@ -27,7 +27,7 @@ function ContextGroupsFields(contextType: 'Course' | 'Account', parent: ClassTyp
   abstract class ContextGroupsFields {
     @FieldResolver(() => GroupConnection, { nullable: true, description: description.groups })
     groupsConnection(@Root() c: { id: number }, @Args() args: ContextGroupsArgs, @Ctx() ctx: RequestContext) {
-      return orRefused(() => ctx.use(GroupService).listForContext(contextType, String(c.id), args));
+      return orRefused(() => ctx.use(GroupListService).listForContext(contextType, String(c.id), args));
     }
 
     @FieldResolver(() => GroupCategoryConnection, { nullable: true, description: description.groupSets })
@@ -65,14 +65,14 @@ const isViewer = (ctx: RequestContext, u: User) => ctx.viewer != null && ctx.vie
 export class UserGroupsResolver {
   @FieldResolver(() => GroupConnection, { nullable: true, description: "The user's groups (as viewerGroupsConnection); only for the user themself." })
   groupsConnection(@Root() u: User, @Args() args: ViewerGroupsArgs, @Ctx() ctx: RequestContext) {
-    return isViewer(ctx, u) ? orRefused(() => ctx.use(GroupService).listForViewer(args)) : null;
+    return isViewer(ctx, u) ? orRefused(() => ctx.use(GroupListService).listForViewer(args)) : null;
   }
 
   @ListBound(MAX_PAGE_SIZE)
   @FieldResolver(() => [GroupType], { nullable: true, description: `Canvas's User.groups: the first ${MAX_PAGE_SIZE} of groupsConnection; only for the user themself.` })
   async groups(@Root() u: User, @Ctx() ctx: RequestContext): Promise<Group[] | null> {
     if (!isViewer(ctx, u)) return null;
-    return (await orRefused(() => ctx.use(GroupService).listForViewer({ first: MAX_PAGE_SIZE })))?.nodes ?? null;
+    return (await orRefused(() => ctx.use(GroupListService).listForViewer({ first: MAX_PAGE_SIZE })))?.nodes ?? null;
   }
 }
 

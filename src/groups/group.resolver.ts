@@ -23,6 +23,9 @@ import {
 } from './group.types';
 import { ListBound } from '../common/list-bounds';
 import { GroupService } from './group.service';
+import { GroupDetailsService } from './group-details.service';
+import { GroupListService } from './group-list.service';
+import { GroupRosterService } from './group-roster.service';
 import { GroupMembershipService } from './group-membership.service';
 import { GroupAvatarService } from './group-avatar.service';
 import { GroupCategoryService } from './group-category.service';
@@ -40,7 +43,7 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
 
   @Query(() => GroupConnection, { description: "The viewer's groups (accepted memberships), by name." })
   viewerGroupsConnection(@Args() args: ViewerGroupsArgs, @Ctx() ctx: RequestContext) {
-    return ctx.use(GroupService).listForViewer(args);
+    return ctx.use(GroupListService).listForViewer(args);
   }
 
   @Query(() => GroupConnection, { description: 'Groups of a course or account.' })
@@ -51,12 +54,12 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
     @Ctx() ctx: RequestContext,
   ) {
     const id = idArg(contextId, contextType);
-    return ctx.use(GroupService).listForContext(contextType, id, args);
+    return ctx.use(GroupListService).listForContext(contextType, id, args);
   }
 
   @Query(() => UserConnection, { description: 'Accepted members of a group, by sortable name.' })
   groupUsersConnection(@Arg('groupId', () => ID) groupId: string, @Args() args: GroupUsersArgs, @Ctx() ctx: RequestContext) {
-    return ctx.use(GroupService).users(groupIdArg(groupId), args);
+    return ctx.use(GroupRosterService).users(groupIdArg(groupId), args);
   }
 
   @Query(() => GroupMembershipConnection, { description: 'Memberships of a group (accepted, invited, requested).' })
@@ -67,12 +70,12 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
   @ListBound(100)
   @Query(() => [GroupPermissionType], { description: "The viewer's rights on a group, for the names asked." })
   groupPermissions(@Arg('groupId', () => ID) groupId: string, @Arg('names', () => [String]) names: string[], @Ctx() ctx: RequestContext) {
-    return ctx.use(GroupService).permissions(groupIdArg(groupId), names);
+    return ctx.use(GroupDetailsService).permissions(groupIdArg(groupId), names);
   }
 
   @Query(() => String, { description: 'HTML as the group would store it: invalid and unsafe markup removed.' })
   previewGroupHtml(@Arg('groupId', () => ID) groupId: string, @Arg('html', () => String, { nullable: true }) html: string | null, @Ctx() ctx: RequestContext) {
-    return ctx.use(GroupService).previewHtml(groupIdArg(groupId), html);
+    return ctx.use(GroupDetailsService).previewHtml(groupIdArg(groupId), html);
   }
 
   @Mutation(() => GroupPayload, { description: 'Creates a group in a category, or a community group without one.' })
@@ -109,7 +112,7 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
 
   @FieldResolver(() => String, { nullable: true })
   contextName(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<string | null> {
-    return ctx.use(GroupService).contextName(g);
+    return ctx.use(GroupDetailsService).contextName(g);
   }
 
   @FieldResolver(() => String, { nullable: true })
@@ -139,24 +142,24 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
 
   @FieldResolver(() => Boolean)
   concluded(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<boolean> {
-    return ctx.use(GroupService).concluded(g);
+    return ctx.use(GroupDetailsService).concluded(g);
   }
 
   @FieldResolver(() => UserType, { nullable: true, description: 'Null unless the viewer may read the group roster.' })
   leader(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<User | null> {
-    return ctx.use(GroupService).leader(g);
+    return ctx.use(GroupRosterService).leader(g);
   }
 
   @ListBound(1000)
   @FieldResolver(() => [UserType], { description: 'Accepted members, capped at 1000; membershipsConnection lists everyone. Empty unless the viewer may list the group users.' })
   users(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<User[]> {
-    return ctx.use(GroupService).embeddedUsers(g);
+    return ctx.use(GroupRosterService).embeddedUsers(g);
   }
 
   @ListBound(100)
   @FieldResolver(() => [GroupPermissionType], { description: "The viewer's rights: create_discussion_topic, join, create_announcement unless names are given." })
   permissions(@Root() g: Group, @Arg('names', () => [String], { nullable: true }) names: string[] | null, @Ctx() ctx: RequestContext) {
-    return ctx.use(GroupService).permissionsOf(g, names ?? ['create_discussion_topic', 'join', 'create_announcement']);
+    return ctx.use(GroupDetailsService).permissionsOf(g, names ?? ['create_discussion_topic', 'join', 'create_announcement']);
   }
 
   @FieldResolver(() => GroupMembershipConnection)
@@ -166,6 +169,6 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
 
   @FieldResolver(() => UserConnection, { description: 'Accepted members, by sortable name.' })
   usersConnection(@Root() g: Group, @Args() args: GroupUsersArgs, @Ctx() ctx: RequestContext) {
-    return ctx.use(GroupService).users(String(g.id), args);
+    return ctx.use(GroupRosterService).users(String(g.id), args);
   }
 }
