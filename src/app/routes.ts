@@ -9,6 +9,7 @@ import { blackoutDateRoutes } from '../blackout-dates/blackout-date.routes';
 import { errorReportRoutes } from '../error-reports/error-report.routes';
 import { quizExtensionRoutes } from '../quiz-extensions/quiz-extension.routes';
 import { moduleRoutes } from '../modules/module.routes';
+import { moduleExtraRoutes } from '../modules/module-extras.routes';
 import { contentRoutes } from '../content/content.routes';
 import { ltiRoutes } from '../lti/tool-proxy.routes';
 import { subscriptionRoutes } from '../webhooks/subscriptions.routes';
@@ -17,4 +18,4 @@ import { plannerRoutes } from '../planner/planner.routes';
 import type { RestRoute } from '../api/rest/route';
 
 /** The whole compatibility table; feature areas add their rows here. */
-export const restRoutes: RestRoute[] = [...accountRoutes, ...userRoutes, ...accessTokenRoutes, ...courseRoutes, ...groupRoutes, ...discussionRoutes, ...fileRoutes, ...blackoutDateRoutes, ...errorReportRoutes, ...quizExtensionRoutes, ...contentRoutes, ...moduleRoutes, ...ltiRoutes, ...subscriptionRoutes, ...webhookRoutes, ...plannerRoutes];
+export const restRoutes: RestRoute[] = [...accountRoutes, ...userRoutes, ...accessTokenRoutes, ...courseRoutes, ...groupRoutes, ...discussionRoutes, ...fileRoutes, ...blackoutDateRoutes, ...errorReportRoutes, ...quizExtensionRoutes, ...contentRoutes, ...moduleRoutes, ...moduleExtraRoutes, ...ltiRoutes, ...subscriptionRoutes, ...webhookRoutes, ...plannerRoutes];

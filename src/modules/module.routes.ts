@@ -1,8 +1,7 @@
 import { RequestError } from '../common/errors';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { idList, nullableStr, str, strArray, toBool, tree } from '../api/rest/params';
-import { numericIds, reshape, Reshape } from '../api/rest/present';
-import { presentAssignment } from '../content/assignments/assignment.routes';
+import { reshape, Reshape } from '../api/rest/present';
 import { bool, id, ids, list, obj, params, text, z } from '../api/rest/input';
 
 defineFragment(`fragment ModuleItemJson on ModuleItem {
@@ -24,14 +23,14 @@ defineFragment(`fragment ModuleJson on Module {
 }`);
 
 // ---- declared params (shared by the rows below) ----
-const courseId = id({ prefixes: ['sis_course_id'] });
-const studentId = id({ self: true, prefixes: ['sis_user_id', 'sis_login_id'] }).optional();
+export const courseId = id({ prefixes: ['sis_course_id'] });
+export const studentId = id({ self: true, prefixes: ['sis_user_id', 'sis_login_id'] }).optional();
 const searchTerm = text({ max: 255 }).optional();
-const moduleRef = { course_id: courseId, id: id() };
-const itemRef = { course_id: courseId, module_id: id(), id: id() };
+export const moduleRef = { course_id: courseId, id: id() };
+export const itemRef = { course_id: courseId, module_id: id(), id: id() };
 // Values the module services check themselves (positions, dates, names, requirement types) are
 // declared as scalars so Canvas's own validation messages still answer; shapes are enforced here.
-const scalar = text({ max: 4096 });
+export const scalar = text({ max: 4096 });
 const moduleBody = obj({
   name: text().optional(),
   unlock_at: scalar.optional(),
@@ -57,7 +56,7 @@ const itemBody = obj({
   published: bool().optional(),
   module_id: id().optional(),
 });
-const overrideBody = obj({
+export const overrideBody = obj({
   id: id({ nullable: true }).optional(),
   title: text({ max: 255 }).optional(),
   student_ids: list(id(), { max: 10_000 }).optional(),
@@ -329,116 +328,3 @@ export const moduleRoutes: RestRoute[] = [
     present: (r: Json) => ({ message: r.message }),
   },
 ];
-
-function presentOverride(o: Json): Json {
-  const out: Json = numericIds({ id: o.id, context_module_id: o.context_module_id, title: o.title }, ['id', 'context_module_id']);
-  // The spec: students and course_section are null when they do not apply (Canvas leaves them out).
-  out.students = o.students ? o.students.map((s: Json) => numericIds(s, ['id'])) : null;
-  out.course_section = o.course_section ? numericIds(o.course_section, ['id']) : null;
-  if (o.group) out.group = numericIds(o.group, ['id']);
-  return out;
-}
-
-function overridesBody(raw: unknown): Json[] {
-  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.values(raw as Json) : null;
-  if (!list) throw new RequestError('List of overrides required', 400, { error: 'List of overrides required' });
-  return list.map((o: Json) => ({
-    id: o.id == null ? undefined : String(o.id),
-    title: str(o.title),
-    studentIds: o.student_ids == null ? undefined : strArray(o.student_ids),
-    courseSectionId: o.course_section_id == null ? undefined : String(o.course_section_id),
-    groupId: o.group_id == null ? undefined : String(o.group_id),
-  }));
-}
-
-const presentNode = (n: Json) => ({
-  prev: n.prev ? presentItem(n.prev) : null,
-  current: presentItem(n.current),
-  next: n.next ? presentItem(n.next) : null,
-  mastery_path: n.mastery_path
-    ? {
-        locked: n.mastery_path.locked,
-        assignment_sets: n.mastery_path.assignment_sets.map((s: Json) => ({ id: Number(s.id), assignment_ids: s.assignment_ids.map(Number) })),
-        selected_set_id: n.mastery_path.selected_set_id == null ? null : Number(n.mastery_path.selected_set_id),
-        awaiting_choice: n.mastery_path.awaiting_choice,
-        still_processing: n.mastery_path.still_processing,
-        modules_url: n.mastery_path.modules_url,
-        choose_url: n.mastery_path.choose_url,
-        modules_tab_disabled: n.mastery_path.modules_tab_disabled,
-      }
-    : null,
-});
-
-moduleRoutes.push(
-  {
-    method: 'GET',
-    path: '/api/v1/courses/:course_id/module_item_sequence',
-    accepts: params({ course_id: courseId, asset_type: text({ max: 64 }).optional(), asset_id: text({ max: 255 }).optional() }),
-    operation: `query($courseId: ID!, $type: String, $id: String, $withItems: Boolean!, $withDetails: Boolean!) {
-      moduleItemSequence(courseId: $courseId, assetType: $type, assetId: $id) {
-        items { prev { ...ModuleItemJson } current { ...ModuleItemJson } next { ...ModuleItemJson }
-          mastery_path: masteryPath { locked assignment_sets: assignmentSets { id assignment_ids: assignmentIds } selected_set_id: selectedSetId
-            awaiting_choice: awaitingChoice still_processing: stillProcessing modules_url: modulesUrl choose_url: chooseUrl modules_tab_disabled: modulesTabDisabled } }
-        modules { ...ModuleJson } } }`,
-    variables: ({ params }) => ({ courseId: str(params.course_id), type: str(params.asset_type), id: str(params.asset_id), withItems: false, withDetails: false }),
-    root: 'moduleItemSequence',
-    present: (s: Json) => ({ items: s.items.map(presentNode), modules: s.modules.map(presentModule) }),
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/courses/:course_id/modules/:context_module_id/assignment_overrides',
-    accepts: params({ course_id: courseId, context_module_id: id() }),
-    operation: `query($courseId: ID!, $moduleId: ID!, $first: Int, $after: String) { moduleOverridesConnection(courseId: $courseId, moduleId: $moduleId, first: $first, after: $after) {
-      nodes { id: _id context_module_id: moduleId title students { id name } course_section: courseSection { id name } group { id non_collaborative: nonCollaborative } }
-      totalCount pageInfo { hasNextPage endCursor } } }`,
-    variables: ({ params }) => ({ courseId: str(params.course_id), moduleId: str(params.context_module_id) }),
-    root: 'moduleOverridesConnection',
-    list: true,
-    present: presentOverride,
-  },
-  {
-    method: 'PUT',
-    path: '/api/v1/courses/:course_id/modules/:context_module_id/assignment_overrides',
-    accepts: params({
-      course_id: courseId,
-      context_module_id: id(),
-      // A scalar is Canvas's "List of overrides required"; objects inside are checked.
-      overrides: z.union([list(overrideBody, { max: 1_000 }), scalar]).optional(),
-    }),
-    operation: `mutation($courseId: ID!, $moduleId: ID!, $overrides: [ModuleOverrideInput!]!) { setModuleOverrides(courseId: $courseId, moduleId: $moduleId, overrides: $overrides) { ok ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ courseId: str(params.course_id), moduleId: str(params.context_module_id), overrides: overridesBody(params.overrides) }),
-    root: 'setModuleOverrides',
-    status: 204,
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/select_mastery_path',
-    accepts: params({ ...itemRef, assignment_set_id: id().optional(), student_id: studentId }),
-    operation: `mutation($courseId: ID!, $moduleId: ID!, $itemId: ID!, $setId: ID, $studentId: ID, $withDetails: Boolean!) {
-      selectMasteryPath(courseId: $courseId, moduleId: $moduleId, itemId: $itemId, assignmentSetId: $setId, studentId: $studentId) {
-        assignmentIds assignments { ...AssignmentJson } moduleItems { ...ModuleItemJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({
-      courseId: str(params.course_id),
-      moduleId: str(params.module_id),
-      itemId: str(params.id),
-      setId: str(params.assignment_set_id),
-      studentId: str(params.student_id),
-      withDetails: false,
-    }),
-    root: 'selectMasteryPath',
-    present: (r: Json, input) => ({
-      meta: { primaryCollection: 'assignments' },
-      items: (r.moduleItems ?? []).map(presentItem),
-      assignments: (r.assignments ?? []).map((a: Json) => presentAssignment(a, input)),
-    }),
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/courses/:course_id/module_item_redirect/:id',
-    accepts: params({ course_id: courseId, id: id() }),
-    operation: `mutation($courseId: ID!, $id: ID!) { followModuleItemRedirect(courseId: $courseId, id: $id) { url ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ courseId: str(params.course_id), id: str(params.id) }),
-    root: 'followModuleItemRedirect',
-    redirect: (r: Json) => r.url,
-  },
-);
