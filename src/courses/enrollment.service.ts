@@ -143,8 +143,17 @@ export class EnrollmentService {
       const { enrollments } = await this.ctx.authz.courseRoles(course);
       return enrollments.some((e) => e.type === 'StudentEnrollment' && e.workflowState === 'active');
     }
-    const rows = await this.ctx.loaders.manyBy(Enrollment, 'courseId', { type: 'StudentEnrollment', workflowState: In(['active']) }).load(course.id);
-    return rows.some((e) => e.userId === userId);
+    return (await this.activeStudentRows(course)).some((e) => e.userId === userId);
+  }
+
+  /** Active students of the course. */
+  async activeStudentIds(course: Course): Promise<number[]> {
+    return [...new Set((await this.activeStudentRows(course)).map((r) => r.userId))];
+  }
+
+  // One loader for the roster: every module, topic and course of a request shares one statement.
+  private activeStudentRows(course: Course): Promise<Enrollment[]> {
+    return this.ctx.loaders.manyBy(Enrollment, 'courseId', { type: 'StudentEnrollment', workflowState: In(['active']) }).load(course.id);
   }
 
   private async defaultSection(course: Course) {

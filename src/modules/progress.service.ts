@@ -1,7 +1,7 @@
+import { EnrollmentService } from '../courses/enrollment.service';
 import DataLoader from 'dataloader';
 import { EntityManager, In } from 'typeorm';
 import type { Course } from '../courses/course.entity';
-import { Enrollment } from '../courses/enrollment.entity';
 import { nowToSecond } from '../db/columns';
 import { leanFind } from '../db/lean-read';
 import { transaction } from '../db/transaction';
@@ -37,23 +37,14 @@ export interface ProgressionView {
 export class ProgressService {
   constructor(private readonly ctx: RequestContext) {}
 
-  /** Whether the user is a student of the course whose progress is tracked. */
-  /** Students of the course (for teachers' progress views). */
-  async studentIds(course: Course): Promise<number[]> {
-    // The loader progress.isStudent reads too: every module of every course in a request shares one statement.
-    const rows = await this.ctx.loaders.manyBy(Enrollment, 'courseId', { type: 'StudentEnrollment', workflowState: In(['active']) }).load(course.id);
-    return [...new Set(rows.map((r) => r.userId))];
+  /** Whether the user is a student of the course whose progress is tracked (an active student). */
+  isStudent(course: Course, userId: number): Promise<boolean> {
+    return this.ctx.use(EnrollmentService).isActiveStudent(course, userId);
   }
 
-  async isStudent(course: Course, userId: number): Promise<boolean> {
-    if (userId === this.ctx.authz.viewer?.id) {
-      // The viewer's own enrollments in the course are read for its permission check already: asking
-      // about the viewer costs no statement, where the course's whole student roster would be read.
-      const { enrollments } = await this.ctx.authz.courseRoles(course);
-      return enrollments.some((e) => e.type === 'StudentEnrollment' && e.workflowState === 'active');
-    }
-    const rows = await this.ctx.loaders.manyBy(Enrollment, 'courseId', { type: 'StudentEnrollment', workflowState: In(['active']) }).load(course.id);
-    return rows.some((e) => e.userId === userId);
+  /** Students of the course (for teachers' progress views). */
+  studentIds(course: Course): Promise<number[]> {
+    return this.ctx.use(EnrollmentService).activeStudentIds(course);
   }
 
   /**
