@@ -80,7 +80,7 @@ describe('docs/DEPLOYMENT.md, one container', () => {
   });
 
   it('runs compiled files and CLI commands that exist', () => {
-    const { USAGE } = require('../src/cli') as { USAGE: string };
+    const { USAGE } = require('../src/app/cli') as { USAGE: string };
     const runs = [...quickStart.matchAll(/node dist\/(\S+)\.js(?: ([a-z-]+))?/g)];
     expect(runs.length).toBeGreaterThan(0);
     for (const [, file, command] of runs) {
