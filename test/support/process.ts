@@ -61,7 +61,8 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   child.stderr!.on('data', (d) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  // A bound for a hung start, not a speed check: two workers on a loaded 2-core machine took 24 s.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) break;
     try {
