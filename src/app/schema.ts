@@ -29,6 +29,7 @@ import { NodeResolverRoot } from '../graphql/node.resolver';
 import { moduleGraphResolvers } from '../modules/module-graph.resolver';
 import { groupGraphResolvers } from '../groups/group-graph.resolver';
 import { courseGraphResolvers } from '../courses/course-graph.resolver';
+import { courseUsersResolvers } from '../courses/course-users.resolver';
 import { blackoutDateGraphResolvers } from '../blackout-dates/blackout-date-graph.resolver';
 import { CourseQuizExtensionsResolver } from '../quiz-extensions/quiz-extension-graph.resolver';
 import { UserPlannerResolver } from '../planner/planner-graph.resolver';
@@ -69,6 +70,7 @@ export const resolvers: NonEmptyArray<Function> = [
   ...moduleGraphResolvers,
   ...groupGraphResolvers,
   ...courseGraphResolvers,
+  ...courseUsersResolvers,
   ...blackoutDateGraphResolvers,
   CourseQuizExtensionsResolver,
   UserPlannerResolver,
