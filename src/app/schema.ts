@@ -25,6 +25,7 @@ import { WebhookSubscriptionResolver } from '../webhooks/subscriptions.resolver'
 import { ToolProxyWebhooksResolver } from '../webhooks/tool-proxy-webhooks.resolver';
 import { WebhookDeliveryResolver } from '../webhooks/webhook-delivery.resolver';
 import { plannerResolvers } from '../planner/planner.resolver';
+import { todoResolvers } from '../todo/todo.resolver';
 import { NodeResolverRoot } from '../graphql/node.resolver';
 import { moduleGraphResolvers } from '../modules/module-graph.resolver';
 import { groupGraphResolvers } from '../groups/group-graph.resolver';
@@ -62,6 +63,7 @@ export const resolvers: NonEmptyArray<Function> = [
   MasteryPathRuleResolver,
   ModuleOverrideResolver,
   ...plannerResolvers,
+  ...todoResolvers,
   WebhookDeliveryResolver,
   ToolProxyResolver,
   WebhookSubscriptionResolver,
