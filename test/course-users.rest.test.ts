@@ -91,6 +91,10 @@ describe('GET /api/v1/courses/:course_id/users', () => {
     expect(names(search.body)).toEqual(['Walt Watcher']);
     const desc = await p.teach.api.get(path('?sort=username&order=desc&enrollment_type[]=student'));
     expect(names(desc.body)).toEqual(['Carol Cole', 'Bob Brown', 'Alice Anders']);
+    // Logins are the user's and their admins' to see, so only an admin finds people by them.
+    const loginPart = p.alice.login.split('@')[0].slice(-6);
+    expect((await p.teach.api.get(path(`?search_term=${loginPart}`))).body).toEqual([]);
+    expect(names((await server.admin.get(path(`?search_term=${loginPart}`))).body)).toEqual(['Alice Anders']);
     const byEmail = await server.admin.get(path('?sort=email&enrollment_type[]=student'));
     expect(byEmail.status).toBe(200);
     expect(names(byEmail.body).sort()).toEqual(['Alice Anders', 'Bob Brown', 'Carol Cole']);

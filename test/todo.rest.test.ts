@@ -26,6 +26,9 @@ beforeAll(async () => {
   other = await world.course({ name: 'Other course' });
   await world.enroll(other.id, room.student.id, 'StudentEnrollment');
   await world.enroll(other.id, room.teacher.id, 'TeacherEnrollment');
+  // A course not yet published: its student may not read it, and the lists leave it out rather than fail.
+  const draftCourse = await world.course({ name: 'Draft course', published: false });
+  await world.enroll(draftCourse.id, room.student.id, 'StudentEnrollment');
   const c = new Content(room.teacher.api, room.course.id);
   a.essay = (await c.assignment('Essay', at(1))).id;
   a.lab = (await c.assignment('Overdue lab', at(-3))).id;

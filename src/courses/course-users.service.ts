@@ -108,10 +108,11 @@ export class CourseUsersService {
       if (!ids.length) return toConnection([], 0, w);
       qb.andWhere('u.id IN (:...userIds)', { userIds: ids });
     }
-    const staff = await this.ctx.authz.canCourse(course, 'read_sis');
+    // Logins and SIS ids are shown only to admins of the user (User.loginId, User.sisUserId), so only
+    // an admin over the course may search or sort by them: anyone else would learn them letter by letter.
+    const staff = (await this.ctx.authz.courseRoles(course)).admin;
     if (term) {
       const like = containsPattern(term);
-      // Logins and SIS ids are searched only for those who may see them (Canvas's UserSearch does so).
       const login = (col: string) => `EXISTS (SELECT 1 FROM pseudonyms p WHERE p.user_id = u.id AND p.workflow_state = 'active' AND LOWER(${col}) LIKE :like ESCAPE '!')`;
       qb.andWhere(
         new Brackets((b) => {

@@ -1,5 +1,6 @@
 import { In } from 'typeorm';
 import { Enrollment } from '../courses/enrollment.entity';
+import { CourseService } from '../courses/course.service';
 import type { RequestContext } from '../request/context';
 import { DAY, isoAt, plannerItems } from './todo-reads';
 
@@ -43,7 +44,12 @@ export class UpcomingEventsService {
   private async contextCodes(): Promise<string[]> {
     const viewer = this.ctx.authz.requireViewer();
     const mine = await this.ctx.loaders.manyBy(Enrollment, 'userId', { workflowState: In(['active']) }).load(viewer.id);
-    return [...new Set(mine.map((e) => e.courseId))].map((id) => `course_${id}`);
+    const courses = await this.ctx.use(CourseService).loadMany([...new Set(mine.map((e) => e.courseId))]);
+    // A course the viewer may not read yet (a student's unpublished one) is left out, not refused: the
+    // planner refuses a whole request naming one.
+    const readable: number[] = [];
+    for (const c of courses) if (c && (await this.ctx.authz.canCourse(c, 'read'))) readable.push(c.id);
+    return readable.map((id) => `course_${id}`);
   }
 
   async list(): Promise<UpcomingEvent[]> {
