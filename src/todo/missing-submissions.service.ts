@@ -34,20 +34,25 @@ export class MissingSubmissionsService {
     const items = await plannerItems(this.ctx, { userId: args.userId ?? null, endDate: isoAt(now) });
     const onlyCourses = args.courseIds?.length ? new Set(args.courseIds.map(Number)) : null;
     const submittable = (args.filter ?? []).includes('submittable');
-    const out: MissingSubmission[] = [];
     const seen = new Set<number>();
-    for (const item of items) {
+    const candidates = items.filter((item) => {
       const assignmentId = item.plannable.assignmentId;
-      if (assignmentId == null || item.courseId == null || !item.submissions?.missing || seen.has(assignmentId)) continue;
-      if (onlyCourses && !onlyCourses.has(item.courseId)) continue;
-      if (submittable) {
-        const found = await orHidden(this.ctx.use(AssignmentService).find(item.courseId, assignmentId));
-        const a = found?.assignment;
-        if (!a || (a.lockAt && a.lockAt.getTime() < now) || (a.unlockAt && a.unlockAt.getTime() > now)) continue;
-      }
+      if (assignmentId == null || item.courseId == null || !item.submissions?.missing || seen.has(assignmentId)) return false;
+      if (onlyCourses && !onlyCourses.has(item.courseId)) return false;
       seen.add(assignmentId);
-      out.push({ courseId: item.courseId, assignmentId, dueAt: item.plannable.dueAt, plannerOverride: item.plannerOverride });
-    }
+      return true;
+    });
+    // Side by side, so the assignment loads batch.
+    const open = await Promise.all(
+      candidates.map(async (item) => {
+        if (!submittable) return true;
+        const a = (await orHidden(this.ctx.use(AssignmentService).find(item.courseId!, item.plannable.assignmentId!)))?.assignment;
+        return a != null && !(a.lockAt && a.lockAt.getTime() < now) && !(a.unlockAt && a.unlockAt.getTime() > now);
+      }),
+    );
+    const out: MissingSubmission[] = candidates
+      .filter((_, i) => open[i])
+      .map((item) => ({ courseId: item.courseId!, assignmentId: item.plannable.assignmentId!, dueAt: item.plannable.dueAt, plannerOverride: item.plannerOverride }));
     const w = pageWindow(args);
     return toConnection(out.slice(w.offset, w.offset + w.limit), out.length, w);
   }

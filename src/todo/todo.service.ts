@@ -58,22 +58,23 @@ export class TodoService {
       endDate: isoAt(now + SUBMITTING_AHEAD),
       contextCodes: course ? [`course_${course.id}`] : null,
     });
-    const out: TodoEntry[] = [];
-    for (const item of items) {
-      if (item.courseId == null) continue;
-      const assignmentId = assignmentOf(item);
-      if (assignmentId == null) {
-        if (args.includeUngradedQuizzes && item.plannableType === 'quiz') {
-          out.push({ type: 'submitting', courseId: item.courseId, assignmentId: null, quizId: item.plannableId, dueAt: item.plannable.dueAt, needsGradingCount: null });
+    // Looked up side by side, so the assignment loads batch into one statement per page of items.
+    const entries = await Promise.all(
+      items.map(async (item): Promise<TodoEntry | null> => {
+        if (item.courseId == null) return null;
+        const assignmentId = assignmentOf(item);
+        if (assignmentId == null) {
+          return args.includeUngradedQuizzes && item.plannableType === 'quiz'
+            ? { type: 'submitting', courseId: item.courseId, assignmentId: null, quizId: item.plannableId, dueAt: item.plannable.dueAt, needsGradingCount: null }
+            : null;
         }
-        continue;
-      }
-      if (item.submissions?.submitted || item.submissions?.excused) continue;
-      const found = await orHidden(this.ctx.use(AssignmentService).find(item.courseId, assignmentId));
-      if (!found || found.assignment.types.every((t) => NOTHING_TO_SUBMIT.has(t))) continue;
-      out.push({ type: 'submitting', courseId: item.courseId, assignmentId, quizId: null, dueAt: found.assignment.dueAt, needsGradingCount: null });
-    }
-    return out;
+        if (item.submissions?.submitted || item.submissions?.excused) return null;
+        const found = await orHidden(this.ctx.use(AssignmentService).find(item.courseId, assignmentId));
+        if (!found || found.assignment.types.every((t) => NOTHING_TO_SUBMIT.has(t))) return null;
+        return { type: 'submitting', courseId: item.courseId, assignmentId, quizId: null, dueAt: found.assignment.dueAt, needsGradingCount: null };
+      }),
+    );
+    return entries.filter((e): e is TodoEntry => e != null);
   }
 
   /** Courses the viewer grades (active teacher or TA enrollments with manage_grades), with their section limits. */
