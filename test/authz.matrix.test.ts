@@ -65,6 +65,7 @@ const S = {
   hook: `https://hooks.example.com/${secret('Hook')}`,
   report: secret('Report'),
   watcher: secret('Watcher'),
+  overdue: secret('Overdue'),
   // Distinct start dates mark enrollments in REST and GraphQL answers alike.
   bridgeStart: `2031-0${1 + (randomBytes(1)[0] % 9)}-1${randomBytes(1)[0] % 10}T0${randomBytes(1)[0] % 10}:17:43Z`,
   watchStart: `2032-0${1 + (randomBytes(1)[0] % 9)}-1${randomBytes(1)[0] % 10}T0${randomBytes(1)[0] % 10}:29:51Z`,
@@ -187,6 +188,38 @@ const ROWS: Row[] = [
       q(`query($id: ID!) { x: course(id: $id) { enrollmentsConnection { nodes { user { name } associatedUser { name } } } } }`, { id: String(courseA.id) }),
     ],
     allowed: () => ({ api: teacher.api, probe: { rest: `/api/v1/users/${victim.id}` } }),
+  },
+  {
+    // The victim as a person of course A (courses/:id/users/:id), in a section the limited student does not see.
+    type: 'person of a course',
+    insiders: ['courseObserver', 'sectionLimited'],
+    topIsParent: true,
+    texts: () => [S.victim],
+    rest: () => `/api/v1/courses/${courseA.id}/users/${victim.id}`,
+    top: () => q(`query($id: ID!, $u: ID!) { x: course(id: $id) { user(id: $u) { name } } }`, { id: String(courseA.id), u: String(victim.id) }),
+    nested: () => [
+      q(`query($id: ID!) { x: course(id: $id) { usersConnection(first: 50) { nodes { name } } } }`, { id: String(courseA.id) }),
+      q(`query($id: ID!, $u: ID!) { x: course(id: $id) { usersConnection(userIds: [$u]) { nodes { name enrollments { startAt } } } } }`, { id: String(courseA.id), u: String(victim.id) }),
+    ],
+    allowed: () => ({ api: teacher.api, probe: { rest: `/api/v1/courses/${courseA.id}/users/${victim.id}` } }),
+  },
+  {
+    type: 'people of a course',
+    insiders: ['courseObserver', 'sectionLimited'],
+    listFor: ['sectionLimited'],
+    texts: () => [S.victim],
+    rest: () => `/api/v1/courses/${courseA.id}/users?per_page=100&include[]=enrollments`,
+    nested: () => [q(`query($id: ID!) { x: course(id: $id) { usersConnection(first: 100, searchTerm: "${S.victim.slice(0, 12)}") { nodes { name } } } }`, { id: String(courseA.id) })],
+    allowed: () => ({ api: teacher.api, probe: { rest: `/api/v1/courses/${courseA.id}/search_users?per_page=100` } }),
+  },
+  {
+    // The victim's missing submissions: theirs and their linked observers' to read, nobody else's.
+    type: 'missing submissions',
+    insiders: ['classmate', 'courseObserver', 'sectionLimited'],
+    texts: () => [S.overdue],
+    rest: () => `/api/v1/users/${victim.id}/missing_submissions`,
+    top: () => q(`query($u: ID!) { x: missingSubmissions(userId: $u) { nodes { assignment { name } } } }`, { u: String(victim.id) }),
+    allowed: () => ({ api: victim.api, probe: { rest: '/api/v1/users/self/missing_submissions' } }),
   },
   {
     type: 'group category',
@@ -467,6 +500,7 @@ beforeAll(async () => {
 
   // Content.
   ids.assignment = (await ok(teacher.api.post(`${base}/assignments`, { assignment: { name: S.assignment, published: true, submission_types: ['online_text_entry'] } }), 'assignment')).id;
+  await ok(teacher.api.post(`${base}/assignments`, { assignment: { name: S.overdue, due_at: '2024-01-01T00:00:00Z', published: true, submission_types: ['online_text_entry'] } }), 'overdue');
   ids.submission = (await ok(victim.api.post(`${base}/assignments/${ids.assignment}/submissions`, { submission: { submission_type: 'online_text_entry', body: S.essay } }), 'submission')).id;
   ids.quiz = (await ok(teacher.api.post(`${base}/quizzes`, { quiz: { title: S.quiz, published: true, points_possible: 10 } }), 'quiz')).id;
   const started = await ok(victim.api.post(`${base}/quizzes/${ids.quiz}/submissions`, {}), 'quiz submission');

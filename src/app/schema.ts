@@ -25,10 +25,12 @@ import { WebhookSubscriptionResolver } from '../webhooks/subscriptions.resolver'
 import { ToolProxyWebhooksResolver } from '../webhooks/tool-proxy-webhooks.resolver';
 import { WebhookDeliveryResolver } from '../webhooks/webhook-delivery.resolver';
 import { plannerResolvers } from '../planner/planner.resolver';
+import { todoResolvers } from '../todo/todo.resolver';
 import { NodeResolverRoot } from '../graphql/node.resolver';
 import { moduleGraphResolvers } from '../modules/module-graph.resolver';
 import { groupGraphResolvers } from '../groups/group-graph.resolver';
 import { courseGraphResolvers } from '../courses/course-graph.resolver';
+import { courseUsersResolvers } from '../courses/course-users.resolver';
 import { blackoutDateGraphResolvers } from '../blackout-dates/blackout-date-graph.resolver';
 import { CourseQuizExtensionsResolver } from '../quiz-extensions/quiz-extension-graph.resolver';
 import { UserPlannerResolver } from '../planner/planner-graph.resolver';
@@ -61,6 +63,7 @@ export const resolvers: NonEmptyArray<Function> = [
   MasteryPathRuleResolver,
   ModuleOverrideResolver,
   ...plannerResolvers,
+  ...todoResolvers,
   WebhookDeliveryResolver,
   ToolProxyResolver,
   WebhookSubscriptionResolver,
@@ -69,6 +72,7 @@ export const resolvers: NonEmptyArray<Function> = [
   ...moduleGraphResolvers,
   ...groupGraphResolvers,
   ...courseGraphResolvers,
+  ...courseUsersResolvers,
   ...blackoutDateGraphResolvers,
   CourseQuizExtensionsResolver,
   UserPlannerResolver,
