@@ -32,6 +32,7 @@ import { courseGraphResolvers } from '../courses/course-graph.resolver';
 import { blackoutDateGraphResolvers } from '../blackout-dates/blackout-date-graph.resolver';
 import { CourseQuizExtensionsResolver } from '../quiz-extensions/quiz-extension-graph.resolver';
 import { UserPlannerResolver } from '../planner/planner-graph.resolver';
+import { calendarEventResolvers } from '../calendar-events/calendar-event.resolver';
 
 /** Every resolver of the schema, listed by name: a new area adds its resolvers here. */
 export const resolvers: NonEmptyArray<Function> = [
@@ -61,6 +62,7 @@ export const resolvers: NonEmptyArray<Function> = [
   MasteryPathRuleResolver,
   ModuleOverrideResolver,
   ...plannerResolvers,
+  ...calendarEventResolvers,
   WebhookDeliveryResolver,
   ToolProxyResolver,
   WebhookSubscriptionResolver,
