@@ -41,6 +41,8 @@ const excludesOf = (input?: RestInput): Set<string> => new Set(input && input.pa
 
 function shape(e: Json, excludes: Set<string>): Json {
   const out: Json = { ...numericIds(e, ['id', 'parent_event_id']), ...CANVAS_CONSTANTS, type: 'event' };
+  // Canvas renders the list as one comma-separated string.
+  if (Array.isArray(e.all_context_codes)) out.all_context_codes = e.all_context_codes.join(',');
   if (Array.isArray(e.child_events)) out.child_events = e.child_events.map((c: Json) => shape(c, excludes));
   if (excludes.has('description')) delete out.description;
   if (excludes.has('child_events')) delete out.child_events;

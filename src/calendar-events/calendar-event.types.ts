@@ -40,7 +40,7 @@ export class CalendarEventType extends Node {
   updatedAt: Date;
 }
 
-export const CalendarEventConnection = Connection('CalendarEvent', () => CalendarEventType);
+export const CalendarEventConnection = Connection('CalendarEvent', CalendarEventType);
 
 @InputType({ description: 'One section event of a course event.' })
 export class ChildEventInput {
