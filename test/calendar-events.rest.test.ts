@@ -220,6 +220,14 @@ describe('GET/PUT/DELETE /api/v1/calendar_events/:id', () => {
     const teacher = await room.teacher.api.get(`${EVENTS}?context_codes[]=${course()}&start_date=${day(29)}&end_date=${day(32)}`);
     expect(teacher.body.map((e: any) => e.context_code)).toEqual([`course_section_${s1.id}`, `course_section_${s2.id}`]);
     expect((await b.api.get(`${EVENTS}/${res.body.child_events.find((c: any) => c.context_code === `course_section_${s1.id}`).id}`)).status).toBe(401);
+    // The children follow their parent's title.
+    const renamed = await room.teacher.api.put(`${EVENTS}/${res.body.id}`, { calendar_event: { title: 'Lab (bring goggles)' } });
+    expect(renamed.body.child_events.map((c: any) => c.title)).toEqual(['Lab (bring goggles)', 'Lab (bring goggles)']);
+    // child_event_data replaces the children: one section left.
+    const one = await room.teacher.api.put(`${EVENTS}/${res.body.id}`, { calendar_event: { child_event_data: { 0: { start_at: at(33, 9), end_at: at(33, 10), context_code: `course_section_${s2.id}` } } } });
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ child_events_count: 1, start_at: at(33, 9), end_at: at(33, 10) });
+    expect((await a.api.get(`${EVENTS}?context_codes[]=${course()}&start_date=${day(29)}&end_date=${day(34)}`)).body).toEqual([]);
     const bad = await room.teacher.api.post(EVENTS, { calendar_event: { context_code: course(), title: 'x', child_event_data: { 0: { start_at: at(1), end_at: at(1), context_code: 'course_section_987654' } } } });
     expect(bad.status).toBe(400);
   });

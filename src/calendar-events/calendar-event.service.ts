@@ -208,6 +208,7 @@ export class CalendarEventService {
     return transaction(this.ctx.ds, async (em) => {
       const calendarEvent = await em.getRepository(CalendarEvent).save(row);
       if (children) await this.replaceChildren(em, calendarEvent, children);
+      else if (row.hidden) await this.followParent(em, calendarEvent);
       await raise(em, this.ctx, { type: 'calendar_event.changed', eventId: calendarEvent.id, change: 'updated' });
       return { calendarEvent };
     });
@@ -295,6 +296,17 @@ export class CalendarEventService {
       row.allDayDate = allDay ? row.startAt!.toISOString().slice(0, 10) : null;
     } else row.allDayDate = null;
     return children;
+  }
+
+  /** Section events keep their parent's title, description and location (their times are their own). */
+  private async followParent(em: EntityManager, parent: CalendarEvent): Promise<void> {
+    const repo = em.getRepository(CalendarEvent);
+    for (const c of await repo.findBy({ parentCalendarEventId: parent.id, workflowState: 'active' })) {
+      if (c.title === parent.title && c.description === parent.description && c.locationName === parent.locationName && c.locationAddress === parent.locationAddress) continue;
+      Object.assign(c, { title: parent.title, description: parent.description, locationName: parent.locationName, locationAddress: parent.locationAddress });
+      await repo.save(c);
+      await raise(em, this.ctx, { type: 'calendar_event.changed', eventId: c.id, change: 'updated' });
+    }
   }
 
   private async replaceChildren(em: EntityManager, parent: CalendarEvent, children: { context: CalendarContext; startAt: Date; endAt: Date }[]): Promise<void> {
