@@ -1,33 +1,16 @@
 import { Brackets, EntityManager, In } from 'typeorm';
-import { NotFoundError, RequestError, ValidationError, Validator } from '../common/errors';
+import { NotFoundError, RequestError, ValidationError } from '../common/errors';
 import { parseCanvasDate } from '../common/dates';
 import { ConnectionResult, parseAnyId, pageWindow, toConnection } from '../common/relay';
-import { sanitizeHtml } from '../common/sanitize';
-import { fitText } from '../content/content-columns';
 import { CourseSection } from '../courses/section.entity';
 import { transaction } from '../db/transaction';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
-import { CalendarAccess, CalendarContext, contextCode, parseCode, unauthorized } from './calendar-event.access';
+import { CalendarAccess, contextCode, parseCode, unauthorized } from './calendar-event.access';
 import { CalendarEvent } from './calendar-event.entity';
+import { applyFields, CalendarEventFields, ChildRow } from './calendar-event.fields';
 
-export interface ChildEventFields {
-  startAt?: string | null;
-  endAt?: string | null;
-  contextCode?: string | null;
-}
-
-export interface CalendarEventFields {
-  title?: string | null;
-  description?: string | null;
-  startAt?: string | null;
-  endAt?: string | null;
-  locationName?: string | null;
-  locationAddress?: string | null;
-  allDay?: boolean | null;
-  /** Section-limited children; given (even empty) it replaces the event's children. */
-  childEventData?: ChildEventFields[] | null;
-}
+export type { CalendarEventFields, ChildEventFields } from './calendar-event.fields';
 
 export interface CalendarListArgs {
   type?: string | null;
@@ -42,8 +25,6 @@ export interface CalendarListArgs {
 
 const DAY = 86_400_000;
 const DATE_ONLY = /^\s*\d{4}-\d{2}-\d{2}\s*$/;
-const TITLE_MAX = 255;
-const CHILDREN_MAX = 100;
 
 /** Canvas's 400 for a list date it cannot read. */
 function listDate(name: string, raw: string | null | undefined): Date | null {
@@ -56,16 +37,6 @@ function listDate(name: string, raw: string | null | undefined): Date | null {
   return d;
 }
 
-/** A field's date: absent stays undefined, blank or null clears it, anything unreadable is a 400. */
-function fieldDate(v: Validator, attribute: string, raw: string | null | undefined): Date | null | undefined {
-  if (raw === undefined) return undefined;
-  if (raw == null || raw.trim() === '') return null;
-  const d = parseCanvasDate(raw);
-  if (!d) v.add(attribute, 'invalid', `${attribute} must be an ISO 8601 date or date-time`);
-  return d ?? undefined;
-}
-
-const toSecond = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
 const midnight = (d: Date) => new Date(Math.floor(d.getTime() / DAY) * DAY);
 
 /**
@@ -189,7 +160,7 @@ export class CalendarEventService {
       userId: this.ctx.viewer!.id,
       workflowState: 'active',
     });
-    const children = await this.apply(row, context, fields);
+    const children = await applyFields(this.ctx, row, context, fields);
     return transaction(this.ctx.ds, async (em) => {
       const calendarEvent = await em.getRepository(CalendarEvent).save(row);
       if (children) await this.replaceChildren(em, calendarEvent, children);
@@ -204,7 +175,7 @@ export class CalendarEventService {
     if (fields.childEventData != null && (context.type !== 'Course' || row.parentCalendarEventId != null)) {
       throw ValidationError.of('calendar_event[child_event_data]', 'invalid', 'only a course event can have section events');
     }
-    const children = await this.apply(row, context, fields);
+    const children = await applyFields(this.ctx, row, context, fields);
     return transaction(this.ctx.ds, async (em) => {
       const calendarEvent = await em.getRepository(CalendarEvent).save(row);
       if (children) await this.replaceChildren(em, calendarEvent, children);
@@ -229,75 +200,6 @@ export class CalendarEventService {
     });
   }
 
-  /**
-   * Checks every field and sets them on the row; returns the wanted children (already checked) when
-   * child_event_data was given. Nothing is written here.
-   */
-  private async apply(row: CalendarEvent, context: CalendarContext, f: CalendarEventFields): Promise<{ context: CalendarContext; startAt: Date; endAt: Date }[] | null> {
-    const v = new Validator();
-    if (f.title !== undefined) {
-      const title = (f.title ?? '').trim();
-      v.check(title.length <= TITLE_MAX, 'calendar_event[title]', 'too_long', `title is too long (maximum is ${TITLE_MAX} characters)`);
-      row.title = title;
-    }
-    if (f.description !== undefined) row.description = f.description == null || f.description === '' ? null : fitText(sanitizeHtml(f.description, this.ctx.app.config), 'calendar_event[description]', 'Description');
-    if (f.locationName !== undefined) row.locationName = f.locationName || null;
-    if (f.locationAddress !== undefined) row.locationAddress = f.locationAddress || null;
-    for (const [k, val] of [['location_name', row.locationName], ['location_address', row.locationAddress]] as const) {
-      v.check((val ?? '').length <= 255, `calendar_event[${k}]`, 'too_long', `${k} is too long (maximum is 255 characters)`);
-    }
-    const startAt = fieldDate(v, 'calendar_event[start_at]', f.startAt);
-    const endAt = fieldDate(v, 'calendar_event[end_at]', f.endAt);
-    if (startAt !== undefined) row.startAt = startAt && toSecond(startAt);
-    if (endAt !== undefined) row.endAt = endAt && toSecond(endAt);
-    let children: { context: CalendarContext; startAt: Date; endAt: Date }[] | null = null;
-    if (f.childEventData != null) {
-      if (context.type !== 'Course') v.add('calendar_event[child_event_data]', 'invalid', 'only a course event can have section events');
-      if (f.childEventData.length > CHILDREN_MAX) v.add('calendar_event[child_event_data]', 'too_long', `at most ${CHILDREN_MAX} section events`);
-      children = [];
-      for (const [i, c] of f.childEventData.slice(0, CHILDREN_MAX).entries()) {
-        const at = `calendar_event[child_event_data][${i}]`;
-        const s = fieldDate(v, `${at}[start_at]`, c.startAt ?? null);
-        const e = fieldDate(v, `${at}[end_at]`, c.endAt ?? null);
-        const parsed = c.contextCode ? parseCode(c.contextCode) : null;
-        const section = parsed?.type === 'CourseSection' ? await this.access.context('CourseSection', parsed.id) : null;
-        if (!section || section.course?.id !== context.id) {
-          v.add(`${at}[context_code]`, 'invalid', `${at}[context_code] must be a section of this course (course_section_N)`);
-          continue;
-        }
-        if (!s || !e) {
-          v.add(`${at}[start_at]`, 'blank', `${at} needs start_at and end_at`);
-          continue;
-        }
-        children.push({ context: section, startAt: toSecond(s), endAt: toSecond(e < s ? s : e) });
-      }
-    }
-    v.throwIfInvalid();
-    if (children?.length) {
-      // A parent spans its children and is hidden: each section sees its own child.
-      row.startAt = new Date(Math.min(...children.map((c) => c.startAt.getTime())));
-      row.endAt = new Date(Math.max(...children.map((c) => c.endAt.getTime())));
-      row.hidden = true;
-      row.allDay = false;
-    } else if (children) row.hidden = false;
-    // Canvas's default_values: a missing end is the start (and the other way round), an end before the start is the start.
-    if (row.startAt && !row.endAt) row.endAt = row.startAt;
-    if (row.endAt && !row.startAt) row.startAt = row.endAt;
-    if (row.startAt && row.endAt && row.endAt < row.startAt) row.endAt = row.startAt;
-    if (!children?.length) {
-      const wantsAllDay = f.allDay ?? (f.startAt !== undefined || f.endAt !== undefined ? null : row.allDay);
-      // all_day, or a zero-length event at midnight, is an all-day event on that date.
-      const allDay = row.startAt != null && (wantsAllDay === true || (wantsAllDay == null && row.endAt!.getTime() === row.startAt.getTime() && row.startAt.getTime() % DAY === 0));
-      row.allDay = allDay;
-      if (allDay) {
-        row.startAt = midnight(row.startAt!);
-        row.endAt = row.startAt;
-      }
-      row.allDayDate = allDay ? row.startAt!.toISOString().slice(0, 10) : null;
-    } else row.allDayDate = null;
-    return children;
-  }
-
   /** Section events keep their parent's title, description and location (their times are their own). */
   private async followParent(em: EntityManager, parent: CalendarEvent): Promise<void> {
     const repo = em.getRepository(CalendarEvent);
@@ -309,7 +211,7 @@ export class CalendarEventService {
     }
   }
 
-  private async replaceChildren(em: EntityManager, parent: CalendarEvent, children: { context: CalendarContext; startAt: Date; endAt: Date }[]): Promise<void> {
+  private async replaceChildren(em: EntityManager, parent: CalendarEvent, children: ChildRow[]): Promise<void> {
     const repo = em.getRepository(CalendarEvent);
     const existing = new Map((await repo.findBy({ parentCalendarEventId: parent.id, workflowState: 'active' })).map((c) => [c.contextId, c]));
     for (const c of children) {
