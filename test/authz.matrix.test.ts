@@ -61,6 +61,8 @@ const S = {
   file: `${secret('File')}.txt`,
   note: secret('Note'),
   blackout: secret('Blackout'),
+  courseEvent: secret('CourseEvent'),
+  userEvent: secret('UserEvent'),
   tool: secret('Tool'),
   hook: `https://hooks.example.com/${secret('Hook')}`,
   report: secret('Report'),
@@ -400,6 +402,28 @@ const ROWS: Row[] = [
     allowed: () => ({ api: victim.api, probe: q(`query($id: ID!) { x: plannerOverride(id: $id) { _id markedComplete } }`, { id: String(ids.override) }) }),
   },
   {
+    type: 'calendar event (course)',
+    texts: () => [S.courseEvent],
+    rest: () => `/api/v1/calendar_events/${ids.courseEvent}`,
+    top: () => q(`query($id: ID!) { x: calendarEvent(id: $id) { title } }`, { id: String(ids.courseEvent) }),
+    node: () => ({ type: 'CalendarEvent', id: n('courseEvent') }),
+    nested: () => [q(`query($c: [String!]) { x: calendarEvents(contextCodes: $c, allEvents: true) { nodes { title } } }`, { c: [`course_${courseA.id}`] })],
+    allowed: () => ({ api: victim.api, probe: { rest: `/api/v1/calendar_events/${ids.courseEvent}` } }),
+  },
+  {
+    type: 'calendar event (user)',
+    insiders: ['classmate', 'courseObserver'],
+    texts: () => [S.userEvent],
+    rest: () => `/api/v1/calendar_events/${ids.userEvent}`,
+    top: () => q(`query($id: ID!) { x: calendarEvent(id: $id) { title } }`, { id: String(ids.userEvent) }),
+    node: () => ({ type: 'CalendarEvent', id: n('userEvent') }),
+    nested: () => [
+      q(`query($c: [String!]) { x: calendarEvents(contextCodes: $c, allEvents: true) { nodes { title } } }`, { c: [`user_${victim.id}`] }),
+      q(`query($u: ID!) { x: plannerItems(userId: $u, startDate: "2035-01-01", endDate: "2035-03-01") { nodes { plannable { title } } } }`, { u: String(victim.id) }),
+    ],
+    allowed: () => ({ api: victim.api, probe: { rest: `/api/v1/calendar_events/${ids.userEvent}` } }),
+  },
+  {
     type: 'blackout date',
     texts: () => [S.blackout],
     rest: () => `/api/v1/courses/${courseA.id}/blackout_dates/${ids.blackout}`,
@@ -529,6 +553,8 @@ beforeAll(async () => {
 
   // The victim's personal planner objects.
   ids.note = (await ok(victim.api.post('/api/v1/planner_notes', { title: S.note, todo_date: '2035-02-01T12:00:00Z' }), 'note')).id;
+  ids.courseEvent = (await ok(teacher.api.post('/api/v1/calendar_events', { calendar_event: { context_code: `course_${courseA.id}`, title: S.courseEvent, start_at: '2035-02-02T10:00:00Z' } }), 'course event')).id;
+  ids.userEvent = (await ok(victim.api.post('/api/v1/calendar_events', { calendar_event: { context_code: `user_${victim.id}`, title: S.userEvent, start_at: '2035-02-03T10:00:00Z' } }), 'user event')).id;
   ids.override = (await ok(victim.api.post('/api/v1/planner/overrides', { plannable_type: 'assignment', plannable_id: ids.assignment, marked_complete: true }), 'override')).id;
 
   // LTI: a tool proxy with a subscription; an error report by the victim.

@@ -291,7 +291,7 @@ describe('CLI commands in-process', () => {
       const subs = await ds.getRepository(WebhookSubscription).find();
       expect(subs).toHaveLength(1);
       expect(subs[0]).toMatchObject({ toolProxyId: proxy.id, contextType: 'root_account', matchType: 'Account', matchId: session.installation.rootAccountId, format: 'live-event', transportType: 'https', transportUrl: 'https://127.0.0.1:4443/webhooks', state: 'Active' });
-      expect(subs[0].eventTypeList.sort()).toEqual(['attachment_created', 'grade_change', 'plagiarism_resubmit', 'quiz_submitted', 'submission_created', 'submission_updated']);
+      expect(subs[0].eventTypeList.sort()).toEqual(['attachment_created', 'calendar_event_created', 'calendar_event_updated', 'grade_change', 'plagiarism_resubmit', 'quiz_submitted', 'submission_created', 'submission_updated']);
       // The guid and the (working) shared secret are printed, so a developer can try the JWT flow.
       expect(firstRun.text).toContain(`tool guid:     ${proxy.guid}`);
       expect(/shared secret: ([0-9a-f]{128})/.exec(firstRun.text)?.[1]).toBe(decryptSecret(session.app.tokenKey, proxy.sharedSecretEncrypted));

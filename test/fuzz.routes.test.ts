@@ -156,6 +156,7 @@ beforeAll(async () => {
   await set(['id:planner_notes'], 'planner_notes');
   await set(['id:overrides'], 'planner_overrides');
   await set(['id:blackout_dates'], 'blackout_dates');
+  await set(['id:calendar_events'], 'calendar_events');
   await set(['id:tool_proxies'], 'lti_tool_proxies');
   await set(['id:subscriptions'], 'webhook_subscriptions');
   await set(['id:sections', 'section_id'], 'course_sections');

@@ -1,3 +1,4 @@
+import { CalendarEvent } from '../src/calendar-events/calendar-event.entity';
 import { Assignment } from '../src/content/assignments/assignment.entity';
 import { WikiPage } from '../src/content/pages/page.entity';
 import { PlannerNote } from '../src/planner/planner-note.entity';
@@ -463,6 +464,7 @@ describe('statements', () => {
     const repo = server.app.ds.getRepository(Assignment);
     const pages = server.app.ds.getRepository(WikiPage);
     const notes = server.app.ds.getRepository(PlannerNote);
+    const events = server.app.ds.getRepository(CalendarEvent);
     const seed = async (n: number, tag: string) => {
       const rows: Partial<Assignment>[] = [];
       for (let i = 0; i < n; i++) {
@@ -471,12 +473,21 @@ describe('statements', () => {
         rows.push({ courseId: courses[i % 10], name: `${tag} ${i}`, dueAt: due, workflowState: 'published', submissionTypes: 'online_text_entry', pointsPossible: 1, position: i + 1 });
       }
       for (let i = 0; i < rows.length; i += 100) await repo.save(rows.slice(i, i + 100).map((r) => repo.create(r)));
+      // Calendar events among them: a fifth as many, in the same courses and window.
+      const evs: Partial<CalendarEvent>[] = [];
+      for (let i = 0; i < n / 5; i++) {
+        const start = new Date(Date.now() + ((i % 24) + 1) * 3_600_000 * 12 + 60_000);
+        start.setUTCMilliseconds(0);
+        const code = `course_${courses[i % 10]}`;
+        evs.push({ contextType: 'Course', contextId: courses[i % 10], contextCode: code, effectiveContextCode: code, title: `${tag} event ${i}`, startAt: start, endAt: start, workflowState: 'active' });
+      }
+      await events.save(evs.map((e) => events.create(e)));
     };
     const measure = async (path: string) => {
       const before = server.queryCount();
       const res = await student.api.get(path);
       expect(res.status).toBe(200);
-      return { n: server.queryCount() - before, count: res.body.length };
+      return { n: server.queryCount() - before, count: res.body.length, kinds: new Set(res.body.map((i: { plannable_type: string }) => i.plannable_type)) };
     };
     // Every kind is present from the start, so both sizes read the same collections.
     await pages.save(pages.create({ courseId: courses[0], title: 'Load page', url: 'load-page', body: null, workflowState: 'active', editingRoles: 'teachers', frontPage: false, todoDate: new Date(Date.now() + 3_600_000), userId: null }));
@@ -486,6 +497,8 @@ describe('statements', () => {
     await new Content(teacher.api, courses[1]).topic('Load topic', inHours(3));
     await new Content(teacher.api, courses[2]).quiz('Load practice', inHours(4), { quizType: 'practice_quiz' });
     await new Content(teacher.api, courses[3]).quiz('Load graded', inHours(5));
+    const event = await teacher.api.post('/api/v1/calendar_events', { calendar_event: { context_code: `course_${courses[4]}`, title: 'Load event', start_at: inHours(6) } });
+    expect(event.status).toBe(201);
     await seed(100, 'small');
     // The token's first use of the day is recorded once; measure after it.
     await student.api.get('/api/v1/users/self');
@@ -494,6 +507,7 @@ describe('statements', () => {
     await seed(400, 'big');
     const big = await measure('/api/v1/planner/items');
     const bigNext = await measure('/api/v1/planner/items?per_page=100');
+    expect(small.kinds).toContain('calendar_event');
     expect(small.count).toBe(50);
     expect(big.count).toBe(50);
     expect(bigNext.count).toBe(100);

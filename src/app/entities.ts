@@ -31,6 +31,7 @@ import { ErrorReport } from '../error-reports/error-report.entity';
 import { contentEntities } from '../content/content.entities';
 import { PlannerNote } from '../planner/planner-note.entity';
 import { PlannerOverride } from '../planner/planner-override.entity';
+import { CalendarEvent } from '../calendar-events/calendar-event.entity';
 
 /** Every entity of the domain; feature areas add theirs here. */
 export const entities = [
@@ -63,6 +64,7 @@ export const entities = [
   ...contentEntities,
   PlannerNote,
   PlannerOverride,
+  CalendarEvent,
   ToolProxy,
   LtiNonce,
   WebhookSubscription,

@@ -10,7 +10,7 @@ import { courseFiles, registerFileContextProvider, userFiles } from '../files/fi
 import { groupFiles } from '../groups/group-files';
 import { fileContent } from '../modules/file-content';
 import { moduleProgressHandler } from '../modules/progress-events';
-import { plannerContentHandler } from '../planner/planner-events';
+import { plannerCalendarHandler, plannerContentHandler } from '../planner/planner-events';
 import { plannerModuleDoneHandler } from '../planner/planner-override.service';
 import { webhookOutboxHandler } from '../webhooks/outbox';
 import { subscriptionEntitlementHandler } from '../webhooks/subscription-entitlement';
@@ -23,6 +23,7 @@ export const DOMAIN_EVENT_HANDLERS = [
   moduleProgressHandler, // module progress first: its own events follow the change that caused them
   webhookOutboxHandler,
   plannerContentHandler,
+  plannerCalendarHandler,
   plannerModuleDoneHandler,
   subscriptionEntitlementHandler,
   groupInvitationClaimHandler,

@@ -17,7 +17,8 @@ import { subscriptionRoutes } from '../webhooks/subscriptions.routes';
 import { webhookRoutes } from '../webhooks/webhook.routes';
 import { plannerRoutes } from '../planner/planner.routes';
 import { todoRoutes } from '../todo/todo.routes';
+import { calendarEventRoutes } from '../calendar-events/calendar-event.routes';
 import type { RestRoute } from '../api/rest/route';
 
 /** The whole compatibility table; feature areas add their rows here. */
-export const restRoutes: RestRoute[] = [...accountRoutes, ...userRoutes, ...accessTokenRoutes, ...courseRoutes, ...courseUserRoutes, ...groupRoutes, ...discussionRoutes, ...fileRoutes, ...blackoutDateRoutes, ...errorReportRoutes, ...quizExtensionRoutes, ...contentRoutes, ...moduleRoutes, ...moduleExtraRoutes, ...ltiRoutes, ...subscriptionRoutes, ...webhookRoutes, ...plannerRoutes, ...todoRoutes];
+export const restRoutes: RestRoute[] = [...accountRoutes, ...userRoutes, ...accessTokenRoutes, ...courseRoutes, ...courseUserRoutes, ...groupRoutes, ...discussionRoutes, ...fileRoutes, ...blackoutDateRoutes, ...errorReportRoutes, ...quizExtensionRoutes, ...contentRoutes, ...moduleRoutes, ...moduleExtraRoutes, ...ltiRoutes, ...subscriptionRoutes, ...webhookRoutes, ...plannerRoutes, ...calendarEventRoutes, ...todoRoutes];

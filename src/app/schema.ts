@@ -34,6 +34,7 @@ import { courseUsersResolvers } from '../courses/course-users.resolver';
 import { blackoutDateGraphResolvers } from '../blackout-dates/blackout-date-graph.resolver';
 import { CourseQuizExtensionsResolver } from '../quiz-extensions/quiz-extension-graph.resolver';
 import { UserPlannerResolver } from '../planner/planner-graph.resolver';
+import { calendarEventResolvers } from '../calendar-events/calendar-event.resolver';
 
 /** Every resolver of the schema, listed by name: a new area adds its resolvers here. */
 export const resolvers: NonEmptyArray<Function> = [
@@ -64,6 +65,7 @@ export const resolvers: NonEmptyArray<Function> = [
   ModuleOverrideResolver,
   ...plannerResolvers,
   ...todoResolvers,
+  ...calendarEventResolvers,
   WebhookDeliveryResolver,
   ToolProxyResolver,
   WebhookSubscriptionResolver,

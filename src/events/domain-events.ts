@@ -42,6 +42,8 @@ export type DomainEvent =
       done: boolean;
       item: { requirementType: string | null; contentType: ContentKind; contentId: number | null };
     }
+  /** A calendar event was created, changed or deleted (a deletion is a change of its workflow_state, as Canvas saves it). */
+  | { type: 'calendar_event.changed'; eventId: number; change: 'created' | 'updated' | 'deleted' }
   /** A user was created with this login (group invitations sent to the address wait for it). */
   | { type: 'user.created'; userId: number; login: string };
 

@@ -10,6 +10,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'submission_created',
   'submission_updated',
   'plagiarism_resubmit',
+  // Canvas's live events for calendar events; subscribed with the root_account capability (no assignment-level one).
+  'calendar_event_created',
+  'calendar_event_updated',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

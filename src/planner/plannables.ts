@@ -9,14 +9,15 @@ import { AssignmentService } from '../content/assignments/assignment.service';
 import { QuizService } from '../content/quizzes/quiz.service';
 import { DiscussionService } from '../discussions/discussion.service';
 import { PageService } from '../content/pages/page.service';
+import { CalendarEvent } from '../calendar-events/calendar-event.entity';
+import { CalendarEventService } from '../calendar-events/calendar-event.service';
 
 /**
  * Canvas's PLANNABLE_TYPES: the snake-case names the planner APIs take and emit. This service has no
- * calendar events, peer reviews or sub-assignments, so those names are accepted but never match an
- * object (404).
+ * peer reviews or sub-assignments, so those names are accepted but never match an object (404).
  */
 export const PLANNABLE_TYPES = ['assignment', 'quiz', 'discussion_topic', 'announcement', 'wiki_page', 'planner_note', 'calendar_event', 'assessment_request', 'sub_assignment'] as const;
-export type PlannableKind = 'assignment' | 'quiz' | 'discussion_topic' | 'announcement' | 'wiki_page' | 'planner_note';
+export type PlannableKind = 'assignment' | 'quiz' | 'discussion_topic' | 'announcement' | 'wiki_page' | 'planner_note' | 'calendar_event';
 
 /** Types a planner note may link to (announcements are stored as discussion_topic, as Canvas reports them). */
 export const LINKABLE_TYPES = ['announcement', 'assignment', 'discussion_topic', 'wiki_page', 'quiz'] as const;
@@ -66,6 +67,16 @@ export function noteRef(n: PlannerNote): PlannableRef {
   return { type: 'planner_note', id: n.id, courseId: n.courseId, title: n.title, assignmentId: null, state: n.workflowState === 'deleted' ? 'deleted' : 'active' };
 }
 
+/** The course a calendar event shows in (its effective context), or null for group and user events. */
+export const eventCourseId = (e: Pick<CalendarEvent, 'effectiveContextCode'>): number | null => {
+  const m = /^course_(\d+)$/.exec(e.effectiveContextCode);
+  return m ? Number(m[1]) : null;
+};
+
+export function calendarEventRef(e: CalendarEvent): PlannableRef {
+  return { type: 'calendar_event', id: e.id, courseId: eventCourseId(e), title: e.title, assignmentId: null, state: e.workflowState === 'deleted' ? 'deleted' : 'active' };
+}
+
 /** An unknown plannable_type: 400 naming the accepted values. */
 export function unknownType(attribute: string, value: string | null | undefined, allowed: readonly string[]): ValidationError {
   return ValidationError.of(attribute, 'inclusion', `${attribute} must be one of ${allowed.join(', ')}${value ? ` (got "${value}")` : ''}`);
@@ -106,14 +117,20 @@ export async function locatePlannable(ctx: RequestContext, type: string, rawId: 
       if (!note || (courseId != null && note.courseId !== courseId)) throw new NotFoundError();
       return noteRef(note);
     }
+    case 'calendar_event': {
+      const e = await ctx.use(CalendarEventService).show(id);
+      if (courseId != null && eventCourseId(e) !== courseId) throw new NotFoundError();
+      return calendarEventRef(e);
+    }
     default:
-      // calendar_event, assessment_request, sub_assignment: kinds this service does not have.
+      // assessment_request, sub_assignment: kinds this service does not have.
       throw new NotFoundError();
   }
 }
 
 /** Web and API URLs of a linked or overridden object. */
 export function plannableUrls(baseUrl: string, type: string, id: number, courseId: number | null): { html: string | null; api: string | null } {
+  if (type === 'calendar_event') return { html: `${baseUrl}/calendar?event_id=${id}${courseId != null ? `&include_contexts=course_${courseId}` : ''}`, api: `${baseUrl}/api/v1/calendar_events/${id}` };
   if (courseId == null) return type === 'planner_note' ? { html: null, api: `${baseUrl}/api/v1/planner_notes/${id}` } : { html: null, api: null };
   const path = (() => {
     switch (type) {

@@ -13,6 +13,9 @@ import { ContentKind, type DomainEventHandler } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
 import type { PlannerNote } from './planner-note.entity';
 import { PlannerOverride } from './planner-override.entity';
+import { CalendarEvent } from '../calendar-events/calendar-event.entity';
+import { CourseSection } from '../courses/section.entity';
+import { GroupMembership } from '../groups/group-membership.entity';
 
 /**
  * Live planner events. Everything is published only after the transaction of the change commits,
@@ -126,6 +129,26 @@ async function studentsOf(em: EntityManager, courseId: number): Promise<number[]
   return rows.map((r) => r.userId);
 }
 
+/** Whose planner shows a calendar event: a course's (or section's) students, a group's members, its user. */
+async function calendarAudience(em: EntityManager, e: CalendarEvent): Promise<{ users: number[]; courseId: number | null }> {
+  switch (e.contextType) {
+    case 'Course':
+      return { users: e.hidden ? [] : await studentsOf(em, e.contextId), courseId: e.contextId };
+    case 'CourseSection': {
+      const section = await em.getRepository(CourseSection).findOneBy({ id: e.contextId });
+      if (!section) return { users: [], courseId: null };
+      const rows = await em.getRepository(Enrollment).find({ select: { userId: true }, where: { courseSectionId: section.id, type: 'StudentEnrollment', workflowState: 'active' } });
+      return { users: rows.map((r) => r.userId), courseId: section.courseId };
+    }
+    case 'Group': {
+      const rows = await em.getRepository(GroupMembership).find({ select: { userId: true }, where: { groupId: e.contextId, workflowState: 'accepted' } });
+      return { users: rows.map((r) => r.userId), courseId: null };
+    }
+    default:
+      return { users: [e.contextId], courseId: null };
+  }
+}
+
 export const plannerContentHandler: DomainEventHandler = async (em, ctx, event) => {
   switch (event.type) {
     case 'content.changed': {
@@ -154,4 +177,16 @@ export const plannerContentHandler: DomainEventHandler = async (em, ctx, event) 
     default:
       return;
   }
+};
+
+/** A calendar event changed: overrides of a deleted one are deleted, and its audience's planners hear of it. */
+export const plannerCalendarHandler: DomainEventHandler = async (em, ctx, event) => {
+  if (event.type !== 'calendar_event.changed') return;
+  const e = await em.getRepository(CalendarEvent).findOneBy({ id: event.eventId });
+  if (!e) return;
+  if (e.workflowState === 'deleted') {
+    await em.getRepository(PlannerOverride).update({ plannableType: 'calendar_event', plannableId: e.id, workflowState: Not('deleted') }, { workflowState: 'deleted' });
+  }
+  const { users, courseId } = await calendarAudience(em, e);
+  publishPlannerChange(em, ctx, users, { change: event.change, plannableType: 'calendar_event', plannableId: e.id, courseId, reason: 'content' });
 };

@@ -1,7 +1,7 @@
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
 import type { RequestContext } from '../request/context';
 import { readOverrides, readParticipants, readPlannables, readUnreadCounts } from './planner-reads';
-import { PlannableKind } from './plannables';
+import { eventCourseId, PlannableKind } from './plannables';
 import { Cursor, K, Kind, Plan } from './planner-query';
 import { ItemContext, itemView, NO_CONTEXT, PlannableView, plannableView, PlannerItemView, submissionStatus } from './planner-item-view';
 
@@ -13,16 +13,16 @@ import { ItemContext, itemView, NO_CONTEXT, PlannableView, plannableView, Planne
 export async function hydratePlannerItems(ctx: RequestContext, plan: Plan, rows: Cursor[]): Promise<(PlannerItemView | null)[]> {
   if (!rows.length) return [];
   const idsOf = (k: Kind) => rows.filter((r) => r.k === k).map((r) => r.id);
-  const [aIds, qIds, nIds, pIds, tIds] = [idsOf(K.assignment), idsOf(K.quiz), idsOf(K.note), idsOf(K.page), idsOf(K.topic)];
+  const [aIds, qIds, nIds, pIds, tIds, eIds] = [idsOf(K.assignment), idsOf(K.quiz), idsOf(K.note), idsOf(K.page), idsOf(K.topic), idsOf(K.event)];
   const uid = plan.subjectId;
   const ds = ctx.ds;
-  const { assignments, backingQuizzes, backingTopics, submissions, quizzes, notes, pages, topics } = await readPlannables(
+  const { assignments, backingQuizzes, backingTopics, submissions, quizzes, notes, pages, topics, events } = await readPlannables(
     ds,
-    { assignments: aIds, quizzes: qIds, notes: nIds, pages: pIds, topics: tIds },
+    { assignments: aIds, quizzes: qIds, notes: nIds, pages: pIds, topics: tIds, events: eIds },
     uid,
   );
   const byId = <T extends { id: number }>(xs: T[]) => new Map(xs.map((x) => [x.id, x]));
-  const [aMap, qMap, nMap, pMap, tMap] = [byId(assignments), byId(quizzes), byId(notes), byId(pages), byId(topics)];
+  const [aMap, qMap, nMap, pMap, tMap, eMap] = [byId(assignments), byId(quizzes), byId(notes), byId(pages), byId(topics), byId(events)];
   const quizOf = new Map(backingQuizzes.map((q) => [q.assignmentId!, q]));
   const topicOf = new Map(backingTopics.map((t) => [t.assignmentId!, t]));
   const subOf = new Map(submissions.map((s) => [s.assignmentId, s]));
@@ -43,6 +43,8 @@ export async function hydratePlannerItems(ctx: RequestContext, plan: Plan, rows:
         return { type: 'planner_note', id: r.id };
       case K.page:
         return { type: 'wiki_page', id: r.id };
+      case K.event:
+        return { type: 'calendar_event', id: r.id };
       default: {
         const t = tMap.get(r.id);
         return t ? { type: t.isAnnouncement ? 'announcement' : 'discussion_topic', id: r.id } : null;
@@ -133,6 +135,26 @@ export async function hydratePlannerItems(ctx: RequestContext, plan: Plan, rows:
         plannable.todoDate = p.todoDate;
         plannable.url = p.url;
         out[i] = itemView(inCourse(p.courseId), p.id, 'wiki_page', r.d, override, false, null, plannable, `${base}/courses/${p.courseId}/pages/${p.url}`);
+        return;
+      }
+      case K.event: {
+        const e = eMap.get(r.id);
+        if (!e) return;
+        // A section's event shows in its course; a user's own event has no context keys, as a note without a course.
+        const courseId = eventCourseId(e);
+        const group = e.contextType === 'Group';
+        const context: ItemContext = courseId != null ? inCourse(courseId) : group ? { contextType: 'Group', courseId: null, groupId: e.contextId, contextName: plan.groups.get(e.contextId)?.name ?? null } : NO_CONTEXT;
+        const plannable = plannableView(e.id, e.title, courseId, e.createdAt, e.updatedAt);
+        plannable.groupId = group ? e.contextId : null;
+        plannable.userId = e.contextType === 'User' ? e.contextId : null;
+        plannable.locationName = e.locationName;
+        plannable.locationAddress = e.locationAddress;
+        plannable.description = e.description;
+        plannable.startAt = e.startAt;
+        plannable.endAt = e.endAt;
+        plannable.allDay = Boolean(e.allDay);
+        const htmlUrl = `${base}/calendar?event_id=${e.id}&include_contexts=${e.effectiveContextCode}`;
+        out[i] = itemView(context, e.id, 'calendar_event', r.d, override, false, null, plannable, htmlUrl);
         return;
       }
       default: {

@@ -31,6 +31,13 @@ export interface PlannableView {
   pointsPossible: number | null;
   dueAt: Date | null;
   workflowState: string | null;
+  /** Calendar events: where, what, when. */
+  locationName: string | null;
+  locationAddress: string | null;
+  description: string | null;
+  startAt: Date | null;
+  endAt: Date | null;
+  allDay: boolean | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -61,7 +68,7 @@ export const NO_CONTEXT: ItemContext = { contextType: null, courseId: null, grou
 // one object shape for all rows. Spreading a blank object and overriding its keys was the page's
 // hottest code (issue 11: a third of the service's time on a 50-item page).
 export function plannableView(id: number, title: string, courseId: number | null, createdAt: Date, updatedAt: Date): PlannableView {
-  return { id, title, courseId, groupId: null, userId: null, todoDate: null, details: null, url: null, unreadCount: null, readState: null, assignmentId: null, pointsPossible: null, dueAt: null, workflowState: null, createdAt, updatedAt };
+  return { id, title, courseId, groupId: null, userId: null, todoDate: null, details: null, url: null, unreadCount: null, readState: null, assignmentId: null, pointsPossible: null, dueAt: null, workflowState: null, locationName: null, locationAddress: null, description: null, startAt: null, endAt: null, allDay: null, createdAt, updatedAt };
 }
 
 export function itemView(

@@ -167,11 +167,30 @@ export class PlannerItemsService {
       if (filter === 'new_activity') b.and(unread('t.id'));
       return b;
     };
+    // Calendar events of the user's contexts (their own calendar with the user's code), section events of
+    // the sections the user is enrolled in; a parent of section events is hidden.
+    const events = (): Branch | null => {
+      const codes = [...scope.courses.keys()].map((id) => `'course_${Math.trunc(id)}'`);
+      codes.push(...[...scope.groups.keys()].map((id) => `'group_${Math.trunc(id)}'`));
+      if (scope.userNotes) codes.push(`'user_${uid}'`);
+      const parts = [codes.length && `(e.context_code IN (${codes.join(', ')}) AND e.hidden = 0)`];
+      if (C) {
+        parts.push(
+          `(e.context_type = 'CourseSection' AND e.context_id IN (SELECT en.course_section_id FROM enrollments en WHERE en.user_id = ${uid} AND en.course_id IN (${C}) AND en.workflow_state = 'active'))`,
+        );
+      }
+      const where = parts.filter(Boolean);
+      if (!where.length) return null;
+      const b = new Branch(K.event, 'calendar_events', 'e', 'e.start_at').and(`e.workflow_state = 'active' AND (${where.join(' OR ')}) AND e.start_at >= ? AND e.start_at <= ?`, S, E);
+      if (filter === 'complete_items') b.and(override('calendar_event', 'e.id'));
+      if (filter === 'incomplete_items') b.and(`NOT ${override('calendar_event', 'e.id')}`);
+      return b;
+    };
     const build = (): Branch[] => {
       let makers: (() => Branch | null)[];
       if (filter === 'new_activity') makers = [assignments, topics, announcements];
       else if (filter === 'ungraded_todo_items') makers = [pages, topics, announcements];
-      else makers = [assignments, quizzes, notes, pages, topics, announcements];
+      else makers = [assignments, quizzes, notes, pages, topics, announcements, events];
       return makers.map((m) => m()).filter((b): b is Branch => b != null);
     };
     return { courses: scope.courses, groups: scope.groups, subjectId: uid, branches: build };

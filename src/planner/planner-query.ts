@@ -3,7 +3,7 @@ import type { Group } from '../groups/group.entity';
 import type { PlannerItemView } from './planner-item-view';
 
 /** Collections in Canvas's merge order: the tie-break after (date, id). */
-export const K = { assignment: 0, quiz: 1, note: 2, page: 3, topic: 4 } as const;
+export const K = { assignment: 0, quiz: 1, note: 2, page: 3, topic: 4, event: 5 } as const;
 export type Kind = (typeof K)[keyof typeof K];
 
 export const PLANNER_FILTERS = ['new_activity', 'incomplete_items', 'complete_items', 'ungraded_todo_items', 'all_ungraded_todo_items'] as const;

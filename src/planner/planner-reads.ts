@@ -8,6 +8,7 @@ import { DiscussionTopic } from '../discussions/discussion-topic.entity';
 import { leanRows, selectColumns } from '../db/lean-read';
 import { PlannerNote } from './planner-note.entity';
 import { PlannerOverride } from './planner-override.entity';
+import { CalendarEvent } from '../calendar-events/calendar-event.entity';
 
 /**
  * The rows a page of planner items is built from, one plain statement per kind mapped by leanRows
@@ -23,6 +24,7 @@ const COLUMNS = {
   note: ['id', 'userId', 'courseId', 'title', 'details', 'todoDate', 'workflowState', 'createdAt', 'updatedAt'],
   page: ['id', 'courseId', 'title', 'url', 'todoDate', 'createdAt', 'updatedAt'],
   participant: ['discussionTopicId', 'workflowState'],
+  event: ['id', 'contextType', 'contextId', 'effectiveContextCode', 'title', 'description', 'locationName', 'locationAddress', 'startAt', 'endAt', 'allDay', 'createdAt', 'updatedAt'],
 } as const;
 
 export interface PlannableRows {
@@ -35,6 +37,7 @@ export interface PlannableRows {
   notes: PlannerNote[];
   pages: WikiPage[];
   topics: DiscussionTopic[];
+  events: CalendarEvent[];
 }
 
 const marks = (xs: readonly unknown[]) => xs.map(() => '?').join(', ');
@@ -57,11 +60,11 @@ async function read<T extends ObjectLiteral>(
 /** The plannables of one page by kind, with the subject's submissions for its assignments. */
 export async function readPlannables(
   ds: DataSource,
-  ids: { assignments: number[]; quizzes: number[]; notes: number[]; pages: number[]; topics: number[] },
+  ids: { assignments: number[]; quizzes: number[]; notes: number[]; pages: number[]; topics: number[]; events: number[] },
   userId: number | null,
 ): Promise<PlannableRows> {
   const a = ids.assignments;
-  const [assignments, backingQuizzes, backingTopics, submissions, quizzes, notes, pages, topics] = await Promise.all([
+  const [assignments, backingQuizzes, backingTopics, submissions, quizzes, notes, pages, topics, events] = await Promise.all([
     read(ds, Assignment, COLUMNS.assignment, `x.id IN (${marks(a)})`, [], a),
     read(ds, Quiz, COLUMNS.quiz, `x.assignment_id IN (${marks(a)}) AND x.workflow_state <> 'deleted'`, [], a),
     read(ds, DiscussionTopic, COLUMNS.topic, `x.assignment_id IN (${marks(a)}) AND x.workflow_state <> 'deleted'`, [], a),
@@ -70,8 +73,9 @@ export async function readPlannables(
     read(ds, PlannerNote, COLUMNS.note, `x.id IN (${marks(ids.notes)})`, [], ids.notes),
     read(ds, WikiPage, COLUMNS.page, `x.id IN (${marks(ids.pages)})`, [], ids.pages),
     read(ds, DiscussionTopic, COLUMNS.topic, `x.id IN (${marks(ids.topics)})`, [], ids.topics),
+    read(ds, CalendarEvent, COLUMNS.event, `x.id IN (${marks(ids.events)})`, [], ids.events),
   ]);
-  return { assignments, backingQuizzes, backingTopics, submissions, quizzes, notes, pages, topics };
+  return { assignments, backingQuizzes, backingTopics, submissions, quizzes, notes, pages, topics, events };
 }
 
 /** The subject's live overrides of the shown plannables (whole rows: the items carry them). */

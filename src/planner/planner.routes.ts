@@ -29,6 +29,7 @@ defineFragment(`fragment PlannerItemJson on PlannerItem {
     id title course_id: courseId group_id: groupId user_id: userId todo_date: todoDate details url
     unread_count: unreadCount read_state: readState assignment_id: assignmentId points_possible: pointsPossible
     due_at: dueAt workflow_state: workflowState created_at: createdAt updated_at: updatedAt
+    location_name: locationName location_address: locationAddress description start_at: startAt end_at: endAt all_day: allDay
   }
   html_url: htmlUrl
 }`);
@@ -54,6 +55,7 @@ const PLANNABLE_KEYS: Record<string, string[]> = {
   announcement: ['id', 'title', 'course_id', 'group_id', 'todo_date', 'unread_count', 'read_state', 'created_at', 'updated_at'],
   wiki_page: ['id', 'title', 'course_id', 'todo_date', 'url', 'created_at', 'updated_at'],
   planner_note: ['id', 'todo_date', 'title', 'details', 'user_id', 'course_id', 'workflow_state', 'created_at', 'updated_at'],
+  calendar_event: ['id', 'title', 'course_id', 'group_id', 'location_name', 'location_address', 'description', 'start_at', 'end_at', 'all_day', 'created_at', 'updated_at'],
 };
 
 /** Keys that only appear when they have a value (the context a topic is in; an ungraded quiz's missing assignment). */

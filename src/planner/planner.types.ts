@@ -42,7 +42,7 @@ export const PlannerNoteConnection = Connection('PlannerNote', PlannerNoteType);
 export class PlannerOverrideType extends Node {
   @Field(() => ID)
   _id: string;
-  @Field({ description: 'assignment, quiz, discussion_topic, announcement, wiki_page or planner_note' })
+  @Field({ description: 'assignment, quiz, discussion_topic, announcement, wiki_page, planner_note or calendar_event' })
   plannableType: string;
   @Field(() => ID)
   plannableId: number;
@@ -120,6 +120,18 @@ export class PlannableType {
   dueAt: Date | null;
   @Field(() => String, { nullable: true, description: 'Planner notes: active.' })
   workflowState: string | null;
+  @Field(() => String, { nullable: true, description: 'Calendar events.' })
+  locationName: string | null;
+  @Field(() => String, { nullable: true, description: 'Calendar events.' })
+  locationAddress: string | null;
+  @Field(() => String, { nullable: true, description: 'Calendar events: HTML.' })
+  description: string | null;
+  @Field(() => DateTimeScalar, { nullable: true, description: 'Calendar events.' })
+  startAt: Date | null;
+  @Field(() => DateTimeScalar, { nullable: true, description: 'Calendar events.' })
+  endAt: Date | null;
+  @Field(() => Boolean, { nullable: true, description: 'Calendar events.' })
+  allDay: boolean | null;
   @Field(() => DateTimeScalar)
   createdAt: Date;
   @Field(() => DateTimeScalar)

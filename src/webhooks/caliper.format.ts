@@ -95,6 +95,30 @@ function mapping(ev: LiveEvent): { type: string; action: string; object: Json; g
           }),
         },
       };
+    case 'calendar_event_created':
+    case 'calendar_event_updated':
+      // Canvas has no Caliper form of these live events: sent as a created or modified entity, the
+      // Canvas extension naming the live event (as plagiarism_resubmit is).
+      return {
+        type: 'Event',
+        action: ev.eventName === 'calendar_event_created' ? 'Created' : 'Modified',
+        object: {
+          id: urn('calendar_event', b.calendar_event_id),
+          type: 'Entity',
+          name: b.title ?? null,
+          dateCreated: b.created_at ?? null,
+          dateModified: b.updated_at ?? null,
+          extensions: canvasExt({
+            entity_id: b.calendar_event_id,
+            context_id: b.context_id,
+            context_type: b.context_type,
+            start_at: b.start_at,
+            end_at: b.end_at,
+            workflow_state: b.workflow_state,
+            event_name: m.event_name,
+          }),
+        },
+      };
     case 'quiz_submitted':
       return {
         type: 'AssessmentEvent',

@@ -5,6 +5,8 @@ import { Quiz } from '../content/quizzes/quiz.entity';
 import { Submission } from '../content/submissions/submission.entity';
 import { Course } from '../courses/course.entity';
 import { Attachment } from '../files/attachment.entity';
+import { CalendarEvent } from '../calendar-events/calendar-event.entity';
+import { CourseSection } from '../courses/section.entity';
 import type { RequestContext } from '../request/context';
 import { Group } from '../groups/group.entity';
 import { ToolProxy } from '../lti/tool-proxy.entity';
@@ -154,14 +156,54 @@ async function plan(em: EntityManager, ctx: RequestContext, event: DomainEvent, 
         ],
       };
     }
+    case 'calendar_event.changed': {
+      const e = await em.getRepository(CalendarEvent).findOneBy({ id: event.eventId });
+      if (!e) return null;
+      // A section's event lives in the section's course.
+      const section = e.contextType === 'CourseSection' ? await em.getRepository(CourseSection).findOneBy({ id: e.contextId }) : null;
+      const where = await ownerContext(em, section ? 'Course' : e.contextType, section ? section.courseId : e.contextId, e.userId, null);
+      if (!where) return null;
+      // Canvas reports a deletion as an update of the event (its workflow_state is deleted).
+      const eventName = event.change === 'created' ? 'calendar_event_created' : 'calendar_event_updated';
+      return {
+        scope: where.scope,
+        events: async () => [
+          {
+            eventName,
+            build: () =>
+              liveEvent(eventName, where.context, async () => ({
+                calendar_event_id: idString(e.id),
+                context_id: idString(e.contextId),
+                context_type: e.contextType,
+                workflow_state: e.workflowState,
+                title: e.title,
+                description: e.description,
+                start_at: formatDateTime(e.startAt),
+                end_at: formatDateTime(e.endAt),
+                location_name: e.locationName,
+                location_address: e.locationAddress,
+                user_id: idString(e.userId),
+                created_at: formatDateTime(e.createdAt),
+                updated_at: formatDateTime(e.updatedAt),
+              })),
+          },
+        ],
+      };
+    }
     default:
       return null;
   }
 }
 
 /** Where a file lives, for metadata and matching: a course's, a group's (in a course or account) or a user's. */
-async function attachmentContext(em: EntityManager, att: Attachment): Promise<{ scope: EventScope; context: EventContext } | null> {
+function attachmentContext(em: EntityManager, att: Attachment): Promise<{ scope: EventScope; context: EventContext } | null> {
+  return ownerContext(em, att.contextType, att.contextId, att.userId, att.rootAccountId);
+}
+
+/** Where an object owned by a course, a group or a user lives (files, calendar events), for metadata and matching. */
+async function ownerContext(em: EntityManager, contextType: string, contextId: number, userId: number | null, rootAccountId: number | null): Promise<{ scope: EventScope; context: EventContext } | null> {
   const r = reads(em);
+  const att = { contextType, contextId, userId, rootAccountId };
   if (att.contextType === 'Course') {
     const context = await courseContext(r, att.contextId);
     if (!context) return null;

@@ -31,6 +31,7 @@ export enum NodeType {
   PlannerNote = 'PlannerNote',
   PlannerOverride = 'PlannerOverride',
   ToolProxy = 'ToolProxy',
+  CalendarEvent = 'CalendarEvent',
 }
 registerEnumType(NodeType, { name: 'NodeType' });
 

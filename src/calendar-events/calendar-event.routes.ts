@@ -1,0 +1,175 @@
+import { str, strArray, toBool, tree } from '../api/rest/params';
+import { numericIds } from '../api/rest/present';
+import { defineFragment, PAYLOAD_ERRORS, RestInput, RestRoute } from '../api/rest/route';
+import { bool, date, hash, id, list, model, nullableText, obj, params, text, z } from '../api/rest/input';
+
+/** Canvas's CalendarEvent JSON (calendar_event_json), type "event". */
+defineFragment(`fragment CalendarEventJson on CalendarEvent {
+  id: _id title start_at: startAt end_at: endAt description location_name: locationName location_address: locationAddress
+  context_code: contextCode effective_context_code: effectiveContextCode context_name: contextName all_context_codes: allContextCodes
+  workflow_state: workflowState hidden parent_event_id: parentEventId child_events_count: childEventsCount
+  url html_url: htmlUrl all_day_date: allDayDate all_day: allDay created_at: createdAt updated_at: updatedAt
+  child_events: childEvents { id: _id title start_at: startAt end_at: endAt description location_name: locationName location_address: locationAddress
+    context_code: contextCode effective_context_code: effectiveContextCode context_name: contextName all_context_codes: allContextCodes
+    workflow_state: workflowState hidden parent_event_id: parentEventId child_events_count: childEventsCount
+    url html_url: htmlUrl all_day_date: allDayDate all_day: allDay created_at: createdAt updated_at: updatedAt }
+}`);
+
+type Json = Record<string, any>;
+
+/** Keys Canvas emits for every plain event that this service has no data for (appointment groups, series). */
+const CANVAS_CONSTANTS: Json = {
+  appointment_group_id: null,
+  appointment_group_url: null,
+  own_reservation: false,
+  reserve_url: null,
+  reserved: false,
+  participant_type: 'User',
+  participants_per_appointment: null,
+  available_slots: null,
+  user: null,
+  group: null,
+  important_dates: false,
+  series_uuid: null,
+  rrule: null,
+  series_head: null,
+  series_natural_language: null,
+  blackout_date: false,
+};
+
+const excludesOf = (input?: RestInput): Set<string> => new Set(input && input.params.excludes !== undefined ? strArray(input.params.excludes) : []);
+
+function shape(e: Json, excludes: Set<string>): Json {
+  const out: Json = { ...numericIds(e, ['id', 'parent_event_id']), ...CANVAS_CONSTANTS, type: 'event' };
+  // Canvas renders the list as one comma-separated string.
+  if (Array.isArray(e.all_context_codes)) out.all_context_codes = e.all_context_codes.join(',');
+  if (Array.isArray(e.child_events)) out.child_events = e.child_events.map((c: Json) => shape(c, excludes));
+  if (excludes.has('description')) delete out.description;
+  if (excludes.has('child_events')) delete out.child_events;
+  return out;
+}
+
+export const presentCalendarEvent = (e: Json, input?: RestInput): Json => shape(e, excludesOf(input));
+
+/** The `calendar_event[…]` hash as GraphQL input: only the keys given. */
+function eventFields(p: Json): Json {
+  const e = p.calendar_event && typeof p.calendar_event === 'object' ? (p.calendar_event as Json) : {};
+  const given = (k: string) => e[k] !== undefined;
+  const out: Json = {};
+  const textOf = (k: string) => (e[k] === null ? null : (str(e[k]) ?? null));
+  if (given('title')) out.title = textOf('title');
+  if (given('description')) out.description = textOf('description');
+  if (given('start_at')) out.startAt = textOf('start_at');
+  if (given('end_at')) out.endAt = textOf('end_at');
+  if (given('location_name')) out.locationName = textOf('location_name');
+  if (given('location_address')) out.locationAddress = textOf('location_address');
+  if (given('all_day')) out.allDay = toBool(e.all_day) ?? false;
+  if (given('child_event_data')) {
+    const raw = e.child_event_data;
+    const entries: unknown[] = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.values(tree(raw)) : [];
+    out.childEventData = entries
+      .filter((c): c is Json => Boolean(c) && typeof c === 'object')
+      .map((c) => ({ startAt: str(c.start_at) ?? null, endAt: str(c.end_at) ?? null, contextCode: str(c.context_code) ?? null }));
+  }
+  return out;
+}
+
+// ---- declared params ----
+const child = obj({ start_at: date().optional(), end_at: date().optional(), context_code: nullableText({ max: 64 }).optional() });
+const eventHash = (withContext: boolean) =>
+  model({
+    ...(withContext ? { context_code: nullableText({ max: 64 }).optional() } : {}),
+    title: nullableText({ max: 255 }).optional(),
+    description: nullableText({ max: 65_535 }).optional(),
+    start_at: date().optional(),
+    end_at: date().optional(),
+    location_name: nullableText({ max: 255 }).optional(),
+    location_address: nullableText({ max: 255 }).optional(),
+    all_day: bool().optional(),
+    // Indexed (`[child_event_data][0][start_at]`) or an array; '' clears the children.
+    child_event_data: z.union([z.array(child).max(100), hash(child, { max: 100 }), z.literal(''), z.null()]).optional(),
+  });
+const excludes = list(text({ max: 64 }), { max: 10 });
+const P = {
+  index: params({
+    type: z.enum(['event', 'assignment'], { error: 'must be event or assignment' }).optional(),
+    context_codes: list(text({ max: 64 }), { max: 100 }).optional(),
+    start_date: text({ max: 64 }).optional(),
+    end_date: text({ max: 64 }).optional(),
+    undated: bool().optional(),
+    all_events: bool().optional(),
+    excludes: excludes.optional(),
+  }),
+  one: params({ id: id(), excludes: excludes.optional() }),
+  create: params({ calendar_event: eventHash(true).optional() }),
+  update: params({ id: id(), calendar_event: eventHash(false).optional() }),
+  delete: params({ id: id(), cancel_reason: nullableText({ max: 255 }).optional() }),
+};
+
+const MUTATION = (name: string, input: string) => `mutation($input: ${input}!) { ${name}(input: $input) { calendarEvent { ...CalendarEventJson } ${PAYLOAD_ERRORS} } }`;
+
+export const calendarEventRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/v1/calendar_events',
+    accepts: P.index,
+    operation: `query($type: String, $contextCodes: [String!], $startDate: String, $endDate: String, $undated: Boolean, $allEvents: Boolean, $first: Int, $after: String) {
+      calendarEvents(type: $type, contextCodes: $contextCodes, startDate: $startDate, endDate: $endDate, undated: $undated, allEvents: $allEvents, first: $first, after: $after) { nodes { ...CalendarEventJson } totalCount }
+    }`,
+    variables: ({ params: p }) => ({
+      type: str(p.type),
+      contextCodes: p.context_codes !== undefined ? strArray(p.context_codes).filter((c) => c !== '') : undefined,
+      startDate: str(p.start_date),
+      endDate: str(p.end_date),
+      undated: toBool(p.undated) ?? undefined,
+      allEvents: toBool(p.all_events) ?? undefined,
+    }),
+    root: 'calendarEvents',
+    list: true,
+    present: presentCalendarEvent,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/calendar_events/:id',
+    accepts: P.one,
+    operation: 'query($id: ID!) { calendarEvent(id: $id) { ...CalendarEventJson } }',
+    variables: ({ params: p }) => ({ id: str(p.id) }),
+    root: 'calendarEvent',
+    present: presentCalendarEvent,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/calendar_events',
+    accepts: P.create,
+    operation: MUTATION('createCalendarEvent', 'CreateCalendarEventInput'),
+    variables: ({ params: p }) => {
+      const e = p.calendar_event && typeof p.calendar_event === 'object' ? (p.calendar_event as Json) : {};
+      // A missing context code reaches the service as '', which answers 400 naming it.
+      return { input: { contextCode: str(e.context_code) ?? '', ...eventFields(p) } };
+    },
+    root: 'createCalendarEvent',
+    payloadKey: 'calendarEvent',
+    present: presentCalendarEvent,
+    status: 201,
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/calendar_events/:id',
+    accepts: P.update,
+    operation: MUTATION('updateCalendarEvent', 'UpdateCalendarEventInput'),
+    variables: ({ params: p }) => ({ input: { id: str(p.id), ...eventFields(p) } }),
+    root: 'updateCalendarEvent',
+    payloadKey: 'calendarEvent',
+    present: presentCalendarEvent,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/calendar_events/:id',
+    accepts: P.delete,
+    operation: MUTATION('deleteCalendarEvent', 'DeleteCalendarEventInput'),
+    variables: ({ params: p }) => ({ input: { id: str(p.id), cancelReason: str(p.cancel_reason) } }),
+    root: 'deleteCalendarEvent',
+    payloadKey: 'calendarEvent',
+    present: presentCalendarEvent,
+  },
+];

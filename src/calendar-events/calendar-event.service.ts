@@ -1,0 +1,244 @@
+import { Brackets, EntityManager, In } from 'typeorm';
+import { NotFoundError, RequestError, ValidationError } from '../common/errors';
+import { parseCanvasDate } from '../common/dates';
+import { ConnectionResult, parseAnyId, pageWindow, toConnection } from '../common/relay';
+import { CourseSection } from '../courses/section.entity';
+import { transaction } from '../db/transaction';
+import { raise } from '../events/domain-events';
+import type { RequestContext } from '../request/context';
+import { CalendarAccess, contextCode, parseCode, unauthorized } from './calendar-event.access';
+import { CalendarEvent } from './calendar-event.entity';
+import { applyFields, CalendarEventFields, ChildRow } from './calendar-event.fields';
+
+export type { CalendarEventFields, ChildEventFields } from './calendar-event.fields';
+
+export interface CalendarListArgs {
+  type?: string | null;
+  contextCodes?: string[] | null;
+  startDate?: string | null;
+  endDate?: string | null;
+  undated?: boolean | null;
+  allEvents?: boolean | null;
+  first?: number | null;
+  after?: string | null;
+}
+
+const DAY = 86_400_000;
+const DATE_ONLY = /^\s*\d{4}-\d{2}-\d{2}\s*$/;
+
+/** Canvas's 400 for a list date it cannot read. */
+function listDate(name: string, raw: string | null | undefined): Date | null {
+  if (raw == null || raw.trim() === '') return null;
+  const d = parseCanvasDate(raw);
+  if (!d) {
+    const message = `Invalid date or datetime for ${name}`;
+    throw new RequestError(message, 400, { errors: message });
+  }
+  return d;
+}
+
+const midnight = (d: Date) => new Date(Math.floor(d.getTime() / DAY) * DAY);
+
+/**
+ * Calendar events (Canvas's CalendarEventsApiController): lists by context codes and date window, one
+ * event by id, and writes with Canvas's permission rules (src/calendar-events/calendar-event.access.ts).
+ */
+export class CalendarEventService {
+  constructor(private readonly ctx: RequestContext) {}
+
+  private get access(): CalendarAccess {
+    return this.ctx.use(CalendarAccess);
+  }
+
+  // ---- reads ------------------------------------------------------------------------------------
+
+  async list(args: CalendarListArgs): Promise<ConnectionResult<CalendarEvent>> {
+    const viewer = this.ctx.authz.requireViewer();
+    const w = pageWindow(args, 10, 100);
+    const type = args.type ?? 'event';
+    if (type !== 'event' && type !== 'assignment') throw ValidationError.of('type', 'inclusion', 'type must be event or assignment');
+    const start = listDate('start_date', args.startDate);
+    const endRaw = listDate('end_date', args.endDate);
+    // Assignment events are not served yet: the list is empty, as for a caller with no dated assignments.
+    if (type === 'assignment') return toConnection([], 0, w);
+    // Without context codes Canvas shows the caller's own calendar only.
+    const codes = args.contextCodes?.length ? args.contextCodes : [`user_${viewer.id}`];
+    const own: string[] = [];
+    const sectionIds: number[] = [];
+    const allSectionsOf: number[] = [];
+    for (const raw of codes.slice(0, 100)) {
+      const parsed = parseCode(String(raw));
+      if (!parsed || parsed.type === 'CourseSection') continue;
+      const c = await this.access.context(parsed.type, parsed.id);
+      // Codes the caller cannot read are dropped, as Canvas drops them.
+      if (!c || !(await this.access.can(c, 'read'))) continue;
+      own.push(c.code);
+      if (c.type === 'Course') {
+        const visible = await this.access.visibleSections(c.course!);
+        if (visible === 'all') allSectionsOf.push(c.id);
+        else sectionIds.push(...visible);
+      }
+    }
+    if (allSectionsOf.length) {
+      const rows = await this.ctx.ds.getRepository(CourseSection).find({ select: { id: true }, where: { courseId: In(allSectionsOf) } });
+      sectionIds.push(...rows.map((r) => r.id));
+    }
+    if (!own.length) return toConnection([], 0, w);
+
+    const qb = this.ctx.ds
+      .getRepository(CalendarEvent)
+      .createQueryBuilder('e')
+      .where("e.workflow_state = 'active'")
+      .andWhere(
+        new Brackets((b) => {
+          b.where('(e.context_code IN (:...own) AND e.hidden = :no)', { own, no: false });
+          if (sectionIds.length) b.orWhere("(e.context_type = 'CourseSection' AND e.context_id IN (:...sectionIds))", { sectionIds });
+        }),
+      );
+    if (args.undated) qb.andWhere('e.start_at IS NULL');
+    else if (!args.allEvents) {
+      // Neither date: today. A date-only end_date runs to the end of that day; no end_date: the start's day.
+      const from = start ?? midnight(new Date());
+      let to = endRaw ?? new Date(midnight(from).getTime() + DAY - 1);
+      if (endRaw && args.endDate && DATE_ONLY.test(args.endDate)) to = new Date(endRaw.getTime() + DAY - 1);
+      qb.andWhere('e.start_at IS NOT NULL AND e.start_at <= :to AND COALESCE(e.end_at, e.start_at) >= :from', { from, to });
+    }
+    const [rows, total] = await qb.orderBy('e.start_at', 'ASC').addOrderBy('e.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
+    return toConnection(rows, total, w);
+  }
+
+  /** One event the viewer may read: missing or deleted → 404; not theirs to see → Canvas's 401. */
+  async show(rawId: string | number): Promise<CalendarEvent> {
+    return this.withRight(rawId, 'read');
+  }
+
+  private async withRight(rawId: string | number, action: 'read' | 'manage'): Promise<CalendarEvent> {
+    this.ctx.authz.requireViewer();
+    const id = parseAnyId(rawId, 'CalendarEvent');
+    const e = id == null ? null : await this.ctx.loaders.byId(CalendarEvent).load(id);
+    if (!e || e.workflowState === 'deleted' || !(await this.access.contextOf(e))) throw new NotFoundError();
+    if (!(await this.access.canEvent(e, action))) throw unauthorized();
+    return e;
+  }
+
+  /** A parent's live children the viewer may see (batched: a page of parents costs one statement). */
+  async childrenOf(parent: CalendarEvent): Promise<CalendarEvent[]> {
+    const rows = await this.ctx.loaders.manyBy(CalendarEvent, 'parentCalendarEventId', { workflowState: 'active' }).load(parent.id);
+    const out: CalendarEvent[] = [];
+    for (const r of rows) if (await this.access.canEvent(r, 'read')) out.push(r);
+    return out;
+  }
+
+  /** The name of an event's context (course, group, user or section), for context_name. */
+  async contextName(e: CalendarEvent): Promise<string | null> {
+    return (await this.access.contextOf(e))?.name ?? null;
+  }
+
+  // ---- writes -----------------------------------------------------------------------------------
+
+  async create(code: string | null | undefined, fields: CalendarEventFields): Promise<{ calendarEvent: CalendarEvent }> {
+    this.ctx.authz.requireViewer();
+    const context = await this.access.contextOfCode(code, 'calendar_event[context_code]');
+    // Child events are made through their parent, never on their own.
+    if (context.type === 'CourseSection') throw ValidationError.of('calendar_event[context_code]', 'invalid', 'a section event is created as child_event_data of its course event');
+    if (!(await this.access.can(context, 'manage'))) throw unauthorized();
+    const row = this.ctx.ds.getRepository(CalendarEvent).create({
+      contextType: context.type,
+      contextId: context.id,
+      contextCode: context.code,
+      effectiveContextCode: context.code,
+      title: '',
+      description: null,
+      locationName: null,
+      locationAddress: null,
+      startAt: null,
+      endAt: null,
+      allDay: false,
+      allDayDate: null,
+      hidden: false,
+      parentCalendarEventId: null,
+      userId: this.ctx.viewer!.id,
+      workflowState: 'active',
+    });
+    const children = await applyFields(this.ctx, row, context, fields);
+    return transaction(this.ctx.ds, async (em) => {
+      const calendarEvent = await em.getRepository(CalendarEvent).save(row);
+      if (children) await this.replaceChildren(em, calendarEvent, children);
+      await raise(em, this.ctx, { type: 'calendar_event.changed', eventId: calendarEvent.id, change: 'created' });
+      return { calendarEvent };
+    });
+  }
+
+  async update(rawId: string | number, fields: CalendarEventFields): Promise<{ calendarEvent: CalendarEvent }> {
+    const row = await this.withRight(rawId, 'manage');
+    const context = (await this.access.contextOf(row))!;
+    if (fields.childEventData != null && (context.type !== 'Course' || row.parentCalendarEventId != null)) {
+      throw ValidationError.of('calendar_event[child_event_data]', 'invalid', 'only a course event can have section events');
+    }
+    const children = await applyFields(this.ctx, row, context, fields);
+    return transaction(this.ctx.ds, async (em) => {
+      const calendarEvent = await em.getRepository(CalendarEvent).save(row);
+      if (children) await this.replaceChildren(em, calendarEvent, children);
+      else if (row.hidden) await this.followParent(em, calendarEvent);
+      await raise(em, this.ctx, { type: 'calendar_event.changed', eventId: calendarEvent.id, change: 'updated' });
+      return { calendarEvent };
+    });
+  }
+
+  /** Deletes the event (and its section children), as Canvas: workflow_state becomes deleted. */
+  async delete(rawId: string | number): Promise<{ calendarEvent: CalendarEvent }> {
+    const row = await this.withRight(rawId, 'manage');
+    return transaction(this.ctx.ds, async (em) => {
+      const repo = em.getRepository(CalendarEvent);
+      const children = await repo.findBy({ parentCalendarEventId: row.id, workflowState: 'active' });
+      for (const c of [...children, row]) {
+        c.workflowState = 'deleted';
+        await repo.save(c);
+        await raise(em, this.ctx, { type: 'calendar_event.changed', eventId: c.id, change: 'deleted' });
+      }
+      return { calendarEvent: row };
+    });
+  }
+
+  /** Section events keep their parent's title, description and location (their times are their own). */
+  private async followParent(em: EntityManager, parent: CalendarEvent): Promise<void> {
+    const repo = em.getRepository(CalendarEvent);
+    for (const c of await repo.findBy({ parentCalendarEventId: parent.id, workflowState: 'active' })) {
+      if (c.title === parent.title && c.description === parent.description && c.locationName === parent.locationName && c.locationAddress === parent.locationAddress) continue;
+      Object.assign(c, { title: parent.title, description: parent.description, locationName: parent.locationName, locationAddress: parent.locationAddress });
+      await repo.save(c);
+      await raise(em, this.ctx, { type: 'calendar_event.changed', eventId: c.id, change: 'updated' });
+    }
+  }
+
+  private async replaceChildren(em: EntityManager, parent: CalendarEvent, children: ChildRow[]): Promise<void> {
+    const repo = em.getRepository(CalendarEvent);
+    const existing = new Map((await repo.findBy({ parentCalendarEventId: parent.id, workflowState: 'active' })).map((c) => [c.contextId, c]));
+    for (const c of children) {
+      const row = existing.get(c.context.id) ?? repo.create({ contextType: 'CourseSection', contextId: c.context.id, contextCode: contextCode('CourseSection', c.context.id), workflowState: 'active', hidden: false });
+      existing.delete(c.context.id);
+      Object.assign(row, {
+        effectiveContextCode: parent.contextCode,
+        parentCalendarEventId: parent.id,
+        title: parent.title,
+        description: parent.description,
+        locationName: parent.locationName,
+        locationAddress: parent.locationAddress,
+        startAt: c.startAt,
+        endAt: c.endAt,
+        allDay: false,
+        allDayDate: null,
+        userId: parent.userId,
+      });
+      const change = row.id ? 'updated' : 'created';
+      const saved = await repo.save(row);
+      await raise(em, this.ctx, { type: 'calendar_event.changed', eventId: saved.id, change });
+    }
+    // Sections no longer listed lose their event.
+    for (const gone of existing.values()) {
+      gone.workflowState = 'deleted';
+      await repo.save(gone);
+      await raise(em, this.ctx, { type: 'calendar_event.changed', eventId: gone.id, change: 'deleted' });
+    }
+  }
+}
