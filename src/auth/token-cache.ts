@@ -7,9 +7,10 @@ import { tokenFlushOf, type FlushKey } from './token-flush';
 
 /**
  * A short-lived, per-process memory of token → (token row, owner row) for HTTP requests, so a busy
- * client's every request does not pay the token lookup (issue 11). Only usable tokens are kept (an
- * unknown, revoked or expired one is looked up every time), expiry is re-checked on every hit, and
- * every hit hands out fresh entity copies, so no request can change what another one sees.
+ * client's every request does not pay the token lookup (it showed in read-path profiles). Only usable
+ * tokens are kept (an unknown, revoked or expired one is looked up every time), expiry is re-checked on
+ * every hit, and every hit hands out fresh entity copies, so no request can change what another one
+ * sees.
  *
  * Invalidation is by key and immediate: a write through TypeORM to access_tokens or users (a revoke,
  * a regenerate, a user's change or deletion) drops the entries of that token or that user, in this
