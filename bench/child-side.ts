@@ -14,6 +14,16 @@ const dist = process.argv[2] ? path.resolve(process.argv[2]) : path.resolve(__di
 export const fromDist = <T>(p: string): T => require(path.join(dist, p)) as T;
 
 /**
+ * The first of these modules that the build has: builds from before the composition root moved to
+ * src/app/ keep bootstrap and server at src/, and BENCH_COMPARE must still run them.
+ */
+export function fromDistFirst<T>(...paths: string[]): T {
+  const found = paths.find((p) => fs.existsSync(path.join(dist, `${p}.js`)));
+  if (!found) throw new Error(`none of ${paths.join(', ')} in the build at ${dist}`);
+  return fromDist<T>(found);
+}
+
+/**
  * Answers each message with { id, ok: true, ...its result } or { id, ok: false, error }. profileStart
  * and profileStop { file } (a CPU profile of this process, sampled every `profileIntervalUs`
  * microseconds), cpu (process.cpuUsage()) and close (`close()`) are answered here, every other type by `handle`. When the parent

@@ -10,7 +10,7 @@
  * Messages (each answered with { id, ok, ... }): start { env }, memory, profileStart, profileStop { file }, close.
  */
 import type { AddressInfo } from 'node:net';
-import { answerParent, fromDist } from './child-side';
+import { answerParent, fromDist, fromDistFirst } from './child-side';
 
 interface Msg {
   id: number;
@@ -20,8 +20,8 @@ interface Msg {
 }
 
 const { loadConfig } = fromDist<typeof import('../src/config')>('src/config');
-const { prepareApp } = fromDist<typeof import('../src/app/bootstrap')>('src/app/bootstrap');
-const { buildServer } = fromDist<typeof import('../src/app/server')>('src/app/server');
+const { prepareApp } = fromDistFirst<typeof import('../src/app/bootstrap')>('src/app/bootstrap', 'src/bootstrap');
+const { buildServer } = fromDistFirst<typeof import('../src/app/server')>('src/app/server', 'src/server');
 
 let close: (() => Promise<void>) | undefined;
 

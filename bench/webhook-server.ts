@@ -58,29 +58,22 @@ async function seed(n: number, url: string, format: string): Promise<void> {
       workflowState: 'active',
     }),
   );
-  const now = new Date();
-  now.setMilliseconds(0);
   for (let i = 0; i < n; i++) {
-    await ds.getRepository(WebhookSubscription).insert({
-      id: randomUUID(),
-      toolProxyId: tool.id,
-      contextType: 'root_account',
-      contextId: root.uuid,
-      matchType: 'Account',
-      matchId: root.id,
-      rootAccountId: root.id,
-      eventTypes: JSON.stringify(['grade_change']),
-      format,
-      transportType: 'https',
-      transportUrl: url,
-      developerKey: tool.developerKey,
-      state: 'Active',
-      consecutiveFailures: 0,
-      deactivatedAt: null,
-      deactivationReason: null,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await ds.getRepository(WebhookSubscription).insert(
+      WebhookSubscription.draft({
+        toolProxyId: tool.id,
+        contextType: 'root_account',
+        contextId: root.uuid,
+        matchType: 'Account',
+        matchId: root.id,
+        rootAccountId: root.id,
+        eventTypes: JSON.stringify(['grade_change']),
+        format,
+        transportType: 'https',
+        transportUrl: url,
+        developerKey: tool.developerKey,
+      }),
+    );
   }
 }
 

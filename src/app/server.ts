@@ -168,7 +168,7 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     validationRules: limitRules(limits),
     // Cache control and inline traces are Apollo's defaults; each hooks willResolveField, which makes
     // Apollo wrap every field of the schema in its instrumentation: a third of GraphQL's CPU on a page of
-    // 1,000 module items, and no compiled property reads (issue 11). We send no cache hints or traces.
+    // 1,000 module items, and no compiled property reads. We send no cache hints or traces.
     plugins: [
       fastifyApolloDrainPlugin(fastify),
       unavailablePlugin,

@@ -16,12 +16,13 @@ const BATCH = 500;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * The open graphql-ws sockets of this instance by token, so revocation reaches them without a read
- * per event (issue 19): a revoke, regenerate or user deletion through the service is announced by
- * token-flush.ts on every instance, and the sockets of the named token or user are re-read then (one
- * statement for all sockets of a token) and closed with 4403 if it no longer holds. A timer at the
- * token's expiry closes them when it passes, and every GRAPHQL_WS_REVERIFY_MS all tokens are re-read
- * in batches: the backstop for edits no flush announces (raw SQL by an operator).
+ * The open graphql-ws sockets of this instance by token, so revocation reaches them without a read per
+ * event (a read per delivered event would cost more than the event): a revoke, regenerate or user
+ * deletion through the service is announced by token-flush.ts on every instance, and the sockets of the
+ * named token or user are re-read then (one statement for all sockets of a token) and closed with 4403
+ * if it no longer holds. A timer at the token's expiry closes them when it passes, and every
+ * GRAPHQL_WS_REVERIFY_MS all tokens are re-read in batches: the backstop for edits no flush announces
+ * (raw SQL by an operator).
  */
 export class LiveSockets {
   private readonly byToken = new Map<number, Set<LiveSocket>>();

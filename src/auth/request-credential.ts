@@ -4,8 +4,8 @@ import { bearerToken } from './authenticate';
 /**
  * Which access token a route authenticates with, declared once on the route (Fastify route config)
  * and read both by the route and by the throttle, so that a request is charged to the credential that
- * really authenticates it. (Issue 19: the throttle once read the query string while REST authenticated
- * with the body's access_token, so a random decoy in the query gave every request a fresh bucket.)
+ * really authenticates it. (The throttle once read the query string while REST authenticated with
+ * the body's access_token, so a random decoy in the query gave every request a fresh bucket.)
  */
 export interface RouteCredential {
   /** The token the route authenticates with, or null (none: anonymous). Called once the body is parsed. */

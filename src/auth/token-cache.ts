@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import type { Runtime } from '../request/runtime';
 import { User } from '../users/user.entity';
@@ -6,9 +7,10 @@ import { tokenFlushOf, type FlushKey } from './token-flush';
 
 /**
  * A short-lived, per-process memory of token → (token row, owner row) for HTTP requests, so a busy
- * client's every request does not pay the token lookup (issue 11). Only usable tokens are kept (an
- * unknown, revoked or expired one is looked up every time), expiry is re-checked on every hit, and
- * every hit hands out fresh entity copies, so no request can change what another one sees.
+ * client's every request does not pay the token lookup (it showed in read-path profiles). Only usable
+ * tokens are kept (an unknown, revoked or expired one is looked up every time), expiry is re-checked on
+ * every hit, and every hit hands out fresh entity copies, so no request can change what another one
+ * sees.
  *
  * Invalidation is by key and immediate: a write through TypeORM to access_tokens or users (a revoke,
  * a regenerate, a user's change or deletion) drops the entries of that token or that user, in this
@@ -24,7 +26,6 @@ export interface CachedAuth {
 }
 
 interface Entry {
-  at: number;
   token: Record<string, unknown>;
   user: Record<string, unknown>;
 }
@@ -33,36 +34,35 @@ interface Entry {
 const MAX_ENTRIES = 10_000;
 
 export class TokenCache {
-  private readonly entries = new Map<string, Entry>();
+  /** Full, it drops the least recently used entry; an entry older than the TTL is never handed out. */
+  private readonly entries: LRUCache<string, Entry>;
   /** Bumped by every flush: a lookup that started before it must not store what it read. */
   private generation = 0;
 
-  constructor(private readonly ttlMs: number) {}
+  constructor(ttlMs: number) {
+    this.entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES, ttl: ttlMs });
+  }
 
   /** The generation a lookup starts in; pass it to set(). */
   get stamp(): number {
     return this.generation;
   }
 
-  get(crypted: string, now = Date.now()): CachedAuth | null {
+  get(crypted: string): CachedAuth | null {
     const e = this.entries.get(crypted);
     if (!e) return null;
-    if (now - e.at >= this.ttlMs) {
-      this.entries.delete(crypted);
-      return null;
-    }
     return { token: Object.assign(new AccessToken(), e.token), user: Object.assign(new User(), e.user) };
   }
 
-  set(crypted: string, auth: CachedAuth, stamp: number, now = Date.now()): void {
+  set(crypted: string, auth: CachedAuth, stamp: number): void {
     if (stamp !== this.generation) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(crypted, { at: now, token: { ...auth.token }, user: { ...auth.user } });
+    this.entries.set(crypted, { token: { ...auth.token }, user: { ...auth.user } });
   }
 
   /** A usable token was just written back with a new last_used_at: its entry says so too (no flush needed). */
   touch(crypted: string, lastUsedAt: Date): void {
-    const e = this.entries.get(crypted);
+    // peek: neither a use (the LRU order) nor a reason to extend its life.
+    const e = this.entries.peek(crypted);
     if (e) e.token.lastUsedAt = lastUsedAt;
   }
 
@@ -75,9 +75,8 @@ export class TokenCache {
     if (keys.some((k) => 'all' in k)) return this.entries.clear();
     const tokens = new Set(keys.flatMap((k) => ('token' in k ? [k.token] : [])));
     const users = new Set(keys.flatMap((k) => ('user' in k ? [k.user] : [])));
-    for (const [crypted, e] of this.entries) {
-      if (tokens.has(e.token.id as number) || users.has(e.user.id as number)) this.entries.delete(crypted);
-    }
+    const dropped = [...this.entries.entries()].filter(([, e]) => tokens.has(e.token.id as number) || users.has(e.user.id as number));
+    for (const [crypted] of dropped) this.entries.delete(crypted);
   }
 
   get size(): number {

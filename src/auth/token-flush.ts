@@ -7,7 +7,8 @@ import { AccessToken } from './access-token.entity';
 /**
  * What a write to access_tokens or users touched: one token, one user, or (when TypeORM cannot say
  * which rows a bulk update or delete hit) everything. Listeners drop or re-check only what is named,
- * so one user's token write does not empty every instance's token cache (issue 19, item 12).
+ * so one user's token write does not empty every instance's token cache (and make every busy client
+ * pay its token lookup again).
  */
 export type FlushKey = { token: number } | { user: number } | { all: true };
 

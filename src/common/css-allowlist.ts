@@ -4,7 +4,7 @@
  * and is made of plain tokens only: no `url(`, `expression(`, `javascript:`, escapes, comments or
  * `var(`, so a style can neither load anything nor run anything. Layout escapes (position, z-index,
  * background images) are not in the list, and neither are the ways out of the post's own box that the
- * remaining properties offer (issue 19, item 8):
+ * remaining properties offer, since a post must not be able to cover or imitate the page around it:
  * - lengths are non-negative everywhere except vertical-align (which only grows the line box), so no
  *   negative margin, indent or letter-spacing pulls a post over what is around it;
  * - no viewport units (vw, vh, vmin, vmax, their dvh/svh/lvh… variants, nor container units): a length

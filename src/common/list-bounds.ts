@@ -2,7 +2,7 @@ import { Extensions } from 'type-graphql';
 import { getNamedType, getNullableType, GraphQLField, GraphQLSchema, isInterfaceType, isListType, isObjectType } from 'graphql';
 
 /**
- * Every list field of the schema has a bound (issue 19): one request must not be able to multiply
+ * Every list field of the schema has a bound: one request must not be able to multiply
  * itself through a list of unknown length, and the cost estimate (cost.ts) can only be as good as the
  * lengths it assumes. A list is bounded either as a Relay connection's page (`edges`/`nodes`, at most
  * the `first` asked, see relay.ts) or by a declared maximum (`@ListBound(n)`), which the executor also

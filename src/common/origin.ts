@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import proxyaddr from '@fastify/proxy-addr';
 
 /**
  * Where absolute URLs (Link headers, html_url, avatar and file URLs, the LTI `aud`, graphql-ws
@@ -21,41 +22,44 @@ export interface OriginSettings {
 }
 
 /** proxy-addr's named ranges, accepted in TRUST_PROXY as Fastify documents them. */
-const NAMED_RANGES: Record<string, string[]> = {
-  loopback: ['127.0.0.0/8', '::1/128'],
-  linklocal: ['169.254.0.0/16', 'fe80::/10'],
-  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
-};
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
-function parseNetwork(entry: string): { addr: string; bits: number; family: 'ipv4' | 'ipv6' } | null {
+/**
+ * A zero prefix is accepted as it always was (`0.0.0.0/0` trusts every IPv4 peer, `::/0` every peer,
+ * IPv4 ones included), but proxy-addr refuses it, so it is handed over as halves that cover the same.
+ */
+const IPV4_ALL = ['0.0.0.0/1', '128.0.0.0/1'];
+const WHOLE_FAMILY: Record<4 | 6, string[]> = { 4: IPV4_ALL, 6: ['::/1', '8000::/1', ...IPV4_ALL] };
+
+/**
+ * The proxy-addr entries of one TRUST_PROXY list entry, or null when it is not a named range, an IP
+ * address or `address/prefix-length` (netmask notation, which proxy-addr would also take, is not
+ * part of the setting).
+ */
+function trustEntry(entry: string): string[] | null {
+  if (NAMED_RANGES.has(entry)) return [entry];
   const [addr, bits, extra] = entry.split('/');
-  const family = isIP(addr ?? '');
+  const family = isIP(addr ?? '') as 0 | 4 | 6;
   if (!family || extra !== undefined) return null;
-  const max = family === 4 ? 32 : 128;
-  if (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max)) return null;
-  return { addr, bits: bits === undefined ? max : Number(bits), family: family === 4 ? 'ipv4' : 'ipv6' };
+  if (bits === undefined) return [entry];
+  if (!/^\d{1,3}$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128)) return null;
+  return Number(bits) === 0 ? WHOLE_FAMILY[family] : [entry];
 }
+
+const listEntries = (value: string): string[] => value.split(',').map((e) => e.trim());
 
 /** A hop count (`1`..`32`) or a comma-separated list of IPs, CIDR ranges and named ranges. */
 export function isTrustProxyValue(value: string): boolean {
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) >= 1 && Number(v) <= 32;
-  const entries = v.split(',').map((e) => e.trim());
-  return entries.length > 0 && entries.every((e) => e in NAMED_RANGES || parseNetwork(e) !== null);
-}
-
-/** An IPv4-mapped IPv6 peer (`::ffff:10.0.0.1`) is checked as the IPv4 address it carries. */
-function unmapped(address: string): { addr: string; family: 'ipv4' | 'ipv6' } | null {
-  const m = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (m) return { addr: m[1], family: 'ipv4' };
-  const family = isIP(address);
-  return family ? { addr: address, family: family === 4 ? 'ipv4' : 'ipv6' } : null;
+  return listEntries(v).every((e) => trustEntry(e) !== null);
 }
 
 /**
- * The trust function for TRUST_PROXY. Unset trusts nobody. A list trusts peers in those networks.
- * A hop count N trusts the N nearest hops whatever their address (the proxy-addr meaning), so it is
- * only safe when nothing but the proxies can reach the port.
+ * The trust function for TRUST_PROXY. Unset trusts nobody. A list trusts peers in those networks
+ * (an IPv4-mapped IPv6 peer, `::ffff:10.0.0.1`, as the IPv4 address it carries). A hop count N
+ * trusts the N nearest hops whatever their address (the proxy-addr meaning), so it is only safe when
+ * nothing but the proxies can reach the port.
  */
 export function trustProxyFn(value: string | undefined): TrustProxyFn | false {
   if (!value || !value.trim()) return false;
@@ -64,17 +68,8 @@ export function trustProxyFn(value: string | undefined): TrustProxyFn | false {
     const hops = Number(v);
     return (_address, hop) => hop < hops;
   }
-  const list = new BlockList();
-  for (const entry of v.split(',').map((e) => e.trim())) {
-    for (const cidr of NAMED_RANGES[entry] ?? [entry]) {
-      const n = parseNetwork(cidr);
-      if (n) list.addSubnet(n.addr, n.bits, n.family);
-    }
-  }
-  return (address) => {
-    const a = unmapped(address);
-    return a != null && list.check(a.addr, a.family);
-  };
+  // Entries the configuration check would refuse are skipped, so a list never trusts more than it names.
+  return proxyaddr.compile(listEntries(v).flatMap((e) => trustEntry(e) ?? []));
 }
 
 /** PUBLIC_URL must be an http(s) origin: no credentials, path, query or fragment. */

@@ -2,12 +2,12 @@ import { DataSource, EntityMetadata, EntityTarget, FindOperator, ObjectLiteral }
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 
 /**
- * Lean reads for the per-request loaders (issue 11): one plain SELECT through TypeORM's own
- * connection (ds.query, so statements are still counted and pooled), its text built once per shape,
- * and rows turned into entities with the driver's own value conversion (dates, booleans, column
- * transformers) — without the query builder's per-call SQL assembly, alias rewriting and result
- * transformer, which cost more than the SQL on hot list paths. Entities come back as the same
- * classes with the same column values as repository.find would give.
+ * Lean reads for the per-request loaders, the hottest reads of every list page: one plain SELECT
+ * through TypeORM's own connection (ds.query, so statements are still counted and pooled), its text
+ * built once per shape, and rows turned into entities with the driver's own value conversion (dates,
+ * booleans, column transformers) — without the query builder's per-call SQL assembly, alias rewriting
+ * and result transformer, which cost more than the SQL on hot list paths. Entities come back as the
+ * same classes with the same column values as repository.find would give.
  *
  * Supported: simple columns (no embedded or relation columns), where values that are plain values,
  * null or In([...]), and ascending/descending order by columns. Anything else answers null and the
@@ -178,7 +178,7 @@ export async function leanFind<T extends ObjectLiteral>(
 const selectLists = new WeakMap<DataSource, Map<unknown, Map<string, string>>>();
 
 /**
- * The select list of hand-written SQL read through leanRows (issue 11): the entity's columns as
+ * The select list of hand-written SQL read through leanRows: the entity's columns as
  * `alias.column, …`, named as the database columns leanRows maps back — every column, or only the
  * properties given (the others stay unset on the entities, so list everything the caller reads).
  * Built once per data source, entity, alias and property list; an unknown property is a programming

@@ -1,58 +1,14 @@
-/** Content types guessed from a file name's extension, and Canvas's coarse `mime_class`. */
-const BY_EXTENSION: Record<string, string> = {
-  txt: 'text/plain',
-  text: 'text/plain',
-  md: 'text/markdown',
-  csv: 'text/csv',
-  tsv: 'text/tab-separated-values',
-  htm: 'text/html',
-  html: 'text/html',
-  css: 'text/css',
-  js: 'text/javascript',
-  mjs: 'text/javascript',
-  json: 'application/json',
-  xml: 'application/xml',
-  rtf: 'application/rtf',
-  pdf: 'application/pdf',
-  doc: 'application/msword',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xls: 'application/vnd.ms-excel',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  ppt: 'application/vnd.ms-powerpoint',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  odt: 'application/vnd.oasis.opendocument.text',
-  ods: 'application/vnd.oasis.opendocument.spreadsheet',
-  odp: 'application/vnd.oasis.opendocument.presentation',
-  zip: 'application/zip',
-  gz: 'application/gzip',
+/** Content types guessed from a file name's extension (mime-types' table), and Canvas's coarse `mime_class`. */
+import { lookup } from 'mime-types';
+
+/**
+ * Where this service answered differently from mime-types before it used that table, the old answer
+ * stays, so a file's content_type (and its mime_class) does not change under a client.
+ */
+const KEPT_ANSWERS: Record<string, string> = {
   tgz: 'application/gzip',
-  tar: 'application/x-tar',
-  '7z': 'application/x-7z-compressed',
-  rar: 'application/vnd.rar',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  bmp: 'image/bmp',
-  svg: 'image/svg+xml',
-  ico: 'image/vnd.microsoft.icon',
-  tif: 'image/tiff',
-  tiff: 'image/tiff',
-  heic: 'image/heic',
-  mp3: 'audio/mpeg',
-  wav: 'audio/wav',
-  ogg: 'audio/ogg',
-  oga: 'audio/ogg',
-  m4a: 'audio/mp4',
   flac: 'audio/flac',
-  mp4: 'video/mp4',
   m4v: 'video/mp4',
-  mov: 'video/quicktime',
-  webm: 'video/webm',
-  avi: 'video/x-msvideo',
-  mkv: 'video/x-matroska',
-  ogv: 'video/ogg',
 };
 
 export const UNKNOWN_CONTENT_TYPE = 'application/octet-stream';
@@ -72,7 +28,9 @@ export function inlineRasterType(contentType: string): string | null {
 
 export function guessContentType(name: string): string {
   const m = /\.([A-Za-z0-9]+)$/.exec(name);
-  return (m && BY_EXTENSION[m[1].toLowerCase()]) || UNKNOWN_CONTENT_TYPE;
+  if (!m) return UNKNOWN_CONTENT_TYPE;
+  const ext = m[1].toLowerCase();
+  return KEPT_ANSWERS[ext] ?? (lookup(ext) || UNKNOWN_CONTENT_TYPE);
 }
 
 /** `type/subtype` with optional parameters, as a declared content_type must look. */

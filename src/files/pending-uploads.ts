@@ -13,7 +13,7 @@ import { directUploadKey, fileStoreFor } from '../storage';
 /**
  * Presigned uploads (S3_UPLOAD=presigned) put bytes in the bucket that the service only sees when the
  * uploader confirms. Unchecked, a student could preflight again and again and park any amount under
- * `uploads/<uuid>` without ever confirming (issue 19: twenty 4 MiB preflights against a 50 MiB quota
+ * `uploads/<uuid>` without ever confirming (twenty 4 MiB preflights against a 50 MiB quota once
  * stored 80 MiB). So, with presigned uploads only (proxied bytes are counted as they arrive):
  * - every pending preflight's declared size is reserved against its context's quota until it is
  *   confirmed or retired;

@@ -3,12 +3,13 @@ import { performance } from 'node:perf_hooks';
 import { declaredMax, isListField } from '../common/list-bounds';
 
 /**
- * The execution budget of one client operation (issue 19): whatever the cost estimate said, an
- * operation may call at most `maxResolverCalls` resolvers, and it gives the event loop back at least
- * every `yieldMs` of running, so one query can neither run unbounded nor freeze every other request
- * (with SQLite every read and DataLoader batch resolves without ever reaching the I/O phase).
+ * The execution budget of one client operation, because an estimate can be wrong: whatever the cost
+ * estimate said, an operation may call at most `maxResolverCalls` resolvers, and it gives the event
+ * loop back at least every `yieldMs` of running, so one query can neither run unbounded nor freeze
+ * every other request (with SQLite every read and DataLoader batch resolves without ever reaching the
+ * I/O phase).
  *
- * Cheap by design, since wrapping every field was measured to cost most of GraphQL's speed (issue 11):
+ * Cheap by design, since wrapping every field was measured to cost most of GraphQL's speed:
  * only fields that run a resolver and return objects or lists are counted (a type-graphql
  * @FieldResolver, @Query or @Mutation: where the work and the fan-out are), never the plain property
  * reads graphql-jit inlines, nor scalar resolvers such as `id`/`_id`. A context without a budget

@@ -1,11 +1,12 @@
 import { DocumentNode, FragmentDefinitionNode, Kind, OperationDefinitionNode, SelectionSetNode } from 'graphql';
 
 /**
- * Counts over a document with its fragments expanded (issue 19): a field repeated under aliases in
- * inline fragments (`... on Mutation { a1: f }  ... on Mutation { a2: f }`) or in named fragments is
- * selected in the same place as if written side by side, so it counts the same. Fragments are
- * expanded by counting: each fragment's contribution is computed once and multiplied by its spreads,
- * so a document that spreads fragments into fragments cannot make the count itself expensive.
+ * Counts over a document with its fragments expanded, so fragments cannot hide repeats from the limits:
+ * a field repeated under aliases in inline fragments
+ * (`... on Mutation { a1: f }  ... on Mutation { a2: f }`) or in named fragments is selected in the
+ * same place as if written side by side, so it counts the same. Fragments are expanded by counting: each fragment's contribution is computed once and
+ * multiplied by its spreads, so a document that spreads fragments into fragments cannot make the count
+ * itself expensive.
  */
 
 /** The fields a selection set selects in one place, fragments flattened: name -> how often, how often aliased. */

@@ -4,13 +4,14 @@ import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import { budgetOf } from './budget';
 
 /**
- * HTTP GraphQL executes documents as compiled plans (graphql-jit), as the REST rows already do
- * (issue 11). Apollo still parses, validates and applies our limits (src/graphql/limits.ts) and keeps
- * parsed, validated documents in its own cache, so each document is checked once; this executor keeps
- * the compiled plan of each (document text, operation name) in a bounded LRU and runs it. Documents
- * graphql-jit does not compile, and introspection (answered by graphql-js as before), take the
- * reference executor, as do documents that select an interface or union: type-graphql resolves
- * abstract types asynchronously, which graphql-jit does not support.
+ * HTTP GraphQL executes documents as compiled plans (graphql-jit), as the REST rows already do (the
+ * interpreter's per-field work was most of GraphQL's time on list pages). Apollo still parses,
+ * validates and applies our limits (src/graphql/limits.ts) and keeps parsed, validated documents in its
+ * own cache, so each document is checked once; this executor keeps the compiled plan of each (document
+ * text, operation name) in a bounded LRU and runs it. Documents graphql-jit does not compile, and
+ * introspection (answered by graphql-js as before), take the reference executor, as do documents that
+ * select an interface or union: type-graphql resolves abstract types asynchronously, which graphql-jit
+ * does not support.
  *
  * Wired through Apollo's gateway interface, whose only job here is to hand Apollo our schema and
  * this executor; nothing is fetched from anywhere.

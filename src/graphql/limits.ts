@@ -121,7 +121,8 @@ function selectionDepth(set: SelectionSetNode, fragments: Map<string, FragmentDe
  * courseCode`, as Canvas-shaped clients do) is free; what is bounded is asking for one field many
  * times in one place (`a1: course(...) a2: course(...) …`), which multiplies work without depth.
  * Counted document-wide with fragments expanded: repeats spread over inline or named fragments
- * (`... on Mutation { a1: f } ... on Mutation { a2: f }`) are repeats in the same place (issue 19).
+ * (`... on Mutation { a1: f } ... on Mutation { a2: f }`) are repeats in the same place, or
+ * fragments would be a way around the bound.
  */
 function aliasRule(max: number): ValidationRule {
   return (context: ValidationContext): ASTVisitor => ({

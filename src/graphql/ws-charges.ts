@@ -10,10 +10,11 @@ export function eventThrottled(): GraphQLError {
 }
 
 /**
- * Charges delivered subscription events to the subscriber's throttle bucket (issue 19, item 7), the
- * same bucket its HTTP requests and graphql-ws operations fill: a socket holding many subscriptions to
- * busy topics pays for what it receives, and once its bucket is full it receives nothing more until
- * the bucket leaks (its HTTP requests and new operations are refused meanwhile, as usual).
+ * Charges delivered subscription events to the subscriber's throttle bucket, the same bucket its HTTP
+ * requests and graphql-ws operations fill, so subscriptions are not unmetered work: a socket holding
+ * many subscriptions to busy topics pays for what it receives, and once its bucket is full it receives
+ * nothing more until the bucket leaks (its HTTP requests and new operations are refused meanwhile, as
+ * usual).
  *
  * Delivery never waits for the store: charges are summed per bucket and added every FLUSH_MS, and an
  * event is refused when the bucket's last reading (at most FLUSH_MS old) was at the high-water mark.

@@ -1,7 +1,8 @@
 /**
- * One subscription source shared by several graphql-ws subscriptions of a socket (issue 19, item 7):
- * identical subscriptions (same query, operation and variables, so the same result for the same
- * viewer) are coalesced, each event is computed once, and every subscription id still gets its copy.
+ * One subscription source shared by several graphql-ws subscriptions of a socket, so many copies of
+ * one subscription cost one computation per event, not one each: identical subscriptions (same query,
+ * operation and variables, so the same result for the same viewer) are coalesced, each event is
+ * computed once, and every subscription id still gets its copy.
  * The source is closed when its last subscription ends, and its end or failure ends them all.
  */
 export class Multicast<T> {

@@ -15,7 +15,7 @@ export class GroupAvatarService {
 
   /**
    * The avatar's thumbnail URL; null without an avatar or once its file is gone or replaced. A group
-   * without one answers at once, not through a promise (most of a page of groups; issue 11).
+   * without one answers at once, not through a promise (most of a page of groups, so most of the awaits).
    */
   url(group: Group): Promise<string | null> | null {
     return group.avatarAttachmentId == null ? null : this.fileUrl(group, group.avatarAttachmentId);

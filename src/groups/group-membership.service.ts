@@ -49,7 +49,7 @@ export class GroupMembershipService {
     return this.ctx.loaders
       .get('groups:membersCount', () =>
         new DataLoader<number, number>(async (ids) => {
-          // Plain SQL (issue 11): the query builder's assembly cost more than this statement on a page of groups.
+          // Plain SQL: the query builder's assembly cost more than this statement on a page of groups.
           const rows: { group_id: number; n: number | string }[] = await this.ctx.ds.query(
             `SELECT group_id, COUNT(*) AS n FROM group_memberships WHERE group_id IN (${ids.map(() => '?').join(', ')}) AND workflow_state = 'accepted' GROUP BY group_id`,
             [...ids],

@@ -15,7 +15,7 @@ export interface ContextGroupsFilter {
 
 /**
  * One page of a context's live groups, by category, name and id, with the total for the Link header
- * (issue 11): plain statements whose rows map straight to Group entities, instead of the query
+ * (a hot list): plain statements whose rows map straight to Group entities, instead of the query
  * builder's per-call SQL assembly, alias rewriting and result transformer.
  */
 export async function contextGroupPage(ds: DataSource, f: ContextGroupsFilter, w: PageWindow): Promise<{ rows: Group[]; total: number }> {

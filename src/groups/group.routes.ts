@@ -53,7 +53,7 @@ const GROUP_NUMERIC = new Set(['id', 'group_category_id']);
 
 /**
  * Group JSON with Canvas's presence rules: SIS fields only for callers with the SIS rights. One pass
- * over the result (reshape) instead of a copy per rule: a page has 100 groups (issue 11).
+ * over the result (reshape) instead of a copy per rule: a page has 100 groups.
  */
 export function presentGroup(g: Json, input?: RestInput): Json {
   const rights = granted(g.sis_rights);

@@ -66,7 +66,7 @@ export const NO_CONTEXT: ItemContext = { contextType: null, courseId: null, grou
 
 // Items and plannables are built whole, every field in one literal, then the kind's own fields set:
 // one object shape for all rows. Spreading a blank object and overriding its keys was the page's
-// hottest code (issue 11: a third of the service's time on a 50-item page).
+// hottest code (a third of the service's time on a 50-item page).
 export function plannableView(id: number, title: string, courseId: number | null, createdAt: Date, updatedAt: Date): PlannableView {
   return { id, title, courseId, groupId: null, userId: null, todoDate: null, details: null, url: null, unreadCount: null, readState: null, assignmentId: null, pointsPossible: null, dueAt: null, workflowState: null, locationName: null, locationAddress: null, description: null, startAt: null, endAt: null, allDay: null, createdAt, updatedAt };
 }

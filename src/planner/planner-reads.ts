@@ -11,10 +11,11 @@ import { PlannerOverride } from './planner-override.entity';
 import { CalendarEvent } from '../calendar-events/calendar-event.entity';
 
 /**
- * The rows a page of planner items is built from, one plain statement per kind mapped by leanRows
- * (issue 11): only the columns the items show (what planner-items.service.ts reads; the others stay
- * unset on these entities, which never leave the planner), instead of repository.find's query builder
- * and full-entity hydration. Overrides are whole: they are returned as they are.
+ * The rows a page of planner items is built from, one plain statement per kind mapped by leanRows:
+ * only the columns the items show (what planner-items.service.ts reads; the others stay unset on these
+ * entities, which never leave the planner), instead of repository.find's query builder and full-entity
+ * hydration, which cost more than the SQL on this hot list. Overrides are whole: they are returned as
+ * they are.
  */
 const COLUMNS = {
   assignment: ['id', 'courseId', 'name', 'pointsPossible', 'dueAt', 'submissionTypes', 'createdAt', 'updatedAt'],

@@ -191,9 +191,9 @@ async function subjectContexts(
   includeConcluded: boolean,
   only: Set<number> | null,
 ): Promise<{ courses: Map<number, Course>; groups: Map<number, Group> }> {
-  // Two plain statements mapped by leanRows (issue 11): the courses behind the student enrollments and
-  // the groups behind the accepted memberships, each found through a subquery instead of reading the
-  // enrollment and membership rows first.
+  // Two plain statements mapped by leanRows (cheaper than the query builder on every planner page): the
+  // courses behind the student enrollments and the groups behind the accepted memberships, each found
+  // through a subquery instead of reading the enrollment and membership rows first.
   const ds = ctx.ds;
   const [courseRows, groupRows] = await Promise.all([
     leanRows(

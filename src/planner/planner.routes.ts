@@ -66,7 +66,7 @@ const ITEM_PLACED = new Set(['planner_override', 'submissions', 'plannable']);
 const CONTEXT_KEYS = new Set(['context_type', 'course_id', 'group_id', 'context_name']);
 const PLANNABLE_NUMERIC = new Set(['id', 'course_id', 'group_id', 'user_id', 'assignment_id']);
 
-/** One pass over each object (reshape and one loop) instead of copies per rule: a page has 50 items (issue 11). */
+/** One pass over each object (reshape and one loop) instead of a copy per rule: a page has 50 items. */
 export function presentItem(item: Json): Json {
   const context = item.context_type;
   // The context keys are named after the context; a note without a course has none.

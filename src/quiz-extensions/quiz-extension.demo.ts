@@ -18,29 +18,6 @@ export const quizExtensionsDemo: DemoExtension = {
     const student = world.users.get(DEMO_EXTENDED_STUDENT);
     if (!student) return;
     const quizzes = await em.getRepository(Quiz).find({ where: { courseId: world.course.id, workflowState: Not('deleted' as const) }, order: { id: 'ASC' } });
-    const repo = em.getRepository(QuizSubmission);
-    await repo.save(
-      quizzes.map((quiz) =>
-        repo.create({
-          quizId: quiz.id,
-          userId: student.id,
-          submissionId: null,
-          attempt: 0,
-          workflowState: 'settings_only',
-          score: null,
-          keptScore: null,
-          fudgePoints: null,
-          questionScores: null,
-          startedAt: null,
-          finishedAt: null,
-          endAt: null,
-          extraAttempts: DEMO_EXTENSION.extraAttempts,
-          extraTime: DEMO_EXTENSION.extraTime,
-          manuallyUnlocked: false,
-          validationToken: null,
-          wasPreview: false,
-        }),
-      ),
-    );
+    await em.getRepository(QuizSubmission).save(quizzes.map((quiz) => QuizSubmission.draft({ quizId: quiz.id, userId: student.id, ...DEMO_EXTENSION })));
   },
 };

@@ -158,25 +158,7 @@ export class QuizExtensionService {
           let qs = rows.get(key);
           if (!qs) {
             // Canvas's find_or_create_submission(student, nil, 'settings_only').
-            qs = repo.create({
-              quizId: quiz.id,
-              userId: userIds[i],
-              submissionId: null,
-              attempt: 0,
-              workflowState: 'settings_only',
-              score: null,
-              keptScore: null,
-              fudgePoints: null,
-              questionScores: null,
-              startedAt: null,
-              finishedAt: null,
-              endAt: null,
-              extraAttempts: null,
-              extraTime: null,
-              manuallyUnlocked: false,
-              validationToken: null,
-              wasPreview: false,
-            });
+            qs = QuizSubmission.draft({ quizId: quiz.id, userId: userIds[i] });
             rows.set(key, qs);
           }
           this.apply(quiz, qs, entry, now);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { IsNull, MoreThan } from 'typeorm';
 import { Account } from '../accounts/account.entity';
 import { NotFoundError, RequestError, UnauthenticatedError } from '../common/errors';
@@ -146,7 +145,10 @@ export class WebhookSubscriptionService {
     }
   }
 
-  private fields(s: CheckedSubscription, r: Resolved): Partial<WebhookSubscription> {
+  private fields(
+    s: CheckedSubscription,
+    r: Resolved,
+  ): Pick<WebhookSubscription, 'contextType' | 'contextId' | 'matchType' | 'matchId' | 'rootAccountId' | 'eventTypes' | 'format' | 'transportType' | 'transportUrl'> {
     return {
       contextType: s.contextType,
       contextId: s.contextId,
@@ -166,25 +168,15 @@ export class WebhookSubscriptionService {
   async create(input: SubscriptionInput | null | undefined): Promise<SubscriptionRecord> {
     const tool = this.tool();
     const { s, r } = await this.validate(tool, input);
-    const now = nowToSecond();
     // Shown once, in this response; stored encrypted.
     const secret = generateSecret();
     const row = await transaction(this.ctx.ds, async (em) => {
       const repo = em.getRepository(WebhookSubscription);
-      const created = repo.create({
-        id: randomUUID(),
+      const created = WebhookSubscription.draft({
         signingSecret: sealSecret(this.ctx.app.tokenKey, secret),
-        previousSigningSecret: null,
-        previousSecretUntil: null,
         toolProxyId: tool.id,
         ...this.fields(s, r),
         developerKey: tool.developerKey,
-        state: 'Active',
-        consecutiveFailures: 0,
-        deactivatedAt: null,
-        deactivationReason: null,
-        createdAt: now,
-        updatedAt: now,
       });
       await repo.insert(created);
       return created;

@@ -1,5 +1,33 @@
+import { randomUUID } from 'node:crypto';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { DateTimeColumn, IntColumn, NullableString, StringColumn, TextColumn } from '../db/columns';
+import { DateTimeColumn, IntColumn, NullableString, StringColumn, TextColumn, nowToSecond } from '../db/columns';
+
+/** What a new subscription must be given: what the tool asked for and whose it is. */
+type WebhookSubscriptionGiven =
+  | 'toolProxyId'
+  | 'contextType'
+  | 'contextId'
+  | 'matchType'
+  | 'matchId'
+  | 'rootAccountId'
+  | 'eventTypes'
+  | 'format'
+  | 'transportType'
+  | 'transportUrl'
+  | 'developerKey';
+
+/** The columns WebhookSubscription.draft fills when not given. */
+type WebhookSubscriptionDefaulted =
+  | 'id'
+  | 'state'
+  | 'consecutiveFailures'
+  | 'deactivatedAt'
+  | 'deactivationReason'
+  | 'signingSecret'
+  | 'previousSigningSecret'
+  | 'previousSecretUntil'
+  | 'createdAt'
+  | 'updatedAt';
 
 /**
  * A tool's subscription to change notifications, as Canvas's subscription service stores it. The id
@@ -87,6 +115,27 @@ export class WebhookSubscription {
 
   @Column({ type: 'datetime' })
   updatedAt: Date;
+
+  /**
+   * A new, active subscription: a fresh UUID, no failures, no secret (v1a signatures only until one
+   * is set) and created now (to the second, as the columns keep it); `fields` sets the rest.
+   */
+  static draft(fields: Pick<WebhookSubscription, WebhookSubscriptionGiven> & Partial<Pick<WebhookSubscription, WebhookSubscriptionDefaulted>>): WebhookSubscription {
+    const now = nowToSecond();
+    return Object.assign(new WebhookSubscription(), {
+      id: randomUUID(),
+      state: 'Active',
+      consecutiveFailures: 0,
+      deactivatedAt: null,
+      deactivationReason: null,
+      signingSecret: null,
+      previousSigningSecret: null,
+      previousSecretUntil: null,
+      createdAt: now,
+      updatedAt: now,
+      ...fields,
+    });
+  }
 
   get eventTypeList(): string[] {
     return JSON.parse(this.eventTypes) as string[];

@@ -63,9 +63,7 @@ export async function ensureDemoWebhook(em: EntityManager, { rootAccountId, toke
   let sub = await subs.findOne({ where: { toolProxyId: proxy.id, state: 'Active', transportUrl: s.url }, order: { createdAt: 'ASC', id: 'ASC' } });
   let subscriptionNote = 'exists';
   if (!sub) {
-    const now = nowToSecond();
-    sub = subs.create({
-      id: randomUUID(),
+    sub = WebhookSubscription.draft({
       toolProxyId: proxy.id,
       contextType: s.contextType,
       contextId: s.contextId,
@@ -77,12 +75,6 @@ export async function ensureDemoWebhook(em: EntityManager, { rootAccountId, toke
       transportType: s.transportType,
       transportUrl: s.url,
       developerKey: proxy.developerKey,
-      state: 'Active',
-      consecutiveFailures: 0,
-      deactivatedAt: null,
-      deactivationReason: null,
-      createdAt: now,
-      updatedAt: now,
     });
     await subs.insert(sub);
     subscriptionNote = 'created';

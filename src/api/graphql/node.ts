@@ -90,7 +90,7 @@ export function NodeResolver(typeName: NodeType, type: ClassType) {
 }
 
 /**
- * `id` and `_id` of every node type, resolved by plain functions once the schema is built (issue 11).
+ * `id` and `_id` of every node type, resolved by plain functions once the schema is built.
  * Every row of every list asks for them, and type-graphql runs each @FieldResolver through its
  * container lookup, parameter assembly and middleware chain: on a page of 1,000 module items that was
  * the largest share of GraphQL's own time. The functions compute exactly what NodeFields does.

@@ -29,7 +29,7 @@ export interface Reshape {
 /**
  * A presenter's usual work on a GraphQL result object in one pass: one new object in the same key
  * order, with no `delete` (a deleted key turns an object into a slow dictionary, for the presenter
- * and again for JSON serialisation; issue 11 measured both on 1,000-item pages).
+ * and again for JSON serialisation; both were measured on 1,000-item pages).
  */
 export function reshape(obj: Record<string, any>, rules: Reshape): Record<string, any> {
   const out: Record<string, any> = {};

@@ -4,6 +4,24 @@ import { NullableDouble } from '../content-columns';
 
 export type QuizSubmissionState = 'untaken' | 'pending_review' | 'complete' | 'settings_only' | 'preview';
 
+/** The columns QuizSubmission.draft fills when not given. */
+type QuizSubmissionDefaulted =
+  | 'submissionId'
+  | 'attempt'
+  | 'workflowState'
+  | 'score'
+  | 'keptScore'
+  | 'fudgePoints'
+  | 'questionScores'
+  | 'startedAt'
+  | 'finishedAt'
+  | 'endAt'
+  | 'extraAttempts'
+  | 'extraTime'
+  | 'manuallyUnlocked'
+  | 'validationToken'
+  | 'wasPreview';
+
 /**
  * One person's submission for one quiz, as Canvas keeps it: a single row whose attempt advances,
  * with the current attempt's state, the kept score, and the per-student extension settings
@@ -66,6 +84,31 @@ export class QuizSubmission extends Timestamped {
 
   @BoolColumn(false)
   wasPreview: boolean;
+
+  /**
+   * A new row with the column defaults (settings only, no attempt started, no extension), as Canvas's
+   * find_or_create_submission makes it; `fields` sets the rest.
+   */
+  static draft(fields: Pick<QuizSubmission, 'quizId' | 'userId'> & Partial<Pick<QuizSubmission, QuizSubmissionDefaulted>>): QuizSubmission {
+    return Object.assign(new QuizSubmission(), {
+      submissionId: null,
+      attempt: 0,
+      workflowState: 'settings_only',
+      score: null,
+      keptScore: null,
+      fudgePoints: null,
+      questionScores: null,
+      startedAt: null,
+      finishedAt: null,
+      endAt: null,
+      extraAttempts: null,
+      extraTime: null,
+      manuallyUnlocked: false,
+      validationToken: null,
+      wasPreview: false,
+      ...fields,
+    });
+  }
 
   get completed(): boolean {
     return this.workflowState === 'complete' || this.workflowState === 'pending_review';

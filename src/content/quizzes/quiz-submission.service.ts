@@ -109,7 +109,7 @@ export class QuizSubmissionService {
       const repo = em.getRepository(QuizSubmission);
       const qs =
         (existing && (await repo.findOneBy({ id: existing.id }))) ??
-        repo.create({ quizId: quiz.id, userId: viewer.id, attempt: 0, extraAttempts: null, extraTime: null, manuallyUnlocked: false, submissionId: null, keptScore: null });
+        QuizSubmission.draft({ quizId: quiz.id, userId: viewer.id });
       const startedAt = nowToSecond();
       Object.assign(qs, {
         attempt: qs.attempt + 1,
