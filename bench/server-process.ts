@@ -7,14 +7,16 @@
  * argv[2], when given, is another build's dist/ directory: BENCH_COMPARE runs the build of an earlier
  * commit side by side with this one, against the same rows, in the same run.
  *
- * Messages (each answered with { id, ok, ... }): start { env }, memory, profileStart, profileStop { file }, close.
+ * Messages (each answered with { id, ok, ... }): start { env }, memory, heapSnapshot { file },
+ * profileStart, profileStop { file }, close.
  */
 import type { AddressInfo } from 'node:net';
+import v8 from 'node:v8';
 import { answerParent, fromDist, fromDistFirst } from './child-side';
 
 interface Msg {
   id: number;
-  type: 'start' | 'memory' | 'profileStart' | 'profileStop' | 'close';
+  type: 'start' | 'memory' | 'heapSnapshot' | 'profileStart' | 'profileStop' | 'close';
   env?: Record<string, string>;
   file?: string;
 }
@@ -46,6 +48,8 @@ async function handle(msg: Msg): Promise<object | undefined> {
     }
     case 'memory':
       return memory();
+    case 'heapSnapshot':
+      return { file: v8.writeHeapSnapshot(msg.file) };
   }
 }
 

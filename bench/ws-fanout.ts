@@ -23,6 +23,10 @@ import { benchDatabase, envInt } from './support';
 
 const SOCKETS = envInt('BENCH_WS_SOCKETS', 10_000);
 const COMPARE = process.env.BENCH_COMPARE ?? '';
+/** BENCH_PROFILE=<prefix>: server CPU profiles of the measured write (<prefix>-write.cpuprofile) and the revoke (-revoke). */
+const PROFILE = process.env.BENCH_PROFILE ?? '';
+/** BENCH_HEAP=<prefix>: heap snapshots of the server before any socket (<prefix>-empty.heapsnapshot) and with every socket open (-full). */
+const HEAP = process.env.BENCH_HEAP ?? '';
 const QUERY = 'subscription { plannerChanged { change plannableType plannableId } }';
 const now = () => performance.timeOrigin + performance.now();
 
@@ -68,7 +72,8 @@ async function main(): Promise<void> {
     const writer = (await api(url, adminToken, 'POST', `/api/v1/users/${user.id}/tokens`, { token: { purpose: 'writer' } })).visible_token as string;
     const note = (title: string) => api(url, writer, 'POST', '/api/v1/planner_notes', { title, todo_date: '2099-01-01T12:00:00Z' });
     await note('warm the server');
-    const empty = await server.request<{ rss: number }>('memory');
+    const empty = await server.request<{ rss: number; heapUsed: number }>('memory');
+    if (HEAP) await server.request('heapSnapshot', { file: `${HEAP}-empty.heapsnapshot` });
 
     console.log(`graphql-ws fan-out: ${SOCKETS} sockets of one user (one token) on plannerChanged; ${db.label}${COMPARE ? `; build ${COMPARE}` : ''}`);
     let t = now();
@@ -77,16 +82,21 @@ async function main(): Promise<void> {
     // Every subscription is live once each socket has had an event (a subscribe has no acknowledgement).
     await note('warm every subscription');
     await client.request('events', { n: 1 });
-    const full = await server.request<{ rss: number }>('memory');
+    const full = await server.request<{ rss: number; heapUsed: number }>('memory');
     const perSocket = (full.rss - empty.rss) / SOCKETS / 1024;
+    const heapPerSocket = (full.heapUsed - empty.heapUsed) / SOCKETS / 1024;
+    if (HEAP) await server.request('heapSnapshot', { file: `${HEAP}-full.heapsnapshot` });
 
+    if (PROFILE) await server.request('profileStart');
     t = now();
     await note('the measured write');
     const { at } = await client.request<{ at: (number | null)[] }>('events', { n: 2 });
+    if (PROFILE) await server.request('profileStop', { file: `${PROFILE}-write.cpuprofile` });
     const lat = at.filter((x): x is number => x != null).map((x) => x - t).sort((a, b) => a - b);
     console.log(`  one write to ${lat.length} sockets: p50 ${ms(quantile(lat, 0.5))}, p99 ${ms(quantile(lat, 0.99))}, max ${ms(lat[lat.length - 1])} (target p99 < 250 ms)`);
-    console.log(`  server RSS per socket: ${perSocket.toFixed(1)} KB (${(empty.rss / 1048576).toFixed(0)} MB empty, ${(full.rss / 1048576).toFixed(0)} MB with sockets; target < 15 KB)`);
+    console.log(`  server RSS per socket: ${perSocket.toFixed(1)} KB (${(empty.rss / 1048576).toFixed(0)} MB empty, ${(full.rss / 1048576).toFixed(0)} MB with sockets; target < 15 KB; of which JS heap ${heapPerSocket.toFixed(1)} KB)`);
 
+    if (PROFILE) await server.request('profileStart');
     t = now();
     await api(url, writer, 'DELETE', `/api/v1/users/self/tokens/${issued.id}`);
     const answered = now() - t;
@@ -94,6 +104,7 @@ async function main(): Promise<void> {
       client.request<{ at: number[]; codes: number[] }>('closes'),
       new Promise<null>((r) => setTimeout(() => r(null), 30_000)),
     ]);
+    if (PROFILE) await server.request('profileStop', { file: `${PROFILE}-revoke.cpuprofile` });
     if (!closes) console.log(`  revoke: DELETE answered in ${ms(answered)}; sockets still open 30 s later (no event or operation was sent to them)`);
     else console.log(`  revoke: every socket closed (codes ${closes.codes.join(',')}) ${ms(Math.max(...closes.at) - t)} after the DELETE was sent (answered in ${ms(answered)}; target < 1 s)`);
   } finally {

@@ -61,6 +61,10 @@ export class LiveSockets {
     }
     let set = this.byToken.get(token.id);
     if (!set) this.byToken.set(token.id, (set = new Set()));
+    // Sockets of one token share one reading of it (as a re-read gives them): 10,000 sockets of a
+    // token hold one copy of its row and its user's, not 10,000.
+    const first = set.values().next().value as LiveSocket | undefined;
+    if (first) socket.auth.share(first.auth);
     set.add(socket);
     this.filedUnder.set(socket, token.id);
     this.scheduleExpiry(token.id, token.expiresAt);

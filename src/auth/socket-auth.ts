@@ -55,6 +55,16 @@ export class SocketAuth {
     return this.apply(await reauthenticate(this.app.ds, this.token));
   }
 
+  /** Takes the other socket's reading of the same token (the same row, by hash and user) instead of its own. */
+  share(other: SocketAuth): void {
+    const mine = this.token;
+    const theirs = other.token;
+    if (!mine || !theirs || !other.viewer || this.toolJwt) return;
+    if (mine.id !== theirs.id || mine.cryptedToken !== theirs.cryptedToken || mine.userId !== theirs.userId) return;
+    this.token = theirs;
+    this.viewer = other.viewer;
+  }
+
   /** Takes a fresh reading of the token (from recheck or a batch re-verify); true while it holds. */
   apply(result: AuthResult): boolean {
     if (result.kind !== 'ok') {

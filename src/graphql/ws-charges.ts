@@ -31,8 +31,8 @@ export class EventCharges {
     private readonly costPerEvent: number,
   ) {}
 
-  /** Charges one event to the bucket; false when the bucket is full (the event must not be delivered). */
-  charge(bucket: string): boolean {
+  /** Charges `events` delivered events to the bucket; false when the bucket is full (they must not be delivered). */
+  charge(bucket: string, events = 1): boolean {
     if (this.costPerEvent <= 0) return true;
     const fullAt = this.full.get(bucket);
     if (fullAt !== undefined) {
@@ -40,7 +40,7 @@ export class EventCharges {
       // The reading is stale: deliver, charge, and read the bucket again.
       this.full.delete(bucket);
     }
-    this.pending.set(bucket, (this.pending.get(bucket) ?? 0) + this.costPerEvent);
+    this.pending.set(bucket, (this.pending.get(bucket) ?? 0) + this.costPerEvent * events);
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
     return true;
   }

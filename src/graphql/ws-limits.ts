@@ -7,6 +7,21 @@ export interface WsOperation {
   variables?: Record<string, unknown> | null;
 }
 
+/** Parsed and validated documents kept per schema and limits (the same subscription on 10,000 sockets is parsed once). */
+const DOCUMENTS = 256;
+const documents = new WeakMap<GraphqlLimits, { schema: GraphQLSchema; byQuery: Map<string, { query: string; document: DocumentNode }> }>();
+
+/**
+ * Documents that passed parsing and validation against this schema and limits, by query text. A
+ * document is never mutated once parsed, so every operation of that text may share it (and its AST
+ * is held once, not once per socket); only the variables-dependent checks run per operation.
+ */
+function documentsOf(schema: GraphQLSchema, limits: GraphqlLimits): Map<string, { query: string; document: DocumentNode }> {
+  let c = documents.get(limits);
+  if (!c || c.schema !== schema) documents.set(limits, (c = { schema, byQuery: new Map() }));
+  return c.byQuery;
+}
+
 /**
  * graphql-ws's onSubscribe for every operation on a socket: the same token limit, validation rules,
  * introspection and cost checks as HTTP GraphQL, before anything runs. Returns the execution
@@ -17,20 +32,31 @@ export function prepareWsOperation(
   limits: GraphqlLimits,
   payload: WsOperation,
   authenticated: boolean,
-): { args: ExecutionArgs; cost: number; subscription: boolean } | { errors: GraphQLError[] } {
+): { args: ExecutionArgs; cost: number; subscription: boolean; query: string } | { errors: GraphQLError[] } {
+  const cache = documentsOf(schema, limits);
+  let cached = cache.get(payload.query);
   let document: DocumentNode;
-  try {
-    document = parse(payload.query, parseOptions(limits));
-  } catch (e) {
-    if (e instanceof GraphQLError) return { errors: [withCode(e, 'GRAPHQL_PARSE_FAILED')] };
-    throw e;
+  if (cached) {
+    // Most recently used last: the first key is the one evicted.
+    cache.delete(payload.query);
+    cache.set(payload.query, cached);
+    document = cached.document;
+  } else {
+    try {
+      document = parse(payload.query, parseOptions(limits));
+    } catch (e) {
+      if (e instanceof GraphQLError) return { errors: [withCode(e, 'GRAPHQL_PARSE_FAILED')] };
+      throw e;
+    }
+    const invalid = validate(schema, document, [...specifiedRules, ...limitRules(limits)]);
+    if (invalid.length) return { errors: invalid.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED')) };
+    cache.set(payload.query, (cached = { query: payload.query, document }));
+    if (cache.size > DOCUMENTS) cache.delete(cache.keys().next().value!);
   }
-  const invalid = validate(schema, document, [...specifiedRules, ...limitRules(limits)]);
-  if (invalid.length) return { errors: invalid.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED')) };
   const checked = checkOperation(limits, { schema, document, operationName: payload.operationName, variables: payload.variables, authenticated });
   if ('error' in checked) return { errors: [withCode(checked.error, 'GRAPHQL_VALIDATION_FAILED')] };
   const subscription = getOperationAST(document, payload.operationName)?.operation === 'subscription';
-  return { args: { schema, document, operationName: payload.operationName, variableValues: payload.variables }, cost: checked.cost, subscription };
+  return { args: { schema, document, operationName: payload.operationName, variableValues: payload.variables }, cost: checked.cost, subscription, query: cached.query };
 }
 
 /**

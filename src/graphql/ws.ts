@@ -20,12 +20,19 @@ import { clientKey } from '../http/throttle-key';
 import { chargeCost, graphqlLimits } from './limits';
 import { coalescingKey, prepareWsOperation, tooManySubscriptions } from './ws-limits';
 import { EventCharges, eventThrottled } from './ws-charges';
-import { Multicast } from './ws-multicast';
+import { SubscriptionGroup } from './ws-groups';
 import { startBudget } from './budget';
 import { countSubscription } from '../common/metrics';
 
 interface ConnectionExtra {
+  /**
+   * The upgrade request until the socket is accepted; then a stand-in carrying only what is read
+   * later (the key operation costs are registered under), so a long-lived socket does not hold the
+   * request's headers and streams.
+   */
   request: IncomingMessage;
+  /** The origin (scheme://host) the socket connected to, read once from the upgrade request. */
+  origin?: string;
   socket: WebSocket;
   /** The connection's credentials, re-checked before every operation (src/auth/socket-auth.ts). */
   auth?: SocketAuth;
@@ -37,14 +44,15 @@ interface ConnectionExtra {
   live?: LiveSocket;
   /** Ids of the socket's live subscriptions (capped by GRAPHQL_WS_MAX_SUBSCRIPTIONS). */
   subscriptions?: Set<string>;
-  /** Sources shared by identical subscriptions of this socket, by coalescingKey(). */
-  shared?: Map<string, Promise<Multicast<ExecutionResult> | null>>;
+  /** What scopes this socket's subscription groups when it has no token of its own (a tool's socket). */
+  serial?: number;
   /** The throttle bucket delivered events are charged to (the socket's token's, as for its operations). */
   bucket?: string;
 }
 
-/** Execution arguments of a subscription that may share a source, with the socket and key to share it under. */
-const coalescable = new WeakMap<ExecutionArgs, { extra: ConnectionExtra; key: string }>();
+/** Execution arguments of a subscription, with its socket, id and the group key it shares a source under. */
+const coalescable = new WeakMap<ExecutionArgs, { extra: ConnectionExtra; id: string; key: string }>();
+let serials = 0;
 
 /**
  * graphql-ws on the same port and path as HTTP GraphQL. The token comes in connection_init
@@ -53,7 +61,7 @@ const coalescable = new WeakMap<ExecutionArgs, { extra: ConnectionExtra; key: st
  * With a throttle, connection_init, each operation and each delivered subscription event are charged
  * to the token's bucket. A token holds at most GRAPHQL_WS_MAX_SOCKETS_PER_TOKEN sockets on an instance
  * (one more closes with 1008) and a socket at most GRAPHQL_WS_MAX_SUBSCRIPTIONS subscriptions;
- * identical subscriptions of a socket share one source (ws-multicast.ts).
+ * identical subscriptions of one token (on any of its sockets) share one source (ws-groups.ts).
  */
 export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLogger, throttle: Throttle | null = null) {
   const limits = graphqlLimits(app.config);
@@ -69,7 +77,8 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
         const header = (params.Authorization ?? params.authorization) as string | undefined;
-        const host = new URL(requestOrigin(origin, ctx.extra.request)).host;
+        const base = requestOrigin(origin, ctx.extra.request);
+        const host = new URL(base).host;
         const bearer = bearerToken(header);
         const bucket = throttle ? await clientKey(app.tokenKey, bearer, ctx.extra.request?.socket.remoteAddress ?? '') : undefined;
         const auth = await SocketAuth.connect(app, bearer, host);
@@ -82,7 +91,11 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
           return false;
         }
         sockets.add(live);
-        Object.assign(extra, { auth, live, bucket, subscriptions: new Set(), shared: new Map() });
+        Object.assign(extra, { auth, live, bucket, origin: base, subscriptions: new Set(), serial: ++serials });
+        extra.request = { socket: { remoteAddress: extra.request.socket?.remoteAddress } } as IncomingMessage;
+        // The credentials were checked: the socket keeps no copy of its bearer token.
+        const kept = ctx.connectionParams as Record<string, unknown> | undefined;
+        if (kept) delete kept.Authorization, delete kept.authorization;
         refresh(extra);
         return true;
       },
@@ -93,21 +106,26 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
         if (!(await stillAuthorized(extra))) return [new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED' } })];
         const prepared = prepareWsOperation(app.schema, limits, payload, Boolean(extra.viewer || extra.tool));
         if ('errors' in prepared) return prepared.errors;
+        // graphql-ws keeps the payload while the operation lives: hold the cached copy of its text instead.
+        (payload as { query: string }).query = prepared.query;
         if (prepared.subscription) {
           const live = extra.subscriptions!;
           if (live.size >= maxSubscriptions) return [tooManySubscriptions(maxSubscriptions)];
           live.add(id);
-          coalescable.set(prepared.args, { extra, key: coalescingKey(payload) });
+          coalescable.set(prepared.args, { extra, id, key: groupKey(extra, payload) });
+          // The group's first subscription builds the context (sharedSubscribe); the others need none.
+          prepared.args.contextValue = undefined;
         }
         // Charged to the socket's upgrade request, where the graphql-ws throttle reads each operation's cost.
         chargeCost(extra.request, limits, prepared.cost);
         return prepared.args;
       },
       subscribe: (args) => sharedSubscribe(args),
+
       // A subscription's stream, counted while it is live (lms_graphql_ws_subscriptions).
       onOperation: (_ctx, _id, _payload, _args, result) => countSubscription(result),
       // No read per event: a revoked token's sockets are closed by the registry (src/auth/live-sockets.ts).
-      // A delivered event is charged to the subscriber's bucket; a full bucket ends the subscription.
+      // Subscription events are delivered (and charged) by their group (ws-groups.ts), not through here.
       // Errors are shaped as over HTTP: no driver message or stack reaches a socket.
       onNext: async (ctx, id, _payload, _args, result) => {
         const extra = ctx.extra as ConnectionExtra;
@@ -124,21 +142,63 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
       // Queries and mutations get the execution budget (src/graphql/budget.ts); a subscription's context
       // serves every one of its events, each bounded by the estimate of its selection.
       context: (ctx, _id, _payload, args) => {
-        const extra = ctx.extra as ConnectionExtra;
-        const context = createContext({
-          app,
-          viewer: extra.viewer ?? null,
-          token: extra.token ?? null,
-          tool: extra.tool ?? null,
-          baseUrl: requestOrigin(origin, extra.request),
-          log,
-        });
+        const context = contextOf(ctx.extra as ConnectionExtra);
         if (getOperationAST(args.document, args.operationName)?.operation !== 'subscription') startBudget(context, limits.budget);
         return context;
       },
     }, throttle, app.tokenKey),
     wss,
   );
+  function contextOf(extra: ConnectionExtra) {
+    return createContext({
+      app,
+      viewer: extra.viewer ?? null,
+      token: extra.token ?? null,
+      tool: extra.tool ?? null,
+      baseUrl: extra.origin ?? requestOrigin(origin, extra.request),
+      log,
+    });
+  }
+
+  /** Groups being created (a promise) or live, by groupKey(). */
+  const groups = new Map<string, Promise<SubscriptionGroup | null>>();
+  const groupCharges = charges && { charge: (bucket: string, n: number) => charges.charge(bucket, n), refused: eventThrottled };
+
+  /**
+   * graphql-ws's subscribe: a subscription identical to a live one of the same token joins that one's
+   * group (one pubsub listener, each event executed and serialised once); the first one of a key runs
+   * graphql's subscribe with its socket's context and starts the group.
+   */
+  async function sharedSubscribe(args: ExecutionArgs): Promise<ExecutionResult | AsyncGenerator<ExecutionResult>> {
+    const c = coalescable.get(args);
+    if (!c) return subscribe(args);
+    // Read once: graphql-ws holds the arguments for the subscription's life, the key need not be.
+    coalescable.delete(args);
+    const { extra, id, key } = c;
+    const existing = await groups.get(key);
+    if (existing?.open) return existing.join(extra.socket, id, extra.bucket);
+    // Claimed before the first await, so an identical subscribe arriving meanwhile waits for this one.
+    let settle!: (g: SubscriptionGroup | null) => void;
+    const claim = new Promise<SubscriptionGroup | null>((resolve) => (settle = resolve));
+    groups.set(key, claim);
+    try {
+      const result = await subscribe({ ...args, contextValue: contextOf(extra) });
+      if (!(Symbol.asyncIterator in Object(result))) {
+        settle(null);
+        return result as ExecutionResult;
+      }
+      const source = (result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]();
+      const group = new SubscriptionGroup(source, groupCharges, () => groups.get(key) === claim && groups.delete(key));
+      settle(group);
+      return group.join(extra.socket, id, extra.bucket);
+    } catch (e) {
+      settle(null);
+      throw e;
+    } finally {
+      if ((await claim) === null && groups.get(key) === claim) groups.delete(key);
+    }
+  }
+
   // ws re-emits the HTTP server's own errors here, and graphql-ws prints them to stderr with their
   // stack: on a busy port that came before the one clear line main.ts prints. listen() already rejects
   // with the same error, so whoever started the server reports it.
@@ -167,35 +227,13 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
 }
 
 /**
- * graphql-ws's subscribe: a subscription identical to a live one of the same socket joins that one's
- * source (one pubsub listener, each event resolved once); any other runs as graphql's subscribe.
+ * What makes subscriptions share a group: the same document, operation and variables (coalescingKey),
+ * the same origin (results may carry URLs), and the same token and user, so the same authority; a
+ * tool's socket shares only with itself.
  */
-async function sharedSubscribe(args: ExecutionArgs): Promise<ExecutionResult | AsyncGenerator<ExecutionResult>> {
-  const c = coalescable.get(args);
-  if (!c) return subscribe(args);
-  const shared = c.extra.shared!;
-  const existing = await shared.get(c.key);
-  if (existing?.open) return existing.join();
-  // Claimed before the first await, so an identical subscribe arriving meanwhile waits for this one.
-  let settle!: (m: Multicast<ExecutionResult> | null) => void;
-  const claim = new Promise<Multicast<ExecutionResult> | null>((resolve) => (settle = resolve));
-  shared.set(c.key, claim);
-  try {
-    const result = await subscribe(args);
-    if (!(Symbol.asyncIterator in Object(result))) {
-      settle(null);
-      return result as ExecutionResult;
-    }
-    const source = (result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]();
-    const multicast = new Multicast(source, () => shared.get(c.key) === claim && shared.delete(c.key));
-    settle(multicast);
-    return multicast.join();
-  } catch (e) {
-    settle(null);
-    throw e;
-  } finally {
-    if ((await claim) === null && shared.get(c.key) === claim) shared.delete(c.key);
-  }
+function groupKey(extra: ConnectionExtra, payload: Parameters<typeof coalescingKey>[0]): string {
+  const who = extra.token && extra.viewer ? `t${extra.token.id}:${extra.token.cryptedToken}:u${extra.viewer.id}` : `s${extra.serial}`;
+  return `${who} ${extra.origin} ${coalescingKey(payload)}`;
 }
 
 /** Copies the socket's current credentials to the extra the context reads. */
