@@ -24,7 +24,7 @@ export interface UpcomingEvent {
 
 /**
  * A kind of upcoming event: given the window and the viewer's context codes, its entries. Assignments
- * are built in; calendar events (issue 22 item 4) register their source here from src/app/plugins.ts,
+ * are built in; calendar events register their source here from src/app/plugins.ts,
  * so this area never imports theirs.
  */
 export type UpcomingEventSource = (ctx: RequestContext, window: { start: Date; end: Date; contextCodes: string[] }) => Promise<UpcomingEvent[]>;
