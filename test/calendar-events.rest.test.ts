@@ -259,6 +259,21 @@ describe('planner and live events', () => {
     expect(outsider.body.some((i: any) => i.plannable_type === 'calendar_event')).toBe(false);
   });
 
+  it("is one of the students' upcoming events (type event), not an outsider's", async () => {
+    const made = (await create(room.teacher, { context_code: course(), title: 'Upcoming lab', start_at: at(3, 9), end_at: at(3, 10) })).body;
+    const mine = (await create(room.student, { context_code: `user_${room.student.id}`, title: 'My own reminder', start_at: at(4, 9) })).body;
+    const res = await room.student.api.get('/api/v1/users/self/upcoming_events');
+    expect(res.status).toBe(200);
+    const entry = res.body.find((e: any) => e.type === 'event' && e.id === made.id);
+    expect(entry).toMatchObject({ title: 'Upcoming lab', start_at: at(3, 9), end_at: at(3, 10), context_code: course(), url: `${server.url}/api/v1/calendar_events/${made.id}` });
+    expect(res.body.some((e: any) => e.type === 'event' && e.id === mine.id)).toBe(true);
+    // Soonest first, whichever kind.
+    const starts = res.body.map((e: any) => e.start_at).filter(Boolean);
+    expect([...starts].sort()).toEqual(starts);
+    const outsider = await room.outsider.api.get('/api/v1/users/self/upcoming_events');
+    expect(outsider.body.some((e: any) => e.id === made.id || e.id === mine.id)).toBe(false);
+  });
+
   it('writes calendar_event_created and calendar_event_updated to entitled subscribers', async () => {
     const tool = await toolProxy(server, 'Calendar Tool');
     await subscription(server, { tool, context: { type: 'course', id: room.course.id }, eventTypes: ['calendar_event_created', 'calendar_event_updated'], url: receiver.url('/calendar') });

@@ -1,3 +1,5 @@
+import { calendarUpcomingEvents } from '../calendar-events/calendar-upcoming';
+import { registerUpcomingEventSource } from '../todo/upcoming.service';
 import { registerAssignmentBacker } from '../content/assignments/assignment-backers';
 import { quizAssignmentBacker } from '../content/quizzes/quiz.service';
 import { gradedDiscussionBacker } from '../discussions/graded-discussion.service';
@@ -38,6 +40,9 @@ export const FILE_CONTEXT_PROVIDERS = [courseFiles, groupFiles, userFiles];
 /** What follows an assignment when it is edited or deleted (the port is src/content/assignments/assignment-backers.ts), in this order. */
 export const ASSIGNMENT_BACKERS = [quizAssignmentBacker, gradedDiscussionBacker];
 
+/** Kinds of entry besides assignments in a user's upcoming events (the port is src/todo/upcoming.service.ts). */
+export const UPCOMING_EVENT_SOURCES = [calendarUpcomingEvents];
+
 let installed = false;
 
 /** Plugs every area into the registries lower areas own; called once per process by bootstrap. */
@@ -49,4 +54,5 @@ export function installPlugins(): void {
   registerFactsProvider(courseWorkFacts);
   for (const provider of FILE_CONTEXT_PROVIDERS) registerFileContextProvider(provider);
   for (const backer of ASSIGNMENT_BACKERS) registerAssignmentBacker(backer);
+  for (const source of UPCOMING_EVENT_SOURCES) registerUpcomingEventSource(source);
 }

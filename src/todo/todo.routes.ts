@@ -51,6 +51,20 @@ export function presentTodoItem(t: Json, input: RestInput): Json {
 
 /** Canvas's assignment_event_json: the assignment as a calendar entry at its due date. */
 export function presentUpcomingEvent(e: Json, input: RestInput): Json {
+  // A calendar event entry: its own id and API URL (GET /calendar_events/:id has the whole event).
+  if (e.type === 'event') {
+    return {
+      id: Number(e.id),
+      title: e.title,
+      start_at: e.start_at,
+      end_at: e.end_at,
+      context_code: e.context_code,
+      context_name: e.context_name,
+      html_url: e.html_url,
+      url: `${input.ctx.baseUrl}/api/v1/calendar_events/${e.id}`,
+      type: 'event',
+    };
+  }
   const a = e.assignment ? presentAssignment(e.assignment, input) : null;
   // Canvas marks an assignment due at 23:59 as an all-day entry of that day.
   const allDay = typeof e.start_at === 'string' && /T23:59(:\d\d)?Z$/.test(e.start_at);
