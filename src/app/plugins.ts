@@ -4,7 +4,7 @@ import { registerAssignmentBacker } from '../content/assignments/assignment-back
 import { quizAssignmentBacker } from '../content/quizzes/quiz.service';
 import { gradedDiscussionBacker } from '../discussions/graded-discussion.service';
 import { onDomainEvent } from '../events/domain-events';
-import { groupInvitationClaimHandler } from '../groups/group-membership.service';
+import { groupInvitationClaimHandler } from '../groups/group-invitation-claims';
 import { registerContentAdapter, registerFactsProvider } from '../modules/content-registry';
 import { assignmentContent, courseWorkFacts, externalToolContent, pageContent, quizContent } from '../modules/course-content';
 import { discussionContent } from '../modules/discussion-content';

@@ -1,4 +1,3 @@
-import type { DomainEventHandler } from '../events/domain-events';
 import DataLoader from 'dataloader';
 import { EntityManager, In, Not } from 'typeorm';
 import { ForbiddenError, NotFoundError, RequestError, ValidationError } from '../common/errors';
@@ -7,7 +6,6 @@ import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
 import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
 import { GroupCategory } from './group-category.entity';
-import { GroupInvitation } from './group-invitation.entity';
 import { GroupMembership, LISTED_STATES, MembershipState } from './group-membership.entity';
 import { Group } from './group.entity';
 import { User } from '../users/user.entity';
@@ -332,25 +330,4 @@ export class GroupMembershipService {
       return { membership };
     });
   }
-
-  /** Turns pending e-mail invitations into invited memberships when a user with that login appears. */
-  static async claimInvitations(em: EntityManager, userId: number, login: string): Promise<void> {
-    const pending = await em.getRepository(GroupInvitation).findBy({ email: login.trim().toLowerCase(), workflowState: 'pending' });
-    for (const inv of pending) {
-      const repo = em.getRepository(GroupMembership);
-      const existing = await repo.findOneBy({ groupId: inv.groupId, userId });
-      if (!existing?.isLive) {
-        const row = existing ?? repo.create({ groupId: inv.groupId, userId, moderator: false, sisImportId: null });
-        row.workflowState = 'invited';
-        await repo.save(row);
-      }
-      inv.workflowState = 'accepted';
-      await em.getRepository(GroupInvitation).save(inv);
-    }
-  }
 }
-
-/** A new user's login claims the group invitations sent to that address before the user existed. */
-export const groupInvitationClaimHandler: DomainEventHandler = async (em, _ctx, event) => {
-  if (event.type === 'user.created') await GroupMembershipService.claimInvitations(em, event.userId, event.login);
-};
