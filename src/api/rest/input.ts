@@ -154,7 +154,8 @@ export function list<T = string>(item: Scalar<T> = text({ max: 255 }) as unknown
       z.array(item).max(max).transform(present),
       z.record(z.string().regex(/^\d{1,6}$/), item).transform((r) => present(Object.values(r) as T[])),
       item.transform(bare),
-      commaList.transform((v) => present(commaParts(v).map((p) => item.parse(p)))),
+      // A union may run a transform on a value its check refused, so this one must not throw.
+      commaList.transform((v) => present(commaParts(v).map((p) => item.safeParse(p).data as T))),
       z.null().transform((): T[] => []),
     ],
     { error: `must be a list of at most ${max} values` },
@@ -171,7 +172,7 @@ const BLANK = z.union([z.string().regex(/^\s*$/), z.null()]);
  */
 export function ids(item: Scalar<string> = id(), opts: { max?: number } = {}): Scalar<string[]> {
   const entry = z.union([item, BLANK], { error: (iss) => (iss.input === undefined ? undefined : item.safeParse(iss.input).error?.issues[0]?.message) });
-  return list<string | null>(entry, opts).transform((xs) => xs.filter((x): x is string => x != null && x.trim() !== ''));
+  return list<string | null>(entry, opts).transform((xs) => xs.filter((x): x is string => x != null && String(x).trim() !== ''));
 }
 
 /** A nested params hash such as `group[name]`. */
