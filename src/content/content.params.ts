@@ -12,7 +12,7 @@ export { courseId } from '../courses/course.params';
 /** A service-checked value, or null / '' to clear it. */
 export const checked = () => nullableText({ max: 4096 });
 
-/** A service-checked value that cannot be cleared (ids and words read with str()). */
+/** A service-checked value that cannot be cleared (ids and words). */
 export const word = () => text({ max: 4096 });
 
 /** HTML kept in a TEXT column, which holds 65,535 bytes on MySQL; sanitised by the service. */

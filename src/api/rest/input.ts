@@ -168,7 +168,7 @@ const BLANK = z.union([z.string().regex(/^\s*$/), z.null()]);
 /**
  * A list of ids that sets a stored list (`prerequisite_module_ids[]`, a group's `members[]`). Canvas
  * drops blank entries (Rails `reject(&:blank?)`), which is how a form says "empty list": `x[]=`, `x=`
- * and JSON `[""]` clear it. Read the value with idList() (src/api/rest/params.ts), which drops them too.
+ * and JSON `[""]` clear it. The value is the list without them.
  */
 export function ids(item: Scalar<string> = id(), opts: { max?: number } = {}): Scalar<string[]> {
   const entry = z.union([item, BLANK], { error: (iss) => (iss.input === undefined ? undefined : item.safeParse(iss.input).error?.issues[0]?.message) });
