@@ -1,5 +1,4 @@
 import { defineFragment, RestRoute } from '../api/rest/route';
-import { str } from '../api/rest/params';
 import { numericIds } from '../api/rest/present';
 import { params } from '../api/rest/input';
 import { accountId } from './account.params';
@@ -18,7 +17,7 @@ export const accountRoutes: RestRoute[] = [
     path: '/api/v1/accounts/:id',
     accepts: params({ id: accountId() }),
     operation: `query($id: ID!) { account(id: $id) { ...AccountJson } }`,
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'account',
     present: presentAccount,
   },

@@ -1,5 +1,4 @@
 import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
-import { nullableStr, str, toBool, tree } from '../api/rest/params';
 import { numericIds } from '../api/rest/present';
 import { bool, id, list, obj, params, text, z } from '../api/rest/input';
 import { FieldError, RequestError } from '../common/errors';
@@ -13,7 +12,7 @@ defineFragment(`fragment TokenJson on AccessToken {
 // ---- declared params ----
 const userId = id({ self: true, prefixes: ['sis_user_id', 'sis_login_id'] });
 /** A token's numeric id or its 5-character hint; anything else names no token (404). */
-const tokenId = z.union([z.string().regex(/^(\d{1,15}|[A-Za-z0-9]{5})$/), z.number().int().min(0)], { error: 'must be a token id or token hint' });
+const tokenId = z.union([z.string().regex(/^(\d{1,15}|[A-Za-z0-9]{5})$/), z.number().int().min(0)], { error: 'must be a token id or token hint' }).transform(String);
 const tokenRef = { user_id: userId, id: tokenId };
 // Canvas accepts token[scopes][] and ignores it unless its default developer key enforces scopes;
 // ours never does, so a token always acts with its user's permissions.
@@ -41,7 +40,10 @@ function updateErrors(fields: FieldError[]): unknown {
   return { errors };
 }
 
-const ref = (p: Record<string, unknown>) => ({ userId: str(p.user_id), id: str(p.id) });
+/** A blank text ('' or JSON null) clears the field. */
+const blankNull = (v: string | null | undefined) => (v === undefined ? undefined : v || null);
+
+const ref = (v: Record<string, any>) => ({ userId: v.user_id, id: v.id });
 
 export const accessTokenRoutes: RestRoute[] = [
   {
@@ -50,7 +52,7 @@ export const accessTokenRoutes: RestRoute[] = [
     accepts: params({ user_id: userId }),
     operation: `query($userId: ID!, $first: Int, $after: String) { accessTokens(userId: $userId, first: $first, after: $after) {
       nodes { ...TokenJson } pageInfo { hasNextPage endCursor } } }`,
-    variables: ({ params }) => ({ userId: str(params.user_id) }),
+    variables: ({ values }) => ({ userId: values.user_id }),
     root: 'accessTokens',
     list: { bookmark: true },
     present,
@@ -61,9 +63,9 @@ export const accessTokenRoutes: RestRoute[] = [
     accepts: params({ user_id: userId, token: obj(tokenFields).optional() }),
     operation: `mutation($input: CreateAccessTokenInput!) { createAccessToken(input: $input) {
       accessToken { ...TokenJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => {
-      const token = tree(params.token);
-      return { input: { userId: str(params.user_id), purpose: str(token.purpose), expiresAt: nullableStr(token.expires_at) } };
+    variables: ({ values }) => {
+      const token: Record<string, any> = values.token ?? {};
+      return { input: { userId: values.user_id, purpose: token.purpose, expiresAt: blankNull(token.expires_at) } };
     },
     root: 'createAccessToken',
     payloadKey: 'accessToken',
@@ -77,7 +79,7 @@ export const accessTokenRoutes: RestRoute[] = [
     path: '/api/v1/users/:user_id/tokens/:id',
     accepts: params(tokenRef),
     operation: `query($userId: ID!, $id: ID!) { accessToken(userId: $userId, id: $id) { ...TokenJson } }`,
-    variables: ({ params }) => ref(params),
+    variables: ({ values }) => ref(values),
     root: 'accessToken',
     present,
   },
@@ -87,12 +89,12 @@ export const accessTokenRoutes: RestRoute[] = [
     accepts: params({ ...tokenRef, token: tokenBody.optional() }),
     operation: `mutation($input: UpdateAccessTokenInput!) { updateAccessToken(input: $input) {
       accessToken { ...TokenJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => {
+    variables: ({ values }) => {
       // Canvas's params.require(:token).
-      if (params.token == null || typeof params.token !== 'object') throw new RequestError('token is missing', 400, { errors: [{ message: 'token is missing' }] });
-      const token = tree(params.token);
+      if (values.token == null || typeof values.token !== 'object') throw new RequestError('token is missing', 400, { errors: [{ message: 'token is missing' }] });
+      const token: Record<string, any> = values.token;
       return {
-        input: { ...ref(params), purpose: 'purpose' in token ? nullableStr(token.purpose) : undefined, expiresAt: nullableStr(token.expires_at), regenerate: toBool(token.regenerate) },
+        input: { ...ref(values), purpose: 'purpose' in token ? blankNull(token.purpose) : undefined, expiresAt: blankNull(token.expires_at), regenerate: token.regenerate },
       };
     },
     root: 'updateAccessToken',
@@ -106,7 +108,7 @@ export const accessTokenRoutes: RestRoute[] = [
     accepts: params(tokenRef),
     operation: `mutation($input: DeleteAccessTokenInput!) { deleteAccessToken(input: $input) {
       accessToken { ...TokenJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ input: ref(params) }),
+    variables: ({ values }) => ({ input: ref(values) }),
     root: 'deleteAccessToken',
     payloadKey: 'accessToken',
     present,

@@ -32,18 +32,18 @@ const isTree = (v: unknown): v is Json => typeof v === 'object' && v !== null &&
 /** Leaves absent fields out of a GraphQL input: an explicit undefined would reach the service as null ("clear it"). */
 const given = (o: Json): Json => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
-function context({ params }: RestInput): { contextType: string; contextId: string | undefined } {
-  return params.course_id !== undefined ? { contextType: 'Course', contextId: str(params.course_id) } : { contextType: 'Account', contextId: str(params.account_id) };
+function context({ values }: RestInput): { contextType: string; contextId: string | undefined } {
+  return values.course_id !== undefined ? { contextType: 'Course', contextId: values.course_id } : { contextType: 'Account', contextId: values.account_id };
 }
 
-/** A field as given: absent stays undefined, JSON null or a non-scalar becomes null (which the service refuses). */
+/** A field of a JSON-string bulk list as given: absent stays undefined, null or a non-scalar becomes null (which the service refuses). */
 const field = (v: unknown): string | null | undefined => (v === undefined ? undefined : str(v) ?? null);
 
 /** Fields from Canvas's nested `blackout_date[…]` form or the spec's top-level names; the nested one wins. */
-function blackoutFields(p: Json): Json {
-  const nested = isTree(p.blackout_date) ? p.blackout_date : {};
-  const pick = (k: string) => (nested[k] !== undefined ? nested[k] : p[k]);
-  return given({ startDate: field(pick('start_date')), endDate: field(pick('end_date')), eventTitle: field(pick('event_title')) });
+function blackoutFields(v: Json): Json {
+  const nested = v.blackout_date ?? {};
+  const pick = (k: string) => (nested[k] !== undefined ? nested[k] : v[k]);
+  return given({ startDate: pick('start_date'), endDate: pick('end_date'), eventTitle: pick('event_title') });
 }
 
 const badBulk = (message: string) => ValidationError.of('blackout_dates', 'invalid', message);
@@ -144,7 +144,7 @@ export const blackoutDateRoutes: RestRoute[] = [
       operation: `query($id: ID!, $type: String, $cid: ID) { blackoutDate(id: $id, contextType: $type, contextId: $cid) { ...BlackoutDateJson } }`,
       variables: (input) => {
         const c = context(input);
-        return { id: str(input.params.id), type: c.contextType, cid: c.contextId };
+        return { id: input.values.id, type: c.contextType, cid: c.contextId };
       },
       root: 'blackoutDate',
       present: wrapped,
@@ -154,7 +154,7 @@ export const blackoutDateRoutes: RestRoute[] = [
   ...both({
     method: 'POST',
     operation: `mutation($input: CreateBlackoutDateInput!) { createBlackoutDate(input: $input) { blackoutDate { ...BlackoutDateJson } ${PAYLOAD_ERRORS} } }`,
-    variables: (input) => ({ input: { ...context(input), ...blackoutFields(input.params) } }),
+    variables: (input) => ({ input: { ...context(input), ...blackoutFields(input.values) } }),
     root: 'createBlackoutDate',
     payloadKey: 'blackoutDate',
     present: wrapped,
@@ -166,7 +166,7 @@ export const blackoutDateRoutes: RestRoute[] = [
     {
       method: 'PUT',
       operation: `mutation($input: UpdateBlackoutDateInput!) { updateBlackoutDate(input: $input) { blackoutDate { ...BlackoutDateJson } ${PAYLOAD_ERRORS} } }`,
-      variables: (input) => ({ input: { id: str(input.params.id), ...context(input), ...blackoutFields(input.params) } }),
+      variables: (input) => ({ input: { id: input.values.id, ...context(input), ...blackoutFields(input.values) } }),
       root: 'updateBlackoutDate',
       payloadKey: 'blackoutDate',
       present: wrapped,
@@ -179,7 +179,7 @@ export const blackoutDateRoutes: RestRoute[] = [
     {
       method: 'DELETE',
       operation: `mutation($input: DeleteBlackoutDateInput!) { deleteBlackoutDate(input: $input) { blackoutDate { ...BlackoutDateJson } ${PAYLOAD_ERRORS} } }`,
-      variables: (input) => ({ input: { id: str(input.params.id), ...context(input) } }),
+      variables: (input) => ({ input: { id: input.values.id, ...context(input) } }),
       root: 'deleteBlackoutDate',
       payloadKey: 'blackoutDate',
       // The spec: "Deletes; returns a BlackoutDate" (Canvas itself answers 204).
@@ -192,7 +192,7 @@ export const blackoutDateRoutes: RestRoute[] = [
     path: COURSE,
     accepts: params({ course_id: courseId(), blackout_dates: bulkList.optional() }),
     operation: `mutation($input: ReplaceBlackoutDatesInput!) { replaceBlackoutDates(input: $input) { blackoutDates { ...BlackoutDateJson } ${PAYLOAD_ERRORS} } }`,
-    variables: (input) => ({ input: { ...context(input), blackoutDates: bulkEntries(input.params.blackout_dates) } }),
+    variables: (input) => ({ input: { ...context(input), blackoutDates: bulkEntries(input.values.blackout_dates) } }),
     root: 'replaceBlackoutDates',
     payloadKey: 'blackoutDates',
     present: bare,

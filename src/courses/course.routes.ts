@@ -1,5 +1,4 @@
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
-import { nullableStr, str, strArray, toBool, tree } from '../api/rest/params';
 import { numericIds, omitNull } from '../api/rest/present';
 import { courseParams as P } from './course.params';
 
@@ -85,24 +84,29 @@ export function presentEnrollment(e: Record<string, any>, input: RestInput) {
   return out;
 }
 
-function courseFields(params: Record<string, unknown>) {
-  const c = tree(params.course);
+/** A blank text clears the field (Canvas stores nil for ''). */
+const blankNull = (v: string | null | undefined) => (v === undefined ? undefined : v || null);
+
+function courseFields({ values, params }: RestInput) {
+  const c: Record<string, any> = values.course ?? {};
+  // conclude_at stands in for an end_at that is absent or JSON null (a blank end_at clears it).
+  const rawEnd = (params.course as Record<string, unknown> | undefined)?.end_at;
   return {
-    name: str(c.name),
-    courseCode: str(c.course_code),
-    startAt: nullableStr(c.start_at),
-    endAt: nullableStr(c.end_at ?? c.conclude_at),
-    sisCourseId: nullableStr(c.sis_course_id),
-    integrationId: nullableStr(c.integration_id),
-    // '' or null leave the quota as it is; Number(null) would be a quota of 0.
-    storageQuotaMb: c.storage_quota_mb == null || c.storage_quota_mb === '' ? undefined : Number(c.storage_quota_mb),
-    timeZone: str(c.time_zone),
-    license: str(c.license),
-    isPublic: toBool(c.is_public),
-    publicDescription: str(c.public_description),
-    defaultView: str(c.default_view),
-    restrictEnrollmentsToCourseDates: toBool(c.restrict_enrollments_to_course_dates),
-    masteryPathsEnabled: toBool(c.conditional_release),
+    name: c.name,
+    courseCode: c.course_code,
+    startAt: c.start_at,
+    endAt: rawEnd != null ? c.end_at : c.conclude_at,
+    sisCourseId: blankNull(c.sis_course_id),
+    integrationId: blankNull(c.integration_id),
+    // '' or null leave the quota as it is.
+    storageQuotaMb: c.storage_quota_mb ?? undefined,
+    timeZone: c.time_zone,
+    license: c.license,
+    isPublic: c.is_public,
+    publicDescription: c.public_description ?? undefined,
+    defaultView: c.default_view,
+    restrictEnrollmentsToCourseDates: c.restrict_enrollments_to_course_dates,
+    masteryPathsEnabled: c.conditional_release,
   };
 }
 
@@ -113,13 +117,13 @@ export const courseRoutes: RestRoute[] = [
     path: '/api/v1/accounts/:account_id/courses',
     accepts: P.create,
     operation: `mutation($input: CreateCourseInput!) { createCourse(input: $input) { course { ...CourseJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({
+    variables: (input) => ({
       input: {
-        accountId: str(params.account_id),
-        ...courseFields(params),
-        offer: toBool(params.offer),
+        accountId: input.values.account_id,
+        ...courseFields(input),
+        offer: input.values.offer,
         // Canvas's value_to_boolean, as declared (1, yes and on count too).
-        enrollMe: toBool(params.enroll_me) === true,
+        enrollMe: input.values.enroll_me === true,
       },
     }),
     root: 'createCourse',
@@ -134,7 +138,7 @@ export const courseRoutes: RestRoute[] = [
       coursesConnection(first: $first, after: $after, enrollmentState: $state, enrollmentType: $type) {
         nodes { ...CourseJson enrollments: viewerEnrollments { type role user_id: userId enrollment_state: state limit_privileges_to_course_section: limitPrivilegesToCourseSection } }
         totalCount pageInfo { hasNextPage endCursor } } }`,
-    variables: ({ params }) => ({ state: str(params.enrollment_state), type: str(params.enrollment_type) }),
+    variables: ({ values }) => ({ state: values.enrollment_state, type: values.enrollment_type }),
     root: 'coursesConnection',
     list: true,
     present: presentCourse,
@@ -144,7 +148,7 @@ export const courseRoutes: RestRoute[] = [
     path: '/api/v1/courses/:id',
     accepts: P.course,
     operation: `query($id: ID!) { course(id: $id) { ...CourseJson } }`,
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'course',
     present: presentCourse,
   },
@@ -153,9 +157,9 @@ export const courseRoutes: RestRoute[] = [
     path: '/api/v1/courses/:id',
     accepts: P.update,
     operation: `mutation($input: UpdateCourseInput!) { updateCourse(input: $input) { course { ...CourseJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => {
-      const event = str(tree(params.course).event) ?? (toBool(params.offer) ? 'offer' : undefined);
-      return { input: { id: str(params.id), ...courseFields(params), event } };
+    variables: (input) => {
+      const event = input.values.course?.event ?? (input.values.offer ? 'offer' : undefined);
+      return { input: { id: input.values.id, ...courseFields(input), event } };
     },
     root: 'updateCourse',
     payloadKey: 'course',
@@ -166,17 +170,17 @@ export const courseRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/sections',
     accepts: P.createSection,
     operation: `mutation($input: CreateSectionInput!) { createSection(input: $input) { section { ...SectionJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => {
-      const s = tree(params.course_section);
+    variables: ({ values }) => {
+      const s: Record<string, any> = values.course_section ?? {};
       return {
         input: {
-          courseId: str(params.course_id),
-          name: str(s.name),
-          sisSectionId: str(s.sis_section_id),
-          integrationId: str(s.integration_id),
-          startAt: nullableStr(s.start_at),
-          endAt: nullableStr(s.end_at),
-          restrictEnrollmentsToSectionDates: toBool(s.restrict_enrollments_to_section_dates),
+          courseId: values.course_id,
+          name: s.name,
+          sisSectionId: s.sis_section_id ?? undefined,
+          integrationId: s.integration_id ?? undefined,
+          startAt: s.start_at,
+          endAt: s.end_at,
+          restrictEnrollmentsToSectionDates: s.restrict_enrollments_to_section_dates,
         },
       };
     },
@@ -190,7 +194,7 @@ export const courseRoutes: RestRoute[] = [
     accepts: P.sections,
     operation: `query($id: ID!, $first: Int, $after: String) { course(id: $id) {
       sectionsConnection(first: $first, after: $after) { nodes { ...SectionJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: ({ params }) => ({ id: str(params.course_id) }),
+    variables: ({ values }) => ({ id: values.course_id }),
     root: 'course.sectionsConnection',
     list: true,
     present: presentSection,
@@ -200,19 +204,19 @@ export const courseRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/enrollments',
     accepts: P.createEnrollment,
     operation: `mutation($input: CreateEnrollmentInput!) { createEnrollment(input: $input) { enrollment { ...EnrollmentJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => {
-      const e = tree(params.enrollment);
+    variables: ({ values }) => {
+      const e: Record<string, any> = values.enrollment ?? {};
       return {
         input: {
-          courseId: str(params.course_id),
-          userId: str(e.user_id),
-          type: str(e.type),
-          enrollmentState: str(e.enrollment_state),
-          courseSectionId: str(e.course_section_id),
-          associatedUserId: str(e.associated_user_id),
-          limitPrivilegesToCourseSection: toBool(e.limit_privileges_to_course_section),
-          startAt: nullableStr(e.start_at),
-          endAt: nullableStr(e.end_at),
+          courseId: values.course_id,
+          userId: e.user_id,
+          type: e.type,
+          enrollmentState: e.enrollment_state,
+          courseSectionId: e.course_section_id,
+          associatedUserId: e.associated_user_id,
+          limitPrivilegesToCourseSection: e.limit_privileges_to_course_section,
+          startAt: e.start_at,
+          endAt: e.end_at,
         },
       };
     },
@@ -229,12 +233,12 @@ export const courseRoutes: RestRoute[] = [
     operation: `query($id: ID!, $first: Int, $after: String, $types: [String!], $states: [String!], $userId: ID, $sectionId: ID) {
       course(id: $id) { enrollmentsConnection(first: $first, after: $after, types: $types, states: $states, userId: $userId, sectionId: $sectionId) {
         nodes { ...EnrollmentJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: ({ params }) => ({
-      id: str(params.course_id),
-      types: strArray(params.type).length ? strArray(params.type) : strArray(params.role).length ? strArray(params.role) : null,
-      states: strArray(params.state).length ? strArray(params.state) : null,
-      userId: str(params.user_id),
-      sectionId: str(params.section_id),
+    variables: ({ values }) => ({
+      id: values.course_id,
+      types: values.type?.length ? values.type : values.role?.length ? values.role : null,
+      states: values.state?.length ? values.state : null,
+      userId: values.user_id,
+      sectionId: values.section_id,
     }),
     root: 'course.enrollmentsConnection',
     list: { bookmark: true },

@@ -1,8 +1,6 @@
 import type { FieldError } from '../common/errors';
 import { presentAssignment } from '../content/assignments/assignment.routes';
-import { date as dateParam, num } from '../content/rest-helpers';
 import { validationBody } from '../api/rest/errors';
-import { nullableStr, str, toBool } from '../api/rest/params';
 import { numericIds } from '../api/rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { CONTROLLER_ERROR } from './discussion.constants';
@@ -116,22 +114,21 @@ function topicValidationBody(fields: FieldError[]): unknown {
   return validationBody(fields);
 }
 
-const contextOf = (p: Json) => (p.course_id !== undefined ? { type: 'Course', id: str(p.course_id) } : { type: 'Group', id: str(p.group_id) });
+const contextOf = (p: Json) => (p.course_id !== undefined ? { type: 'Course', id: p.course_id } : { type: 'Group', id: p.group_id });
 
-/** Canvas's topic params are top-level; dates arrive as strings for the DateTime scalar to judge, '' clears one. */
+/** Canvas's topic params are top-level; a blank date ('' or null) clears one. */
 function topicFields(p: Json): Json {
-  const date = (v: unknown) => (v === undefined ? undefined : nullableStr(v));
   return {
-    title: p.title === undefined ? undefined : str(p.title) ?? null,
-    message: p.message === undefined ? undefined : str(p.message) ?? null,
-    discussionType: str(p.discussion_type),
-    published: toBool(p.published),
-    delayedPostAt: date(p.delayed_post_at),
-    lockAt: date(p.lock_at),
-    locked: toBool(p.locked),
-    requireInitialPost: toBool(p.require_initial_post),
-    pinned: toBool(p.pinned),
-    todoDate: date(p.todo_date),
+    title: p.title,
+    message: p.message,
+    discussionType: p.discussion_type,
+    published: p.published,
+    delayedPostAt: p.delayed_post_at,
+    lockAt: p.lock_at,
+    locked: p.locked,
+    requireInitialPost: p.require_initial_post,
+    pinned: p.pinned,
+    todoDate: p.todo_date,
     assignment: assignmentParams(p.assignment),
   };
 }
@@ -141,18 +138,18 @@ function assignmentParams(v: unknown): Json | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const a = v as Json;
   return {
-    setAssignment: toBool(a.set_assignment),
-    pointsPossible: num(a.points_possible),
-    gradingType: str(a.grading_type),
-    dueAt: dateParam(a.due_at),
-    unlockAt: dateParam(a.unlock_at),
-    lockAt: dateParam(a.lock_at),
+    setAssignment: a.set_assignment,
+    pointsPossible: a.points_possible,
+    gradingType: a.grading_type,
+    dueAt: a.due_at,
+    unlockAt: a.unlock_at,
+    lockAt: a.lock_at,
   };
 }
 
 const topicRef = (p: Json) => {
   const c = contextOf(p);
-  return { id: str(p.topic_id), contextType: c.type, contextId: c.id };
+  return { id: p.topic_id, contextType: c.type, contextId: c.id };
 };
 
 /** The same row under the course and the group prefix. */
@@ -166,7 +163,7 @@ const markRead = (read: boolean, allEntries: boolean): Omit<RestRoute, 'path'> =
   method: read ? 'PUT' : 'DELETE',
   accepts: P.topic,
   operation: `mutation($input: MarkDiscussionReadInput!) { markDiscussionTopicRead(input: $input) { discussionTopic { id } ${PAYLOAD_ERRORS} } }`,
-  variables: ({ params }) => ({ input: { ...topicRef(params), read, allEntries } }),
+  variables: ({ values }) => ({ input: { ...topicRef(values), read, allEntries } }),
   root: 'markDiscussionTopicRead',
   payloadKey: 'discussionTopic',
   present: () => undefined,
@@ -177,7 +174,7 @@ const markRead = (read: boolean, allEntries: boolean): Omit<RestRoute, 'path'> =
 function streamRoutes(path: string, stream: string, summary: string, accepts: RestRoute['accepts'], arg?: { name: string; param: string }): RestRoute[] {
   const decl = arg ? '$id: ID!, ' : '';
   const pass = arg ? `${arg.name}: $id, ` : '';
-  const vars = ({ params }: RestInput) => (arg ? { id: str(params[arg.param]) } : {});
+  const vars = ({ values }: RestInput) => (arg ? { id: values[arg.param] } : {});
   return [
     {
       method: 'GET',
@@ -212,9 +209,9 @@ export const discussionRoutes: RestRoute[] = [
     operation: `query($type: String!, $id: ID!, $ann: Boolean, $order: String, $term: String, $first: Int, $after: String) {
       discussionTopics(contextType: $type, contextId: $id, onlyAnnouncements: $ann, orderBy: $order, searchTerm: $term, first: $first, after: $after) {
       nodes { ...DiscussionTopicJson } ${PAGE} } }`,
-    variables: ({ params }) => {
-      const c = contextOf(params);
-      return { type: c.type, id: c.id, ann: toBool(params.only_announcements), order: str(params.order_by), term: str(params.search_term) };
+    variables: ({ values }) => {
+      const c = contextOf(values);
+      return { type: c.type, id: c.id, ann: values.only_announcements, order: values.order_by, term: values.search_term };
     },
     root: 'discussionTopics',
     list: true,
@@ -224,9 +221,9 @@ export const discussionRoutes: RestRoute[] = [
     method: 'POST',
     accepts: P.create,
     operation: topicPayload('createDiscussionTopic', 'CreateDiscussionTopicInput'),
-    variables: ({ params }) => {
-      const c = contextOf(params);
-      return { input: { contextType: c.type, contextId: c.id, ...topicFields(params), isAnnouncement: toBool(params.is_announcement) } };
+    variables: ({ values }) => {
+      const c = contextOf(values);
+      return { input: { contextType: c.type, contextId: c.id, ...topicFields(values), isAnnouncement: values.is_announcement } };
     },
     root: 'createDiscussionTopic',
     payloadKey: 'discussionTopic',
@@ -237,8 +234,8 @@ export const discussionRoutes: RestRoute[] = [
     method: 'GET',
     accepts: P.topic,
     operation: `query($id: ID!, $type: String, $cid: ID) { discussionTopic(id: $id, contextType: $type, contextId: $cid) { ...DiscussionTopicJson } }`,
-    variables: ({ params }) => {
-      const r = topicRef(params);
+    variables: ({ values }) => {
+      const r = topicRef(values);
       return { id: r.id, type: r.contextType, cid: r.contextId };
     },
     root: 'discussionTopic',
@@ -248,7 +245,7 @@ export const discussionRoutes: RestRoute[] = [
     method: 'PUT',
     accepts: P.update,
     operation: topicPayload('updateDiscussionTopic', 'UpdateDiscussionTopicInput'),
-    variables: ({ params }) => ({ input: { ...topicRef(params), ...topicFields(params) } }),
+    variables: ({ values }) => ({ input: { ...topicRef(values), ...topicFields(values) } }),
     root: 'updateDiscussionTopic',
     payloadKey: 'discussionTopic',
     validationBody: topicValidationBody,
@@ -258,7 +255,7 @@ export const discussionRoutes: RestRoute[] = [
     method: 'DELETE',
     accepts: P.topic,
     operation: topicPayload('deleteDiscussionTopic', 'DiscussionRefInput'),
-    variables: ({ params }) => ({ input: topicRef(params) }),
+    variables: ({ values }) => ({ input: topicRef(values) }),
     root: 'deleteDiscussionTopic',
     payloadKey: 'discussionTopic',
     present: presentTopic,
@@ -268,8 +265,8 @@ export const discussionRoutes: RestRoute[] = [
     accepts: P.topic,
     operation: `query($id: ID!, $type: String, $cid: ID, $first: Int, $after: String) { discussionTopic(id: $id, contextType: $type, contextId: $cid) {
       entriesConnection(first: $first, after: $after) { nodes { ...DiscussionEntryJson } ${PAGE} } } }`,
-    variables: ({ params }) => {
-      const r = topicRef(params);
+    variables: ({ values }) => {
+      const r = topicRef(values);
       return { id: r.id, type: r.contextType, cid: r.contextId };
     },
     root: 'discussionTopic.entriesConnection',
@@ -280,9 +277,9 @@ export const discussionRoutes: RestRoute[] = [
     method: 'POST',
     accepts: P.entry,
     operation: entryPayload,
-    variables: ({ params }) => {
-      const r = topicRef(params);
-      return { input: { discussionTopicId: r.id, contextType: r.contextType, contextId: r.contextId, message: str(params.message) ?? null } };
+    variables: ({ values }) => {
+      const r = topicRef(values);
+      return { input: { discussionTopicId: r.id, contextType: r.contextType, contextId: r.contextId, message: values.message ?? null } };
     },
     root: 'createDiscussionEntry',
     payloadKey: 'discussionEntry',
@@ -294,9 +291,9 @@ export const discussionRoutes: RestRoute[] = [
     accepts: P.replies,
     operation: `query($id: ID!, $type: String, $cid: ID, $entry: ID!, $first: Int, $after: String) { discussionTopic(id: $id, contextType: $type, contextId: $cid) {
       entry(id: $entry) { repliesConnection(first: $first, after: $after) { nodes { ...DiscussionReplyJson } ${PAGE} } } } }`,
-    variables: ({ params }) => {
-      const r = topicRef(params);
-      return { id: r.id, type: r.contextType, cid: r.contextId, entry: str(params.entry_id) };
+    variables: ({ values }) => {
+      const r = topicRef(values);
+      return { id: r.id, type: r.contextType, cid: r.contextId, entry: values.entry_id };
     },
     root: 'discussionTopic.entry.repliesConnection',
     list: true,
@@ -306,10 +303,10 @@ export const discussionRoutes: RestRoute[] = [
     method: 'POST',
     accepts: P.reply,
     operation: entryPayload,
-    variables: ({ params }) => {
-      const r = topicRef(params);
+    variables: ({ values }) => {
+      const r = topicRef(values);
       return {
-        input: { discussionTopicId: r.id, contextType: r.contextType, contextId: r.contextId, message: str(params.message) ?? null, parentEntryId: str(params.entry_id) },
+        input: { discussionTopicId: r.id, contextType: r.contextType, contextId: r.contextId, message: values.message ?? null, parentEntryId: values.entry_id },
       };
     },
     root: 'createDiscussionEntry',

@@ -1,13 +1,9 @@
 import { PAYLOAD_ERRORS } from '../api/rest/route';
 import { RequestError } from '../common/errors';
-import { str, tree } from '../api/rest/params';
 import type { RestRoute } from '../api/rest/route';
 import { errorReportParams } from './error-report.params';
 
 type Json = Record<string, any>;
-
-/** A field as given: absent stays undefined; a non-scalar becomes null (and a required one then fails). */
-const field = (v: unknown): string | null | undefined => (v === undefined ? undefined : str(v) ?? null);
 
 /**
  * error[http_env] as Canvas takes it from API clients: a nested hash (`error[http_env][KEY]=…` or a JSON
@@ -35,18 +31,18 @@ export const errorReportRoutes: RestRoute[] = [
     // Canvas lets anyone report a problem, logged in or not.
     anonymous: true,
     operation: `mutation($input: CreateErrorReportInput!) { createErrorReport(input: $input) { logged errorReportId ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => {
-      const e = tree(params.error);
+    variables: ({ values }) => {
+      const e: Json = values.error ?? {};
       // Canvas's honeypot: a hidden form field only spam bots fill in.
-      if (field(e.username)) throw new RequestError('bad request', 400);
+      if (e.username) throw new RequestError('bad request', 400);
       const input: Json = {
-        subject: field(e.subject),
-        comments: field(e.comments),
-        email: field(e.email),
-        url: field(e.url),
+        subject: e.subject,
+        comments: e.comments,
+        email: e.email,
+        url: e.url,
         httpEnv: httpEnvParam(e.http_env),
-        userPerceivedSeverity: field(e.user_perceived_severity),
-        contextAssetString: field(e.context_asset_string),
+        userPerceivedSeverity: e.user_perceived_severity,
+        contextAssetString: e.context_asset_string,
       };
       // Absent fields stay out of the input (an explicit undefined would arrive as null).
       return { input: Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) };

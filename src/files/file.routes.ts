@@ -1,5 +1,4 @@
 import { ValidationError } from '../common/errors';
-import { nullableStr, str } from '../api/rest/params';
 import { numericIds } from '../api/rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { id, int, nullableText, params, text, z } from '../api/rest/input';
@@ -66,17 +65,17 @@ function byteSize(raw: unknown): number | undefined {
 }
 
 /** Preflight params → CreateFileUploadInput (`folder` is Canvas's deprecated alias of the path). */
-function uploadInput(contextType: string, idParam: string, { params }: RestInput): Json {
-  const size = byteSize(params.size);
+function uploadInput(contextType: string, idParam: string, { values }: RestInput): Json {
+  const size = byteSize(values.size);
   return {
     contextType,
-    contextId: str(params[idParam]),
-    name: str(params.name),
+    contextId: values[idParam],
+    name: values.name,
     size,
-    contentType: nullableStr(params.content_type) ?? undefined,
-    parentFolderId: nullableStr(params.parent_folder_id) ?? undefined,
-    parentFolderPath: str(params.parent_folder_path) ?? str(params.folder),
-    onDuplicate: nullableStr(params.on_duplicate) ?? undefined,
+    contentType: values.content_type || undefined,
+    parentFolderId: values.parent_folder_id ?? undefined,
+    parentFolderPath: values.parent_folder_path ?? values.folder,
+    onDuplicate: values.on_duplicate || undefined,
   };
 }
 
@@ -101,7 +100,7 @@ const confirmRoute = (method: 'GET' | 'POST'): RestRoute => ({
   path: '/api/v1/files/:id/create_success',
   accepts: params({ id: id(), uuid: text({ max: 255 }).optional() }),
   operation: `mutation($input: ConfirmFileUploadInput!) { confirmFileUpload(input: $input) { file { ...FileJson } ${PAYLOAD_ERRORS} } }`,
-  variables: ({ params }) => ({ input: { id: str(params.id), uuid: str(params.uuid) ?? '' } }),
+  variables: ({ values }) => ({ input: { id: values.id, uuid: values.uuid ?? '' } }),
   root: 'confirmFileUpload',
   payloadKey: 'file',
   present: presentFile,
@@ -130,7 +129,7 @@ export const fileRoutes: RestRoute[] = [
     path: '/api/v1/files/:id',
     accepts: params({ id: id() }),
     operation: `query($id: ID!) { file(id: $id) { ...FileJson } }`,
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'file',
     present: presentFile,
   },
@@ -139,7 +138,7 @@ export const fileRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/files/:id',
     accepts: params({ course_id: id({ prefixes: ['sis_course_id'] }), id: id() }),
     operation: `query($id: ID!, $courseId: ID) { file(id: $id, courseId: $courseId) { ...FileJson } }`,
-    variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
+    variables: ({ values }) => ({ id: values.id, courseId: values.course_id }),
     root: 'file',
     present: presentFile,
   },
@@ -149,7 +148,7 @@ export const fileRoutes: RestRoute[] = [
     accepts: params({ group_id: id({ prefixes: ['sis_group_id'] }) }),
     operation: `query($id: ID!, $first: Int, $after: String) { group(id: $id) { filesConnection(first: $first, after: $after) {
       nodes { ...FileJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: ({ params }) => ({ id: str(params.group_id) }),
+    variables: ({ values }) => ({ id: values.group_id }),
     root: 'group.filesConnection',
     list: true,
     present: presentFile,

@@ -1,5 +1,4 @@
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
-import { idList, nullableStr, str, strArray, toBool } from '../api/rest/params';
 import { numericIds, reshape } from '../api/rest/present';
 import { groupParams as P, membershipParams } from './group.params';
 
@@ -84,7 +83,7 @@ export function presentMembership(m: Json): Json {
 
 /** include[] → the @include variables of the group fragment. */
 function includes(input: RestInput, always = false): Json {
-  const inc = new Set(strArray(input.params.include));
+  const inc = new Set<string>(input.values.include ?? []);
   return {
     withUsers: always || inc.has('users'),
     withPermissions: always || inc.has('permissions'),
@@ -92,26 +91,30 @@ function includes(input: RestInput, always = false): Json {
   };
 }
 
-function groupFields(p: Json): Json {
+/** A blank text clears the field (Canvas stores nil for ''). */
+const blankNull = (v: string | null | undefined) => (v === undefined ? undefined : v || null);
+
+function groupFields({ values: v, params }: RestInput): Json {
   return {
-    name: p.name === undefined ? undefined : str(p.name) ?? null,
-    description: p.description === undefined ? undefined : nullableStr(p.description),
-    isPublic: toBool(p.is_public),
-    joinLevel: str(p.join_level),
-    // '' or null leave the quota as it is (Canvas ignores a blank quota); Number(null) would be 0.
-    storageQuotaMb: p.storage_quota_mb === undefined || p.storage_quota_mb === '' || p.storage_quota_mb === null ? undefined : Number(p.storage_quota_mb),
-    sisGroupId: p.sis_group_id === undefined ? undefined : nullableStr(p.sis_group_id),
-    maxMembership: p.max_membership === undefined || p.max_membership === '' ? undefined : p.max_membership === null ? null : Number(p.max_membership),
+    name: v.name,
+    description: blankNull(v.description),
+    isPublic: v.is_public,
+    joinLevel: v.join_level,
+    // '' or null leave the quota as it is (Canvas ignores a blank quota).
+    storageQuotaMb: v.storage_quota_mb ?? undefined,
+    sisGroupId: blankNull(v.sis_group_id),
+    // A blank max_membership leaves it; JSON null clears it.
+    maxMembership: params.max_membership === '' ? undefined : v.max_membership,
   };
 }
 
-function categoryFields(p: Json): Json {
+function categoryFields(v: Json): Json {
   return {
-    name: p.name === undefined ? undefined : str(p.name) ?? null,
-    selfSignup: p.self_signup === undefined ? undefined : nullableStr(p.self_signup),
-    groupLimit: p.group_limit === undefined ? undefined : p.group_limit === '' || p.group_limit === null ? null : Number(p.group_limit),
-    autoLeader: p.auto_leader === undefined ? undefined : nullableStr(p.auto_leader),
-    sisGroupCategoryId: p.sis_group_category_id === undefined ? undefined : nullableStr(p.sis_group_category_id),
+    name: v.name,
+    selfSignup: v.self_signup,
+    groupLimit: v.group_limit,
+    autoLeader: v.auto_leader,
+    sisGroupCategoryId: blankNull(v.sis_group_category_id),
   };
 }
 
@@ -124,7 +127,7 @@ function both(base: Omit<RestRoute, 'path' | 'accepts'> & { accepts?: RestRoute[
   });
 }
 
-const membershipRef = (p: Json) => (p.membership_id !== undefined ? { membershipId: str(p.membership_id) } : { userId: str(p.user_id) });
+const membershipRef = (v: Json) => (v.membership_id !== undefined ? { membershipId: v.membership_id } : { userId: v.user_id });
 
 const groupMutation = (name: string, inputType: string) =>
   `mutation($input: ${inputType}!, ${INCLUDE_VARS}) { ${name}(input: $input) { group { ...GroupJson } ${PAYLOAD_ERRORS} } }`;
@@ -136,13 +139,13 @@ export const groupRoutes: RestRoute[] = [
       method: 'POST',
       accepts: P.createCategory,
       operation: `mutation($input: CreateGroupCategoryInput!) { createGroupSet(input: $input) { groupCategory { ...GroupCategoryJson } ${PAYLOAD_ERRORS} } }`,
-      variables: ({ params }) => ({
+      variables: ({ values }) => ({
         input: {
-          contextType: params.course_id !== undefined ? 'Course' : 'Account',
-          contextId: str(params.course_id ?? params.account_id),
-          ...categoryFields(params),
-          nonCollaborative: toBool(params.non_collaborative),
-          createGroupCount: params.create_group_count === undefined ? undefined : Number(params.create_group_count),
+          contextType: values.course_id !== undefined ? 'Course' : 'Account',
+          contextId: values.course_id ?? values.account_id,
+          ...categoryFields(values),
+          nonCollaborative: values.non_collaborative,
+          createGroupCount: values.create_group_count,
         },
       }),
       root: 'createGroupSet',
@@ -157,7 +160,7 @@ export const groupRoutes: RestRoute[] = [
       accepts: P.listCategories,
       operation: `query($type: String!, $id: ID!, $first: Int, $after: String) { groupSetsConnection(contextType: $type, contextId: $id, first: $first, after: $after) {
         nodes { ...GroupCategoryJson } totalCount pageInfo { hasNextPage endCursor } } }`,
-      variables: ({ params }) => ({ type: params.course_id !== undefined ? 'Course' : 'Account', id: str(params.course_id ?? params.account_id) }),
+      variables: ({ values }) => ({ type: values.course_id !== undefined ? 'Course' : 'Account', id: values.course_id ?? values.account_id }),
       root: 'groupSetsConnection',
       list: true,
       present: presentCategory,
@@ -169,7 +172,7 @@ export const groupRoutes: RestRoute[] = [
     path: '/api/v1/group_categories/:id',
     accepts: P.category,
     operation: `query($id: ID!) { groupSet(id: $id) { ...GroupCategoryJson } }`,
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'groupSet',
     present: presentCategory,
   },
@@ -178,7 +181,7 @@ export const groupRoutes: RestRoute[] = [
     path: '/api/v1/group_categories/:id',
     accepts: P.updateCategory,
     operation: `mutation($input: UpdateGroupCategoryInput!) { updateGroupSet(input: $input) { groupCategory { ...GroupCategoryJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ input: { id: str(params.id), ...categoryFields(params), nonCollaborative: toBool(params.non_collaborative) } }),
+    variables: ({ values }) => ({ input: { id: values.id, ...categoryFields(values), nonCollaborative: values.non_collaborative } }),
     root: 'updateGroupSet',
     payloadKey: 'groupCategory',
     present: presentCategory,
@@ -188,7 +191,7 @@ export const groupRoutes: RestRoute[] = [
     path: '/api/v1/group_categories/:id',
     accepts: P.category,
     operation: `mutation($id: ID!) { deleteGroupSet(id: $id) { groupCategory { ...GroupCategoryJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'deleteGroupSet',
     payloadKey: 'groupCategory',
     present: presentCategory,
@@ -199,7 +202,7 @@ export const groupRoutes: RestRoute[] = [
     accepts: P.category,
     operation: `query($id: ID!, $first: Int, $after: String, ${INCLUDE_VARS}) { groupSet(id: $id) { groupsConnection(first: $first, after: $after) {
       nodes { ...GroupJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: (input) => ({ id: str(input.params.id), ...includes(input) }),
+    variables: (input) => ({ id: input.values.id, ...includes(input) }),
     root: 'groupSet.groupsConnection',
     list: true,
     present: presentGroup,
@@ -212,7 +215,7 @@ export const groupRoutes: RestRoute[] = [
     accepts: P.viewerGroups,
     operation: `query($type: String, $first: Int, $after: String, ${INCLUDE_VARS}) { viewerGroupsConnection(contextType: $type, first: $first, after: $after) {
       nodes { ...GroupJson } totalCount pageInfo { hasNextPage endCursor } } }`,
-    variables: (input) => ({ type: str(input.params.context_type), ...includes(input) }),
+    variables: (input) => ({ type: input.values.context_type, ...includes(input) }),
     root: 'viewerGroupsConnection',
     list: { bookmark: true },
     present: presentGroup,
@@ -225,10 +228,10 @@ export const groupRoutes: RestRoute[] = [
         contextGroupsConnection(contextType: $type, contextId: $id, onlyOwnGroups: $own, collaborationState: $state, first: $first, after: $after) {
         nodes { ...GroupJson } totalCount pageInfo { hasNextPage endCursor } } }`,
       variables: (input) => ({
-        type: input.params.course_id !== undefined ? 'Course' : 'Account',
-        id: str(input.params.course_id ?? input.params.account_id),
-        own: toBool(input.params.only_own_groups),
-        state: str(input.params.collaboration_state),
+        type: input.values.course_id !== undefined ? 'Course' : 'Account',
+        id: input.values.course_id ?? input.values.account_id,
+        own: input.values.only_own_groups,
+        state: input.values.collaboration_state,
         ...includes(input),
       }),
       root: 'contextGroupsConnection',
@@ -242,7 +245,7 @@ export const groupRoutes: RestRoute[] = [
     path: '/api/v1/groups/:group_id',
     accepts: P.group,
     operation: `query($id: ID!, ${INCLUDE_VARS}) { group(id: $id) { ...GroupJson } }`,
-    variables: (input) => ({ id: str(input.params.group_id), ...includes(input) }),
+    variables: (input) => ({ id: input.values.group_id, ...includes(input) }),
     root: 'group',
     present: presentGroup,
   },
@@ -251,7 +254,7 @@ export const groupRoutes: RestRoute[] = [
     path: '/api/v1/groups',
     accepts: P.createCommunity,
     operation: groupMutation('createGroup', 'CreateGroupInput'),
-    variables: (input) => ({ input: groupFields(input.params), ...includes(input, true) }),
+    variables: (input) => ({ input: groupFields(input), ...includes(input, true) }),
     root: 'createGroup',
     payloadKey: 'group',
     present: presentGroup,
@@ -261,7 +264,7 @@ export const groupRoutes: RestRoute[] = [
     path: '/api/v1/group_categories/:group_category_id/groups',
     accepts: P.createInCategory,
     operation: groupMutation('createGroup', 'CreateGroupInput'),
-    variables: (input) => ({ input: { ...groupFields(input.params), groupCategoryId: str(input.params.group_category_id) }, ...includes(input, true) }),
+    variables: (input) => ({ input: { ...groupFields(input), groupCategoryId: input.values.group_category_id }, ...includes(input, true) }),
     root: 'createGroup',
     payloadKey: 'group',
     present: presentGroup,
@@ -272,15 +275,15 @@ export const groupRoutes: RestRoute[] = [
     accepts: P.updateGroup,
     operation: groupMutation('updateGroup', 'UpdateGroupInput'),
     variables: (input) => {
-      const p = input.params;
+      const p = input.values;
       return {
         input: {
-          id: str(p.group_id),
-          ...groupFields(p),
-          avatarId: p.avatar_id === undefined ? undefined : nullableStr(p.avatar_id),
-          members: p.members === undefined ? undefined : idList(p.members),
-          overrideSisStickiness: toBool(p.override_sis_stickiness),
-          leaderId: p.leader === undefined ? undefined : typeof p.leader === 'object' && p.leader ? str((p.leader as Json).id) ?? null : null,
+          id: p.group_id,
+          ...groupFields(input),
+          avatarId: p.avatar_id,
+          members: p.members,
+          overrideSisStickiness: p.override_sis_stickiness,
+          leaderId: p.leader === undefined ? undefined : typeof p.leader === 'object' && p.leader ? p.leader.id ?? null : null,
         },
         ...includes(input, true),
       };
@@ -294,7 +297,7 @@ export const groupRoutes: RestRoute[] = [
     path: '/api/v1/groups/:group_id',
     accepts: P.group,
     operation: `mutation($id: ID!, ${INCLUDE_VARS}) { deleteGroup(id: $id) { group { ...GroupJson } ${PAYLOAD_ERRORS} } }`,
-    variables: (input) => ({ id: str(input.params.group_id), ...includes(input) }),
+    variables: (input) => ({ id: input.values.group_id, ...includes(input) }),
     root: 'deleteGroup',
     payloadKey: 'group',
     present: presentGroup,
@@ -304,7 +307,7 @@ export const groupRoutes: RestRoute[] = [
     path: '/api/v1/groups/:group_id/invite',
     accepts: P.invite,
     operation: `mutation($input: InviteToGroupInput!) { inviteToGroup(input: $input) { memberships { ...MembershipJson } pendingEmails ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ input: { groupId: str(params.group_id), invitees: strArray(params.invitees) } }),
+    variables: ({ values }) => ({ input: { groupId: values.group_id, invitees: values.invitees ?? [] } }),
     root: 'inviteToGroup',
     payloadKey: 'memberships',
     present: (list: Json[]) => list.map(presentMembership),
@@ -317,11 +320,11 @@ export const groupRoutes: RestRoute[] = [
       groupUsersConnection(groupId: $id, searchTerm: $term, excludeInactive: $inactive, first: $first, after: $after) {
       nodes { id: _id name sortable_name: sortableName short_name: shortName created_at: createdAt avatar_url: avatarUrl @include(if: $avatar) }
       totalCount pageInfo { hasNextPage endCursor } } }`,
-    variables: ({ params }) => ({
-      id: str(params.group_id),
-      term: params.search_term === undefined ? undefined : str(params.search_term) ?? '',
-      inactive: toBool(params.exclude_inactive),
-      avatar: strArray(params.include).includes('avatar_url'),
+    variables: ({ values }) => ({
+      id: values.group_id,
+      term: values.search_term,
+      inactive: values.exclude_inactive,
+      avatar: (values.include ?? []).includes('avatar_url'),
     }),
     root: 'groupUsersConnection',
     list: true,
@@ -332,7 +335,7 @@ export const groupRoutes: RestRoute[] = [
     path: '/api/v1/groups/:group_id/preview_html',
     accepts: P.previewHtml,
     operation: `query($id: ID!, $html: String) { previewGroupHtml(groupId: $id, html: $html) }`,
-    variables: ({ params }) => ({ id: str(params.group_id), html: str(params.html) ?? '' }),
+    variables: ({ values }) => ({ id: values.group_id, html: values.html ?? '' }),
     root: 'previewGroupHtml',
     present: (html: string) => ({ html }),
   },
@@ -341,7 +344,7 @@ export const groupRoutes: RestRoute[] = [
     path: '/api/v1/groups/:group_id/permissions',
     accepts: P.permissions,
     operation: `query($id: ID!, $names: [String!]!) { groupPermissions(groupId: $id, names: $names) { name granted } }`,
-    variables: ({ params }) => ({ id: str(params.group_id), names: strArray(params.permissions) }),
+    variables: ({ values }) => ({ id: values.group_id, names: values.permissions ?? [] }),
     root: 'groupPermissions',
     present: granted,
   },
@@ -353,7 +356,7 @@ export const groupRoutes: RestRoute[] = [
     accepts: P.memberships,
     operation: `query($id: ID!, $states: [String!], $first: Int, $after: String) { groupMembershipsConnection(groupId: $id, filterStates: $states, first: $first, after: $after) {
       nodes { ...MembershipJson } totalCount pageInfo { hasNextPage endCursor } } }`,
-    variables: ({ params }) => ({ id: str(params.group_id), states: params.filter_states === undefined ? null : strArray(params.filter_states) }),
+    variables: ({ values }) => ({ id: values.group_id, states: values.filter_states ?? null }),
     root: 'groupMembershipsConnection',
     list: true,
     present: presentMembership,
@@ -362,9 +365,9 @@ export const groupRoutes: RestRoute[] = [
     {
       method: 'GET',
       operation: `query($id: ID!, $mid: ID, $uid: ID) { groupMembership(groupId: $id, membershipId: $mid, userId: $uid) { ...MembershipJson } }`,
-      variables: ({ params }) => {
-        const ref = membershipRef(params);
-        return { id: str(params.group_id), mid: ref.membershipId, uid: ref.userId };
+      variables: ({ values }) => {
+        const ref = membershipRef(values);
+        return { id: values.group_id, mid: ref.membershipId, uid: ref.userId };
       },
       root: 'groupMembership',
       present: presentMembership,
@@ -377,13 +380,13 @@ export const groupRoutes: RestRoute[] = [
     path: '/api/v1/groups/:group_id/memberships',
     accepts: P.join,
     operation: `mutation($input: JoinGroupInput!) { joinGroup(input: $input) { membership { ...MembershipJson } added { ...MembershipJson } invalidUserIds ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({
+    variables: ({ values }) => ({
       input: {
-        groupId: str(params.group_id),
-        userId: str(params.user_id),
-        members: params.members === undefined ? undefined : strArray(params.members),
-        allInGroupCourse: params.all_in_group_course === undefined ? undefined : toBool(params.all_in_group_course),
-        excludeUserIds: params.exclude_user_ids === undefined ? undefined : strArray(params.exclude_user_ids),
+        groupId: values.group_id,
+        userId: values.user_id,
+        members: values.members,
+        allInGroupCourse: values.all_in_group_course,
+        excludeUserIds: values.exclude_user_ids,
       },
     }),
     root: 'joinGroup',
@@ -398,8 +401,8 @@ export const groupRoutes: RestRoute[] = [
     {
       method: 'PUT',
       operation: `mutation($input: UpdateMembershipInput!) { updateGroupMembership(input: $input) { membership { ...MembershipJson } ${PAYLOAD_ERRORS} } }`,
-      variables: ({ params }) => ({
-        input: { groupId: str(params.group_id), ...membershipRef(params), workflowState: str(params.workflow_state), moderator: toBool(params.moderator) },
+      variables: ({ values }) => ({
+        input: { groupId: values.group_id, ...membershipRef(values), workflowState: values.workflow_state, moderator: values.moderator },
       }),
       root: 'updateGroupMembership',
       payloadKey: 'membership',
@@ -412,7 +415,7 @@ export const groupRoutes: RestRoute[] = [
     {
       method: 'DELETE',
       operation: `mutation($input: MembershipRefInput!) { leaveGroup(input: $input) { membership { ...MembershipJson } ${PAYLOAD_ERRORS} } }`,
-      variables: ({ params }) => ({ input: { groupId: str(params.group_id), ...membershipRef(params) } }),
+      variables: ({ values }) => ({ input: { groupId: values.group_id, ...membershipRef(values) } }),
       root: 'leaveGroup',
       payloadKey: 'membership',
       // Canvas answers {"ok": true}; the deleted membership comes along.

@@ -1,5 +1,4 @@
 import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
-import { str, strArray } from '../api/rest/params';
 import { numericIds } from '../api/rest/present';
 import { id, list, params, text } from '../api/rest/input';
 
@@ -14,8 +13,6 @@ type Json = Record<string, any>;
 
 export const presentToolProxy = (p: Json): Json => numericIds(p, ['id', 'context_id', 'account_id', 'root_account_id']);
 
-const capabilities = (v: unknown) => (v === undefined ? undefined : strArray(v));
-
 /** OAuth 2 token responses must not be cached (RFC 6749 §5.1). */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
@@ -26,8 +23,8 @@ const authorize = (path: string, contextType: 'Account' | 'Course', idParam: str
   // The grant's own checks answer Canvas's OAuth errors (invalid_grant …); here only shapes and sizes.
   accepts: params({ [idParam]: id({ self: true, prefixes: ['sis_account_id', 'sis_course_id'] }), grant_type: text({ max: 255 }).optional(), assertion: text({ max: 16_384 }).optional(), scope: text({ max: 4096 }).optional() }),
   operation: `mutation($input: LtiAuthorizeInput!) { ltiAuthorize(input: $input) { accessToken tokenType expiresIn } }`,
-  variables: ({ params }) => ({
-    input: { contextType, contextId: str(params[idParam]), grantType: str(params.grant_type) ?? null, assertion: str(params.assertion) ?? null },
+  variables: ({ values }) => ({
+    input: { contextType, contextId: values[idParam], grantType: values.grant_type ?? null, assertion: values.assertion ?? null },
   }),
   root: 'ltiAuthorize',
   present: (t: Json) => ({ access_token: t.accessToken, token_type: t.tokenType, expires_in: t.expiresIn }),
@@ -42,13 +39,13 @@ export const ltiRoutes: RestRoute[] = [
     path: '/api/v1/accounts/:account_id/tool_proxies',
     accepts: params({ account_id: accountId, name: text({ max: 255 }).optional(), capabilities: list(text({ max: 255 })).optional(), context_type: text({ max: 64 }).optional(), context_id: text({ max: 255 }).optional() }),
     operation: `mutation($input: CreateToolProxyInput!) { createToolProxy(input: $input) { toolProxy { ...ToolProxyJson } sharedSecret ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({
+    variables: ({ values }) => ({
       input: {
-        accountId: str(params.account_id),
-        name: str(params.name) ?? null,
-        capabilities: capabilities(params.capabilities) ?? null,
-        contextType: str(params.context_type),
-        contextId: str(params.context_id),
+        accountId: values.account_id,
+        name: values.name ?? null,
+        capabilities: values.capabilities ?? null,
+        contextType: values.context_type,
+        contextId: values.context_id,
       },
     }),
     root: 'createToolProxy',
@@ -61,7 +58,7 @@ export const ltiRoutes: RestRoute[] = [
     accepts: params({ account_id: accountId }),
     operation: `query($account: ID!, $first: Int, $after: String) { toolProxiesConnection(accountId: $account, first: $first, after: $after) {
       nodes { ...ToolProxyJson } totalCount pageInfo { hasNextPage endCursor } } }`,
-    variables: ({ params }) => ({ account: str(params.account_id) }),
+    variables: ({ values }) => ({ account: values.account_id }),
     root: 'toolProxiesConnection',
     list: true,
     present: presentToolProxy,
@@ -71,7 +68,7 @@ export const ltiRoutes: RestRoute[] = [
     path: '/api/v1/accounts/:account_id/tool_proxies/:id',
     accepts: params({ account_id: accountId, id: id() }),
     operation: `query($id: ID!, $account: ID) { toolProxy(id: $id, accountId: $account) { ...ToolProxyJson } }`,
-    variables: ({ params }) => ({ id: str(params.id), account: str(params.account_id) }),
+    variables: ({ values }) => ({ id: values.id, account: values.account_id }),
     root: 'toolProxy',
     present: presentToolProxy,
   },
@@ -80,8 +77,8 @@ export const ltiRoutes: RestRoute[] = [
     path: '/api/v1/accounts/:account_id/tool_proxies/:id',
     accepts: params({ account_id: accountId, id: id(), name: text({ max: 255 }).optional(), capabilities: list(text({ max: 255 })).optional() }),
     operation: `mutation($input: UpdateToolProxyInput!) { updateToolProxy(input: $input) { toolProxy { ...ToolProxyJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({
-      input: { id: str(params.id), accountId: str(params.account_id), name: params.name === undefined ? undefined : str(params.name) ?? '', capabilities: capabilities(params.capabilities) },
+    variables: ({ values }) => ({
+      input: { id: values.id, accountId: values.account_id, name: values.name, capabilities: values.capabilities },
     }),
     root: 'updateToolProxy',
     payloadKey: 'toolProxy',
@@ -92,7 +89,7 @@ export const ltiRoutes: RestRoute[] = [
     path: '/api/v1/accounts/:account_id/tool_proxies/:id',
     accepts: params({ account_id: accountId, id: id() }),
     operation: `mutation($id: ID!, $account: ID) { deleteToolProxy(id: $id, accountId: $account) { toolProxy { ...ToolProxyJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ id: str(params.id), account: str(params.account_id) }),
+    variables: ({ values }) => ({ id: values.id, account: values.account_id }),
     root: 'deleteToolProxy',
     payloadKey: 'toolProxy',
     present: presentToolProxy,

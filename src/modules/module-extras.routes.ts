@@ -18,6 +18,7 @@ function presentOverride(o: Json): Json {
   return out;
 }
 
+/** Read raw: a hash with word keys is a list of its values here, where list() would read it as one item. */
 function overridesBody(raw: unknown): Json[] {
   const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.values(raw as Json) : null;
   if (!list) throw new RequestError('List of overrides required', 400, { error: 'List of overrides required' });
@@ -60,7 +61,7 @@ export const moduleExtraRoutes: RestRoute[] = [
           mastery_path: masteryPath { locked assignment_sets: assignmentSets { id assignment_ids: assignmentIds } selected_set_id: selectedSetId
             awaiting_choice: awaitingChoice still_processing: stillProcessing modules_url: modulesUrl choose_url: chooseUrl modules_tab_disabled: modulesTabDisabled } }
         modules { ...ModuleJson } } }`,
-    variables: ({ params }) => ({ courseId: str(params.course_id), type: str(params.asset_type), id: str(params.asset_id), withItems: false, withDetails: false }),
+    variables: ({ values }) => ({ courseId: values.course_id, type: values.asset_type, id: values.asset_id, withItems: false, withDetails: false }),
     root: 'moduleItemSequence',
     present: (s: Json) => ({ items: s.items.map(presentNode), modules: s.modules.map(presentModule) }),
   },
@@ -71,7 +72,7 @@ export const moduleExtraRoutes: RestRoute[] = [
     operation: `query($courseId: ID!, $moduleId: ID!, $first: Int, $after: String) { moduleOverridesConnection(courseId: $courseId, moduleId: $moduleId, first: $first, after: $after) {
       nodes { id: _id context_module_id: moduleId title students { id name } course_section: courseSection { id name } group { id non_collaborative: nonCollaborative } }
       totalCount pageInfo { hasNextPage endCursor } } }`,
-    variables: ({ params }) => ({ courseId: str(params.course_id), moduleId: str(params.context_module_id) }),
+    variables: ({ values }) => ({ courseId: values.course_id, moduleId: values.context_module_id }),
     root: 'moduleOverridesConnection',
     list: true,
     present: presentOverride,
@@ -86,7 +87,7 @@ export const moduleExtraRoutes: RestRoute[] = [
       overrides: z.union([list(overrideBody, { max: 1_000 }), scalar]).optional(),
     }),
     operation: `mutation($courseId: ID!, $moduleId: ID!, $overrides: [ModuleOverrideInput!]!) { setModuleOverrides(courseId: $courseId, moduleId: $moduleId, overrides: $overrides) { ok ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ courseId: str(params.course_id), moduleId: str(params.context_module_id), overrides: overridesBody(params.overrides) }),
+    variables: ({ params, values }) => ({ courseId: values.course_id, moduleId: values.context_module_id, overrides: overridesBody(params.overrides) }),
     root: 'setModuleOverrides',
     status: 204,
   },
@@ -97,12 +98,12 @@ export const moduleExtraRoutes: RestRoute[] = [
     operation: `mutation($courseId: ID!, $moduleId: ID!, $itemId: ID!, $setId: ID, $studentId: ID, $withDetails: Boolean!) {
       selectMasteryPath(courseId: $courseId, moduleId: $moduleId, itemId: $itemId, assignmentSetId: $setId, studentId: $studentId) {
         assignmentIds assignments { ...AssignmentJson } moduleItems { ...ModuleItemJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({
-      courseId: str(params.course_id),
-      moduleId: str(params.module_id),
-      itemId: str(params.id),
-      setId: str(params.assignment_set_id),
-      studentId: str(params.student_id),
+    variables: ({ values }) => ({
+      courseId: values.course_id,
+      moduleId: values.module_id,
+      itemId: values.id,
+      setId: values.assignment_set_id,
+      studentId: values.student_id,
       withDetails: false,
     }),
     root: 'selectMasteryPath',
@@ -117,7 +118,7 @@ export const moduleExtraRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/module_item_redirect/:id',
     accepts: params({ course_id: courseId, id: id() }),
     operation: `mutation($courseId: ID!, $id: ID!) { followModuleItemRedirect(courseId: $courseId, id: $id) { url ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ courseId: str(params.course_id), id: str(params.id) }),
+    variables: ({ values }) => ({ courseId: values.course_id, id: values.id }),
     root: 'followModuleItemRedirect',
     redirect: (r: Json) => r.url,
   },

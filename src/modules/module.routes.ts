@@ -1,6 +1,5 @@
 import { RequestError } from '../common/errors';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
-import { idList, nullableStr, str, strArray, toBool, tree } from '../api/rest/params';
 import { reshape, Reshape } from '../api/rest/present';
 import { bool, id, ids, list, obj, params, text, z } from '../api/rest/input';
 
@@ -63,6 +62,8 @@ export const overrideBody = obj({
   course_section_id: id({ nullable: true }).optional(),
   group_id: id({ nullable: true }).optional(),
 });
+type ModuleBody = z.output<typeof moduleBody>;
+type ItemBody = z.output<typeof itemBody>;
 /** A missing module or module_item hash is Canvas's own 400 ("missing module parameter"). */
 const hashOrMissing = (shape: ReturnType<typeof obj>) => z.union([shape, scalar, z.null()]).optional();
 
@@ -115,64 +116,66 @@ export function presentModule(m: Json): Json {
 }
 
 function includes(input: RestInput): Json {
-  const inc = new Set(strArray(input.params.include));
+  const inc = new Set<string>(input.values.include ?? []);
   return { withItems: inc.has('items'), withDetails: inc.has('content_details') };
 }
 
 function moduleFields(input: RestInput, required: boolean): Json {
-  const m = input.params.module;
+  const m = input.values.module as ModuleBody | string | null | undefined;
   if (m === undefined || typeof m !== 'object' || m === null) {
-    if (required || input.params.module === undefined) throw new RequestError('missing module parameter', 400, { message: 'missing module parameter' });
+    if (required || m === undefined) throw new RequestError('missing module parameter', 400, { message: 'missing module parameter' });
   }
-  const p = tree(m);
-  const int = (v: unknown) => (v === undefined || v === '' ? undefined : Number(v));
+  const p: Partial<ModuleBody> = m && typeof m === 'object' ? m : {};
+  // Positions and counts are declared as text so the service's own messages answer for non-numbers.
+  const int = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
   return {
-    name: p.name === undefined ? undefined : str(p.name) ?? '',
-    unlockAt: p.unlock_at === undefined ? undefined : nullableStr(p.unlock_at),
+    name: p.name,
+    unlockAt: p.unlock_at === '' ? null : p.unlock_at,
     position: int(p.position),
-    requireSequentialProgress: toBool(p.require_sequential_progress),
-    prerequisiteModuleIds: p.prerequisite_module_ids === undefined ? undefined : idList(p.prerequisite_module_ids),
-    publishFinalGrade: toBool(p.publish_final_grade),
-    published: toBool(p.published),
+    requireSequentialProgress: p.require_sequential_progress,
+    prerequisiteModuleIds: p.prerequisite_module_ids,
+    publishFinalGrade: p.publish_final_grade,
+    published: p.published,
     requirementCount: p.requirement_count === undefined ? undefined : p.requirement_count === '' ? 0 : Number(p.requirement_count),
   };
 }
 
 function itemFields(input: RestInput): Json {
-  const raw = input.params.module_item;
+  const raw = input.values.module_item as ItemBody | string | null | undefined;
   if (raw === undefined || typeof raw !== 'object' || raw === null) throw new RequestError('missing module item parameter', 400, { message: 'missing module item parameter' });
-  const p = tree(raw);
-  const int = (v: unknown) => (v === undefined || v === '' ? undefined : Number(v));
+  const p = raw;
+  // Positions, sizes and thresholds are declared as text so the service's own messages answer.
+  const int = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
   // A threshold that is not a number is left out, so the service refuses min_score without one.
-  const num = (v: unknown) => {
-    const s = str(v)?.trim();
-    return s === undefined || s === '' || !Number.isFinite(Number(s)) ? undefined : Number(s);
+  const num = (v: string | null | undefined) => {
+    const s = v?.trim();
+    return s == null || s === '' || !Number.isFinite(Number(s)) ? undefined : Number(s);
   };
   const cr = p.completion_requirement;
   const clear = cr === '' || (cr != null && typeof cr === 'object' && Object.keys(cr).length === 0);
-  const req = cr && typeof cr === 'object' ? tree(cr) : null;
-  const iframe = tree(p.iframe);
+  const req = cr && typeof cr === 'object' ? cr : null;
+  const iframe: { width?: string; height?: string } = p.iframe ?? {};
   return {
-    title: str(p.title),
-    type: str(p.type),
-    contentId: str(p.content_id),
+    title: p.title,
+    type: p.type,
+    contentId: p.content_id,
     position: int(p.position),
     indent: int(p.indent),
-    pageUrl: str(p.page_url),
-    externalUrl: str(p.external_url),
-    newTab: toBool(p.new_tab),
-    completionRequirement: req && !clear ? { type: str(req.type), minScore: num(req.min_score), minPercentage: num(req.min_percentage) } : undefined,
+    pageUrl: p.page_url,
+    externalUrl: p.external_url,
+    newTab: p.new_tab,
+    completionRequirement: req && !clear ? { type: req.type, minScore: num(req.min_score), minPercentage: num(req.min_percentage) } : undefined,
     clearRequirement: clear || undefined,
     iframeWidth: int(iframe.width),
     iframeHeight: int(iframe.height),
-    published: toBool(p.published),
-    targetModuleId: str(p.module_id),
+    published: p.published,
+    targetModuleId: p.module_id,
   };
 }
 
 const moduleMutation = (name: string, input: string) => `mutation($input: ${input}!, ${VARS}) { ${name}(input: $input) { module { ...ModuleJson } ${PAYLOAD_ERRORS} } }`;
 const itemMutation = (name: string, input: string) => `mutation($input: ${input}!, $withDetails: Boolean!) { ${name}(input: $input) { moduleItem { ...ModuleItemJson } ${PAYLOAD_ERRORS} } }`;
-const ref = (p: Json) => ({ courseId: str(p.course_id), moduleId: str(p.module_id), id: str(p.id) });
+const ref = (v: Json) => ({ courseId: v.course_id, moduleId: v.module_id, id: v.id });
 
 export const moduleRoutes: RestRoute[] = [
   {
@@ -182,7 +185,7 @@ export const moduleRoutes: RestRoute[] = [
     operation: `query($courseId: ID!, $term: String, $studentId: ID, $first: Int, $after: String, ${VARS}) {
       modulesConnection(courseId: $courseId, searchTerm: $term, studentId: $studentId, includeItems: $withItems, first: $first, after: $after) {
       nodes { ...ModuleJson } totalCount pageInfo { hasNextPage endCursor } } }`,
-    variables: (input) => ({ courseId: str(input.params.course_id), term: str(input.params.search_term), studentId: str(input.params.student_id), ...includes(input) }),
+    variables: (input) => ({ courseId: input.values.course_id, term: input.values.search_term, studentId: input.values.student_id, ...includes(input) }),
     root: 'modulesConnection',
     list: true,
     present: presentModule,
@@ -192,7 +195,7 @@ export const moduleRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/modules/:id',
     accepts: params({ ...moduleRef, student_id: studentId }),
     operation: `query($courseId: ID!, $id: ID!, $studentId: ID, ${VARS}) { module(courseId: $courseId, id: $id, studentId: $studentId) { ...ModuleJson } }`,
-    variables: (input) => ({ courseId: str(input.params.course_id), id: str(input.params.id), studentId: str(input.params.student_id), ...includes(input) }),
+    variables: (input) => ({ courseId: input.values.course_id, id: input.values.id, studentId: input.values.student_id, ...includes(input) }),
     root: 'module',
     present: presentModule,
   },
@@ -201,7 +204,7 @@ export const moduleRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/modules',
     accepts: params({ course_id: courseId, module: hashOrMissing(moduleBody) }),
     operation: moduleMutation('createModule', 'CreateModuleInput'),
-    variables: (input) => ({ input: { courseId: str(input.params.course_id), ...moduleFields(input, true) }, withItems: false, withDetails: false }),
+    variables: (input) => ({ input: { courseId: input.values.course_id, ...moduleFields(input, true) }, withItems: false, withDetails: false }),
     root: 'createModule',
     payloadKey: 'module',
     present: presentModule,
@@ -211,7 +214,7 @@ export const moduleRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/modules/:id',
     accepts: params({ ...moduleRef, module: hashOrMissing(moduleBody) }),
     operation: moduleMutation('updateModule', 'UpdateModuleInput'),
-    variables: (input) => ({ input: { courseId: str(input.params.course_id), id: str(input.params.id), ...moduleFields(input, false) }, withItems: false, withDetails: false }),
+    variables: (input) => ({ input: { courseId: input.values.course_id, id: input.values.id, ...moduleFields(input, false) }, withItems: false, withDetails: false }),
     root: 'updateModule',
     payloadKey: 'module',
     present: presentModule,
@@ -221,7 +224,7 @@ export const moduleRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/modules/:id',
     accepts: params(moduleRef),
     operation: `mutation($courseId: ID!, $id: ID!, ${VARS}) { deleteModule(courseId: $courseId, id: $id) { module { ...ModuleJson } ${PAYLOAD_ERRORS} } }`,
-    variables: (input) => ({ courseId: str(input.params.course_id), id: str(input.params.id), withItems: false, withDetails: false }),
+    variables: (input) => ({ courseId: input.values.course_id, id: input.values.id, withItems: false, withDetails: false }),
     root: 'deleteModule',
     payloadKey: 'module',
     present: (m: Json) => ({ ...presentModule(m), workflow_state: 'deleted' }),
@@ -231,7 +234,7 @@ export const moduleRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/modules/:id/relock',
     accepts: params(moduleRef),
     operation: `mutation($courseId: ID!, $id: ID!, ${VARS}) { relockModule(courseId: $courseId, id: $id) { module { ...ModuleJson } ${PAYLOAD_ERRORS} } }`,
-    variables: (input) => ({ courseId: str(input.params.course_id), id: str(input.params.id), withItems: false, withDetails: false }),
+    variables: (input) => ({ courseId: input.values.course_id, id: input.values.id, withItems: false, withDetails: false }),
     root: 'relockModule',
     payloadKey: 'module',
     present: presentModule,
@@ -244,10 +247,10 @@ export const moduleRoutes: RestRoute[] = [
       moduleItemsConnection(courseId: $courseId, moduleId: $moduleId, searchTerm: $term, studentId: $studentId, first: $first, after: $after) {
       nodes { ...ModuleItemJson } totalCount pageInfo { hasNextPage endCursor } } }`,
     variables: (input) => ({
-      courseId: str(input.params.course_id),
-      moduleId: str(input.params.module_id),
-      term: str(input.params.search_term),
-      studentId: str(input.params.student_id),
+      courseId: input.values.course_id,
+      moduleId: input.values.module_id,
+      term: input.values.search_term,
+      studentId: input.values.student_id,
       withDetails: includes(input).withDetails,
     }),
     root: 'moduleItemsConnection',
@@ -260,7 +263,7 @@ export const moduleRoutes: RestRoute[] = [
     accepts: params({ ...itemRef, student_id: studentId }),
     operation: `query($courseId: ID!, $moduleId: ID!, $id: ID!, $studentId: ID, $withDetails: Boolean!) {
       moduleItem(courseId: $courseId, moduleId: $moduleId, id: $id, studentId: $studentId) { ...ModuleItemJson } }`,
-    variables: (input) => ({ ...ref(input.params), studentId: str(input.params.student_id), withDetails: includes(input).withDetails }),
+    variables: (input) => ({ ...ref(input.values), studentId: input.values.student_id, withDetails: includes(input).withDetails }),
     root: 'moduleItem',
     present: presentItem,
   },
@@ -271,7 +274,7 @@ export const moduleRoutes: RestRoute[] = [
     operation: itemMutation('createModuleItem', 'CreateModuleItemInput'),
     variables: (input) => {
       const { published: _p, targetModuleId: _t, ...fields } = itemFields(input);
-      return { input: { courseId: str(input.params.course_id), moduleId: str(input.params.module_id), ...fields }, withDetails: false };
+      return { input: { courseId: input.values.course_id, moduleId: input.values.module_id, ...fields }, withDetails: false };
     },
     root: 'createModuleItem',
     payloadKey: 'moduleItem',
@@ -284,7 +287,7 @@ export const moduleRoutes: RestRoute[] = [
     operation: itemMutation('updateModuleItem', 'UpdateModuleItemInput'),
     variables: (input) => {
       const { type: _t, contentId: _c, pageUrl: _p, ...fields } = itemFields(input);
-      return { input: { ...ref(input.params), ...fields }, withDetails: false };
+      return { input: { ...ref(input.values), ...fields }, withDetails: false };
     },
     root: 'updateModuleItem',
     payloadKey: 'moduleItem',
@@ -295,7 +298,7 @@ export const moduleRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id',
     accepts: params(itemRef),
     operation: itemMutation('deleteModuleItem', 'ModuleItemRefInput'),
-    variables: (input) => ({ input: ref(input.params), withDetails: false }),
+    variables: (input) => ({ input: ref(input.values), withDetails: false }),
     root: 'deleteModuleItem',
     payloadKey: 'moduleItem',
     present: presentItem,
@@ -305,7 +308,7 @@ export const moduleRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/mark_read',
     accepts: params(itemRef),
     operation: `mutation($input: ModuleItemRefInput!) { markModuleItemRead(input: $input) { message ${PAYLOAD_ERRORS} } }`,
-    variables: (input) => ({ input: ref(input.params) }),
+    variables: (input) => ({ input: ref(input.values) }),
     root: 'markModuleItemRead',
     present: (r: Json) => ({ message: r.message }),
   },
@@ -314,7 +317,7 @@ export const moduleRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/done',
     accepts: params(itemRef),
     operation: `mutation($input: ModuleItemRefInput!) { markModuleItemDone(input: $input, done: true) { message ${PAYLOAD_ERRORS} } }`,
-    variables: (input) => ({ input: ref(input.params) }),
+    variables: (input) => ({ input: ref(input.values) }),
     root: 'markModuleItemDone',
     present: (r: Json) => ({ message: r.message }),
   },
@@ -323,7 +326,7 @@ export const moduleRoutes: RestRoute[] = [
     path: '/api/v1/courses/:course_id/modules/:module_id/items/:id/done',
     accepts: params(itemRef),
     operation: `mutation($input: ModuleItemRefInput!) { markModuleItemDone(input: $input, done: false) { message ${PAYLOAD_ERRORS} } }`,
-    variables: (input) => ({ input: ref(input.params) }),
+    variables: (input) => ({ input: ref(input.values) }),
     root: 'markModuleItemDone',
     present: (r: Json) => ({ message: r.message }),
   },

@@ -34,7 +34,7 @@ export const MAX_EMBEDDED_ITEMS = 100;
 
 /**
  * Canvas drops blank prerequisite ids (a form's `prerequisite_module_ids[]=` is its empty list), for
- * GraphQL callers as for REST ones (REST reads them with idList(), which already drops them).
+ * GraphQL callers as for REST ones (REST parses them with ids(), which already drops them).
  */
 function withoutBlankPrerequisites(input: ModuleInput): ModuleInput {
   const given = input.prerequisiteModuleIds;

@@ -1,4 +1,3 @@
-import { nullableStr, str, strArray, toBool } from '../api/rest/params';
 import { numericId, numericIds, reshape } from '../api/rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { plannerParams as P } from './planner.params';
@@ -97,17 +96,16 @@ const ITEM_VARS =
 const ITEM_ARGS =
   'userId: $userId, observedUserId: $observedUserId, contextCodes: $contextCodes, startDate: $startDate, endDate: $endDate, filter: $filter, include: $include, order: $order, first: $first, after: $after';
 
-function itemVariables({ params }: RestInput): Json {
-  const codes = params.context_codes !== undefined ? strArray(params.context_codes) : undefined;
+function itemVariables({ values }: RestInput): Json {
   return {
-    userId: str(params.user_id),
-    observedUserId: str(params.observed_user_id),
-    contextCodes: codes,
-    startDate: str(params.start_date),
-    endDate: str(params.end_date),
-    filter: str(params.filter),
-    include: params.include !== undefined ? strArray(params.include) : params.includes !== undefined ? strArray(params.includes) : undefined,
-    order: str(params.order),
+    userId: values.user_id,
+    observedUserId: values.observed_user_id,
+    contextCodes: values.context_codes,
+    startDate: values.start_date,
+    endDate: values.end_date,
+    filter: values.filter,
+    include: values.include ?? values.includes,
+    order: values.order,
   };
 }
 
@@ -125,12 +123,11 @@ const itemsRoute = (path: string, anonymous: boolean): RestRoute => ({
 });
 
 /** Note fields as Canvas's form gives them; details is the input name (description accepted as well). */
-function noteFields(p: Json): Json {
-  const details = p.details !== undefined ? p.details : p.description;
+function noteFields(v: Json): Json {
   return {
-    title: p.title === undefined ? undefined : (str(p.title) ?? null),
-    details: details === undefined ? undefined : (str(details) ?? null),
-    todoDate: p.todo_date === undefined ? undefined : nullableStr(p.todo_date),
+    title: v.title,
+    details: v.details !== undefined ? v.details : v.description,
+    todoDate: v.todo_date,
   };
 }
 
@@ -149,10 +146,10 @@ export const plannerRoutes: RestRoute[] = [
     operation: `query($startDate: String, $endDate: String, $contextCodes: [String!], $first: Int, $after: String) {
       plannerNotes(startDate: $startDate, endDate: $endDate, contextCodes: $contextCodes, first: $first, after: $after) { nodes { ...PlannerNoteJson } totalCount }
     }`,
-    variables: ({ params }) => ({
-      startDate: str(params.start_date),
-      endDate: str(params.end_date),
-      contextCodes: params.context_codes !== undefined ? strArray(params.context_codes) : undefined,
+    variables: ({ values }) => ({
+      startDate: values.start_date,
+      endDate: values.end_date,
+      contextCodes: values.context_codes,
     }),
     root: 'plannerNotes',
     list: true,
@@ -163,7 +160,7 @@ export const plannerRoutes: RestRoute[] = [
     path: '/api/v1/planner_notes/:id',
     accepts: P.note,
     operation: 'query($id: ID!) { plannerNote(id: $id) { ...PlannerNoteJson } }',
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'plannerNote',
     present: presentNote,
   },
@@ -172,12 +169,12 @@ export const plannerRoutes: RestRoute[] = [
     path: '/api/v1/planner_notes',
     accepts: P.createNote,
     operation: NOTE_MUTATION('createPlannerNote', 'CreatePlannerNoteInput'),
-    variables: ({ params }) => ({
+    variables: ({ values }) => ({
       input: {
-        ...noteFields(params),
-        courseId: params.course_id === undefined ? undefined : nullableStr(params.course_id),
-        linkedObjectType: nullableStr(params.linked_object_type) ?? undefined,
-        linkedObjectId: nullableStr(params.linked_object_id) ?? undefined,
+        ...noteFields(values),
+        courseId: values.course_id,
+        linkedObjectType: values.linked_object_type || undefined,
+        linkedObjectId: values.linked_object_id ?? undefined,
       },
     }),
     root: 'createPlannerNote',
@@ -190,8 +187,8 @@ export const plannerRoutes: RestRoute[] = [
     path: '/api/v1/planner_notes/:id',
     accepts: P.updateNote,
     operation: NOTE_MUTATION('updatePlannerNote', 'UpdatePlannerNoteInput'),
-    variables: ({ params }) => ({
-      input: { id: str(params.id), ...noteFields(params), courseId: params.course_id === undefined ? undefined : nullableStr(params.course_id) },
+    variables: ({ values }) => ({
+      input: { id: values.id, ...noteFields(values), courseId: values.course_id },
     }),
     root: 'updatePlannerNote',
     payloadKey: 'plannerNote',
@@ -202,7 +199,7 @@ export const plannerRoutes: RestRoute[] = [
     path: '/api/v1/planner_notes/:id',
     accepts: P.note,
     operation: `mutation($id: ID!) { deletePlannerNote(id: $id) { plannerNote { ...PlannerNoteJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'deletePlannerNote',
     payloadKey: 'plannerNote',
     present: presentNote,
@@ -223,7 +220,7 @@ export const plannerRoutes: RestRoute[] = [
     path: '/api/v1/planner/overrides/:id',
     accepts: P.override,
     operation: 'query($id: ID!) { plannerOverride(id: $id) { ...PlannerOverrideJson } }',
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'plannerOverride',
     present: presentOverride,
   },
@@ -232,12 +229,12 @@ export const plannerRoutes: RestRoute[] = [
     path: '/api/v1/planner/overrides',
     accepts: P.createOverride,
     operation: OVERRIDE_MUTATION('createPlannerOverride', 'CreatePlannerOverrideInput'),
-    variables: ({ params }) => ({
+    variables: ({ values }) => ({
       input: {
-        plannableType: str(params.plannable_type),
-        plannableId: str(params.plannable_id),
-        markedComplete: toBool(params.marked_complete),
-        dismissed: toBool(params.dismissed),
+        plannableType: values.plannable_type,
+        plannableId: values.plannable_id,
+        markedComplete: values.marked_complete,
+        dismissed: values.dismissed,
       },
     }),
     root: 'createPlannerOverride',
@@ -250,7 +247,7 @@ export const plannerRoutes: RestRoute[] = [
     path: '/api/v1/planner/overrides/:id',
     accepts: P.updateOverride,
     operation: OVERRIDE_MUTATION('updatePlannerOverride', 'UpdatePlannerOverrideInput'),
-    variables: ({ params }) => ({ input: { id: str(params.id), markedComplete: toBool(params.marked_complete), dismissed: toBool(params.dismissed) } }),
+    variables: ({ values }) => ({ input: { id: values.id, markedComplete: values.marked_complete, dismissed: values.dismissed } }),
     root: 'updatePlannerOverride',
     payloadKey: 'plannerOverride',
     present: presentOverride,
@@ -260,7 +257,7 @@ export const plannerRoutes: RestRoute[] = [
     path: '/api/v1/planner/overrides/:id',
     accepts: P.override,
     operation: `mutation($id: ID!) { deletePlannerOverride(id: $id) { plannerOverride { ...PlannerOverrideJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'deletePlannerOverride',
     payloadKey: 'plannerOverride',
     present: presentOverride,

@@ -136,7 +136,8 @@ export const quizExtensionRoutes: RestRoute[] = [
     accepts: params({ course_id: courseId(), quiz_extensions: entries.optional() }),
     operation: `mutation($input: SetCourseQuizExtensionsInput!) {
       setCourseQuizExtensions(input: $input) { quizExtensions { ...QuizExtensionJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ input: { courseId: str(params.course_id), quizExtensions: extensionEntries(params.quiz_extensions) } }),
+    // The entries are read raw: each field's refusal names its entry (quiz_extensions[i][field]) as Canvas does.
+    variables: ({ params, values }) => ({ input: { courseId: values.course_id, quizExtensions: extensionEntries(params.quiz_extensions) } }),
     root: 'setCourseQuizExtensions',
     payloadKey: 'quizExtensions',
     present: (list: Json[]) => ({ quiz_extensions: (list ?? []).map(presentQuizExtension) }),

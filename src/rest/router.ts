@@ -8,7 +8,7 @@ import type { RequestContext } from '../request/context';
 import { DomainError, NotFoundError } from '../common/errors';
 import { domainToRest, graphqlErrorToRest, INTERNAL_BODY, RestError, sendRestError, validationBody } from '../api/rest/errors';
 import { bookmarkLinkHeader, connectionArgs, decodeBookmark, linkHeader, pageRequest, PageRequest } from '../api/rest/pagination';
-import { checkParams, commonParams } from '../api/rest/input';
+import { commonParams, parseParams } from '../api/rest/input';
 import { mergeParams, ParamTree, parseQueryString, str } from '../api/rest/params';
 import { stringifyIds } from '../api/rest/present';
 import { baseUrl, requestMeta } from '../api/rest/request-meta';
@@ -92,7 +92,9 @@ async function handle(app: Runtime, { route, compiled }: CompiledRoute, req: Fas
   if (isRestError(ctx)) return sendRestError(reply, ctx);
   ctx.request = requestMeta(req);
   // Declared input first: nothing hostile reaches a variable builder, a service or the database.
-  const invalid = checkParams(commonParams, params) ?? checkParams(route.accepts, params);
+  const common = parseParams(commonParams, params);
+  const declared = common.errors ? common : parseParams(route.accepts, params);
+  const invalid = common.errors ?? declared.errors;
   if (invalid) {
     // A malformed id in the path names no object: Canvas answers 404 (api_find), not 400.
     const pathKeys = Object.keys((req.params as object) ?? {});
@@ -120,7 +122,7 @@ async function handle(app: Runtime, { route, compiled }: CompiledRoute, req: Fas
     throw e;
   }
 
-  const input: RestInput = { params, ctx, page, headers: req.headers };
+  const input: RestInput = { values: { ...common.values, ...declared.values }, params, ctx, page, headers: req.headers };
   let variables: Record<string, unknown>;
   try {
     variables = withoutUndefined({ ...(route.variables?.(input) ?? {}), ...pageArgs }) as Record<string, unknown>;

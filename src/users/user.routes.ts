@@ -1,5 +1,4 @@
 import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
-import { str, toBool, tree } from '../api/rest/params';
 import { numericIds, omitNull } from '../api/rest/present';
 import { validationBody } from '../api/rest/errors';
 import type { FieldError } from '../common/errors';
@@ -34,21 +33,21 @@ export const userRoutes: RestRoute[] = [
     path: '/api/v1/accounts/:account_id/users',
     accepts: P.create,
     operation: `mutation($input: CreateUserInput!) { createUser(input: $input) { user { ...UserJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => {
-      const user = tree(params.user);
-      const login = tree(params.pseudonym);
+    variables: ({ values }) => {
+      const user: Record<string, any> = values.user ?? {};
+      const login: Record<string, any> = values.pseudonym ?? {};
       return {
         input: {
-          accountId: str(params.account_id),
-          name: str(user.name),
-          shortName: str(user.short_name),
-          sortableName: str(user.sortable_name),
-          timeZone: str(user.time_zone),
-          locale: str(user.locale),
-          skipRegistration: toBool(user.skip_registration),
-          uniqueId: str(login.unique_id),
-          sisUserId: str(login.sis_user_id),
-          integrationId: str(login.integration_id),
+          accountId: values.account_id,
+          name: user.name,
+          shortName: user.short_name,
+          sortableName: user.sortable_name,
+          timeZone: user.time_zone,
+          locale: user.locale,
+          skipRegistration: user.skip_registration,
+          uniqueId: login.unique_id,
+          sisUserId: login.sis_user_id,
+          integrationId: login.integration_id,
         },
       };
     },
@@ -64,7 +63,7 @@ export const userRoutes: RestRoute[] = [
     operation: `query($id: ID!, $first: Int, $after: String, $searchTerm: String) {
       account(id: $id) { usersConnection(first: $first, after: $after, searchTerm: $searchTerm) {
         nodes { ...UserJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: ({ params }) => ({ id: str(params.account_id), searchTerm: str(params.search_term) }),
+    variables: ({ values }) => ({ id: values.account_id, searchTerm: values.search_term }),
     root: 'account.usersConnection',
     list: true,
     present: presentUser,
@@ -74,7 +73,7 @@ export const userRoutes: RestRoute[] = [
     path: '/api/v1/users/:id',
     accepts: P.user,
     operation: `query($id: ID!) { user(id: $id) { ...UserJson } }`,
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'user',
     present: presentUser,
   },

@@ -1,5 +1,4 @@
 import { defineFragment, RestInput, RestRoute } from '../api/rest/route';
-import { str } from '../api/rest/params';
 import { numericIds } from '../api/rest/present';
 import { list, obj, params, text, z } from '../api/rest/input';
 
@@ -55,19 +54,19 @@ const present = (s: Json): Json => {
  * service answers with Canvas's `subscription is missing`. Odd shapes pass through as nulls so the
  * service reports them as invalid values.
  */
-function subscriptionInput({ params }: RestInput): Json | null {
-  const raw = params.subscription;
-  if (!isTree(raw) || Object.keys(raw).length === 0) return null;
-  const s: Json = raw;
-  const events = s.EventTypes;
+function subscriptionInput({ params, values }: RestInput): Json | null {
+  const s = values.subscription;
+  if (!isTree(s) || Object.keys(s).length === 0) return null;
+  // Only an array (or one bare word, not split on commas) is a list of event types here; an indexed hash is not.
+  const events = (params.subscription as Json).EventTypes;
   const metadata = s.TransportMetadata;
   return {
-    contextId: str(s.ContextId) ?? null,
-    contextType: str(s.ContextType) ?? null,
-    eventTypes: Array.isArray(events) ? events.map((e) => str(e) ?? '') : typeof events === 'string' ? [events] : null,
-    format: str(s.Format) ?? null,
-    transportMetadata: isTree(metadata) ? { url: str(metadata.Url) ?? null } : null,
-    transportType: str(s.TransportType) ?? null,
+    contextId: s.ContextId ?? null,
+    contextType: s.ContextType ?? null,
+    eventTypes: Array.isArray(events) ? s.EventTypes : typeof events === 'string' ? [events] : null,
+    format: s.Format ?? null,
+    transportMetadata: isTree(metadata) ? { url: metadata.Url ?? null } : null,
+    transportType: s.TransportType ?? null,
   };
 }
 
@@ -103,7 +102,7 @@ export const subscriptionRoutes: RestRoute[] = [
     path: '/api/lti/subscriptions/:id',
     accepts: byId,
     operation: `query($id: ID!) { webhookSubscription(id: $id) { ...WebhookSubscriptionJson } }`,
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'webhookSubscription',
     present,
     auth: 'lti',
@@ -113,7 +112,7 @@ export const subscriptionRoutes: RestRoute[] = [
     path: '/api/lti/subscriptions/:id',
     accepts: subscriptionParams.and(byId),
     operation: `mutation($id: ID!, $input: WebhookSubscriptionInput) { updateWebhookSubscription(id: $id, input: $input) ${FIELDS} }`,
-    variables: (input) => ({ id: str(input.params.id), input: subscriptionInput(input) }),
+    variables: (input) => ({ id: input.values.id, input: subscriptionInput(input) }),
     root: 'updateWebhookSubscription',
     payloadKey: 'webhookSubscription',
     present,
@@ -125,7 +124,7 @@ export const subscriptionRoutes: RestRoute[] = [
     path: '/api/lti/subscriptions/:id/secret/rotate',
     accepts: byId,
     operation: `mutation($id: ID!) { rotateWebhookSubscriptionSecret(id: $id) ${FIELDS} }`,
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'rotateWebhookSubscriptionSecret',
     payloadKey: 'webhookSubscription',
     present,
@@ -136,7 +135,7 @@ export const subscriptionRoutes: RestRoute[] = [
     path: '/api/lti/subscriptions/:id',
     accepts: byId,
     operation: `mutation($id: ID!) { deleteWebhookSubscription(id: $id) ${FIELDS} }`,
-    variables: ({ params }) => ({ id: str(params.id) }),
+    variables: ({ values }) => ({ id: values.id }),
     root: 'deleteWebhookSubscription',
     payloadKey: 'webhookSubscription',
     present,

@@ -1,5 +1,4 @@
 import { PAYLOAD_ERRORS } from '../api/rest/route';
-import { str } from '../api/rest/params';
 import type { RestRoute } from '../api/rest/route';
 import { id, params, text } from '../api/rest/input';
 
@@ -30,8 +29,8 @@ const resubmitRoute = (vendor: string): RestRoute => ({
   // The service answers Canvas's own statuses for malformed ids (400) and missing ones (404).
   accepts: params({ course_id: id({ prefixes: ['sis_course_id'] }), assignment_id: text({ max: 64 }), submission_id: text({ max: 255 }) }),
   operation: RESUBMIT,
-  variables: ({ params }) => ({
-    input: { courseId: str(params.course_id) ?? '', assignmentId: str(params.assignment_id) ?? '', userId: str(params.submission_id) ?? '' },
+  variables: ({ values }) => ({
+    input: { courseId: values.course_id, assignmentId: values.assignment_id, userId: values.submission_id },
   }),
   root: 'resubmitToPlagiarism',
   status: 204,

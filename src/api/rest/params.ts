@@ -77,37 +77,18 @@ export function mergeParams(base: ParamTree, over: unknown): ParamTree {
   return out;
 }
 
-/** Canvas's value_to_boolean: yes/y/true/t/on/1 → true; no/n/false/f/off/0 → false; else non-zero. */
-export function toBool(v: unknown): boolean | undefined {
-  if (v === undefined) return undefined;
-  if (v === null) return false;
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'number') return v !== 0;
-  if (typeof v === 'string') {
-    const s = v.trim().toLowerCase();
-    if (['yes', 'y', 'true', 't', 'on', '1'].includes(s)) return true;
-    if (['no', 'n', 'false', 'f', 'off', '0', ''].includes(s)) return false;
-    const n = parseInt(s, 10);
-    return Number.isNaN(n) ? false : n !== 0;
-  }
-  return undefined;
-}
-
-/** A param as a string (numbers from JSON bodies included); undefined when absent or not scalar. */
+/**
+ * A raw param as a string (numbers from JSON bodies included); undefined when absent or not scalar. Rows
+ * read declared params from RestInput.values; this is for values read before or beside the declaration
+ * (the router's as_user_id, entries whose refusals name their index).
+ */
 export function str(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   return undefined;
 }
 
-/** A param that may be absent, null (JSON) or empty (form) — the last two clear a value. */
-export function nullableStr(v: unknown): string | null | undefined {
-  if (v === null) return null;
-  const s = str(v);
-  return s === '' ? null : s;
-}
-
-/** `include[]` style params: arrays, single strings, or comma-separated lists all work. */
+/** A raw list param: arrays, single strings, or comma-separated lists (declared lists are parsed by list()). */
 export function strArray(v: unknown): string[] {
   if (v == null) return [];
   if (Array.isArray(v)) return v.flatMap((x) => (x == null ? [] : [String(x)]));
@@ -118,11 +99,3 @@ export function strArray(v: unknown): string[] {
     .filter(Boolean);
 }
 
-/** An ids() list param without its blank entries: `x[]=`, `x=`, `[""]` and `[null]` are an empty list. */
-export function idList(v: unknown): string[] {
-  return strArray(v).filter((s) => s.trim() !== '');
-}
-
-export function tree(v: unknown): ParamTree {
-  return isTree(v) ? v : newTree();
-}

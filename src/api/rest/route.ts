@@ -7,7 +7,9 @@ import type { RouteParams } from './input';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** What a route's variable builder and presenter see of the request. */
-export interface RestInput {
+export interface RestInput<P = Record<string, any>> {
+  /** The declared params' typed values (src/api/rest/input.ts), parsed once by the router; absent keys are absent. */
+  values: P;
   params: ParamTree;
   ctx: RequestContext;
   page: PageRequest | null;
@@ -19,7 +21,7 @@ export interface RestInput {
  * One row of the compatibility table: a Canvas path, the GraphQL operation of our own schema it
  * runs, how params become variables, and how the result becomes Canvas JSON.
  */
-export interface RestRoute {
+export interface RestRoute<P = Record<string, any>> {
   method: HttpMethod;
   path: string;
   /** GraphQL document; fragments it spreads are appended from the fragment registry. */
@@ -28,8 +30,8 @@ export interface RestRoute {
    * The params the route reads (query, body and path keys), declared with src/api/rest/input.ts. The router
    * answers 400 naming the field before variables are built when the request does not fit.
    */
-  accepts: RouteParams;
-  variables?: (input: RestInput) => Record<string, unknown>;
+  accepts: RouteParams<P>;
+  variables?: (input: RestInput<P>) => Record<string, unknown>;
   /** Dotted path from the operation's data to the result, e.g. `account.usersConnection`. */
   root: string;
   /** For mutation payloads: the key inside the payload holding the object. */
@@ -39,12 +41,12 @@ export interface RestRoute {
   /** Canvas body for payload validation errors, when the endpoint nests them differently. */
   validationBody?: (fields: import('../../common/errors').FieldError[]) => unknown;
   /** Shapes one object (or each list node) as Canvas JSON. */
-  present?: (value: any, input: RestInput) => unknown;
+  present?: (value: any, input: RestInput<P>) => unknown;
   status?: number;
   /** Response headers computed from the result (e.g. Location of a created object). */
-  headers?: (value: any, input: RestInput) => Record<string, string>;
+  headers?: (value: any, input: RestInput<P>) => Record<string, string>;
   /** Answer with a 302 to the URL this returns (e.g. the module item redirect). */
-  redirect?: (value: any, input: RestInput) => string | null;
+  redirect?: (value: any, input: RestInput<P>) => string | null;
   /** Allowed without a token (the viewer is then null). */
   anonymous?: boolean;
   /**

@@ -1,9 +1,8 @@
-import { defineFragment, RestInput, RestRoute } from '../../api/rest/route';
-import { str, strArray, toBool, tree } from '../../api/rest/params';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../../api/rest/route';
 import { numericIds } from '../../api/rest/present';
-import { date, LOCK_FIELDS, lockKeys, num, PAYLOAD_ERRORS, text } from '../rest-helpers';
+import { LOCK_FIELDS, lockKeys } from '../lock-info';
 import { bool, id, list, obj, params } from '../../api/rest/input';
-import { checked, courseId, html } from '../content.params';
+import { checked, checkedDate, checkedNumber, courseId, html } from '../content.params';
 
 defineFragment(`fragment AssignmentJson on Assignment {
   id: _id name description created_at: createdAt updated_at: updatedAt due_at: dueAt lock_at: lockAt unlock_at: unlockAt
@@ -45,19 +44,19 @@ export function presentAssignment(a: Json, input: RestInput): Json {
   };
 }
 
-function assignmentFields(params: Json): Json {
-  const a = tree(params.assignment);
+function assignmentFields(values: Json): Json {
+  const a: Json = values.assignment ?? {};
   return {
-    name: text(a.name),
-    description: text(a.description),
-    pointsPossible: num(a.points_possible),
-    gradingType: str(a.grading_type),
-    submissionTypes: a.submission_types === undefined ? undefined : strArray(a.submission_types),
-    dueAt: date(a.due_at),
-    unlockAt: date(a.unlock_at),
-    lockAt: date(a.lock_at),
-    published: a.published === undefined ? undefined : toBool(a.published),
-    position: num(a.position),
+    name: a.name,
+    description: a.description,
+    pointsPossible: a.points_possible,
+    gradingType: a.grading_type ?? undefined,
+    submissionTypes: a.submission_types,
+    dueAt: a.due_at,
+    unlockAt: a.unlock_at,
+    lockAt: a.lock_at,
+    published: a.published,
+    position: a.position,
   };
 }
 
@@ -67,14 +66,14 @@ function assignmentFields(params: Json): Json {
 const assignmentBody = obj({
   name: checked().optional(),
   description: html().optional(),
-  points_possible: checked().optional(),
+  points_possible: checkedNumber().optional(),
   grading_type: checked().optional(),
   submission_types: list(checked(), { max: 20 }).optional(),
-  due_at: checked().optional(),
-  unlock_at: checked().optional(),
-  lock_at: checked().optional(),
+  due_at: checkedDate().optional(),
+  unlock_at: checkedDate().optional(),
+  lock_at: checkedDate().optional(),
   published: bool().optional(),
-  position: checked().optional(),
+  position: checkedNumber().optional(),
 });
 const course = { course_id: courseId() };
 const one = { ...course, id: id() };
@@ -90,7 +89,7 @@ export const assignmentRoutes: RestRoute[] = [
     path: PATH,
     accepts: params({ ...course, ...body }),
     operation: mutation('createAssignment', 'CreateAssignmentInput'),
-    variables: ({ params }) => ({ input: { courseId: str(params.course_id), ...assignmentFields(params) } }),
+    variables: ({ values }) => ({ input: { courseId: values.course_id, ...assignmentFields(values) } }),
     root: 'createAssignment',
     payloadKey: 'assignment',
     present: presentAssignment,
@@ -102,7 +101,7 @@ export const assignmentRoutes: RestRoute[] = [
     accepts: params(course),
     operation: `query($id: ID!, $first: Int, $after: String) { course(id: $id) {
       assignmentsConnection(first: $first, after: $after) { nodes { ...AssignmentJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: ({ params }) => ({ id: str(params.course_id) }),
+    variables: ({ values }) => ({ id: values.course_id }),
     root: 'course.assignmentsConnection',
     list: true,
     present: presentAssignment,
@@ -112,7 +111,7 @@ export const assignmentRoutes: RestRoute[] = [
     path: `${PATH}/:id`,
     accepts: params(one),
     operation: `query($id: ID!, $courseId: ID!) { assignment(id: $id, courseId: $courseId) { ...AssignmentJson } }`,
-    variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
+    variables: ({ values }) => ({ id: values.id, courseId: values.course_id }),
     root: 'assignment',
     present: presentAssignment,
   },
@@ -121,7 +120,7 @@ export const assignmentRoutes: RestRoute[] = [
     path: `${PATH}/:id`,
     accepts: params({ ...one, ...body }),
     operation: mutation('updateAssignment', 'UpdateAssignmentInput'),
-    variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id), ...assignmentFields(params) } }),
+    variables: ({ values }) => ({ input: { id: values.id, courseId: values.course_id, ...assignmentFields(values) } }),
     root: 'updateAssignment',
     payloadKey: 'assignment',
     present: presentAssignment,
@@ -131,7 +130,7 @@ export const assignmentRoutes: RestRoute[] = [
     path: `${PATH}/:id`,
     accepts: params(one),
     operation: `mutation($input: ContentRefInput!) { deleteAssignment(input: $input) { assignment { ...AssignmentJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id) } }),
+    variables: ({ values }) => ({ input: { id: values.id, courseId: values.course_id } }),
     root: 'deleteAssignment',
     payloadKey: 'assignment',
     present: presentAssignment,

@@ -1,7 +1,5 @@
-import { defineFragment, RestRoute } from '../../api/rest/route';
-import { str, tree } from '../../api/rest/params';
+import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../../api/rest/route';
 import { numericIds } from '../../api/rest/present';
-import { PAYLOAD_ERRORS, text } from '../rest-helpers';
 import { hash, id, nullableText, oneOf, params } from '../../api/rest/input';
 import { checked, courseId, html } from '../content.params';
 import { PRIVACY_LEVELS } from './external-tool.entity';
@@ -30,16 +28,16 @@ export function presentTool(t: Json): Json {
   };
 }
 
-function toolFields(params: Json): Json {
-  const custom = params.custom_fields === undefined ? undefined : Object.entries(tree(params.custom_fields)).map(([name, value]) => ({ name, value: String(value ?? '') }));
+function toolFields(v: Json): Json {
+  const custom = v.custom_fields === undefined ? undefined : Object.entries(v.custom_fields as Record<string, string | null>).map(([name, value]) => ({ name, value: value ?? '' }));
   return {
-    name: text(params.name),
-    description: text(params.description),
-    url: text(params.url),
-    domain: text(params.domain),
-    consumerKey: text(params.consumer_key),
-    sharedSecret: text(params.shared_secret),
-    privacyLevel: str(params.privacy_level),
+    name: v.name,
+    description: v.description,
+    url: v.url,
+    domain: v.domain,
+    consumerKey: v.consumer_key,
+    sharedSecret: v.shared_secret,
+    privacyLevel: v.privacy_level,
     customFields: custom,
   };
 }
@@ -69,7 +67,7 @@ export const externalToolRoutes: RestRoute[] = [
     path: PATH,
     accepts: params({ ...course, ...toolBody }),
     operation: mutation('createExternalTool', 'CreateExternalToolInput'),
-    variables: ({ params }) => ({ input: { courseId: str(params.course_id), ...toolFields(params) } }),
+    variables: ({ values }) => ({ input: { courseId: values.course_id, ...toolFields(values) } }),
     root: 'createExternalTool',
     payloadKey: 'externalTool',
     present: presentTool,
@@ -80,7 +78,7 @@ export const externalToolRoutes: RestRoute[] = [
     accepts: params(course),
     operation: `query($id: ID!, $first: Int, $after: String) { course(id: $id) {
       externalToolsConnection(first: $first, after: $after) { nodes { ...ExternalToolJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: ({ params }) => ({ id: str(params.course_id) }),
+    variables: ({ values }) => ({ id: values.course_id }),
     root: 'course.externalToolsConnection',
     list: true,
     present: presentTool,
@@ -90,7 +88,7 @@ export const externalToolRoutes: RestRoute[] = [
     path: `${PATH}/:id`,
     accepts: params(one),
     operation: `query($id: ID!, $courseId: ID!) { externalTool(id: $id, courseId: $courseId) { ...ExternalToolJson } }`,
-    variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
+    variables: ({ values }) => ({ id: values.id, courseId: values.course_id }),
     root: 'externalTool',
     present: presentTool,
   },
@@ -99,7 +97,7 @@ export const externalToolRoutes: RestRoute[] = [
     path: `${PATH}/:id`,
     accepts: params({ ...one, ...toolBody }),
     operation: mutation('updateExternalTool', 'UpdateExternalToolInput'),
-    variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id), ...toolFields(params) } }),
+    variables: ({ values }) => ({ input: { id: values.id, courseId: values.course_id, ...toolFields(values) } }),
     root: 'updateExternalTool',
     payloadKey: 'externalTool',
     present: presentTool,
@@ -109,7 +107,7 @@ export const externalToolRoutes: RestRoute[] = [
     path: `${PATH}/:id`,
     accepts: params(one),
     operation: `mutation($input: ContentRefInput!) { deleteExternalTool(input: $input) { externalTool { ...ExternalToolJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id) } }),
+    variables: ({ values }) => ({ input: { id: values.id, courseId: values.course_id } }),
     root: 'deleteExternalTool',
     payloadKey: 'externalTool',
     present: presentTool,

@@ -1,9 +1,7 @@
-import { defineFragment, RestInput, RestRoute } from '../../api/rest/route';
-import { str, strArray, toBool, tree } from '../../api/rest/params';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../../api/rest/route';
 import { numericIds } from '../../api/rest/present';
-import { date, PAYLOAD_ERRORS, text } from '../rest-helpers';
 import { bool, obj, oneOf, params, text as textParam } from '../../api/rest/input';
-import { checked, courseId, html } from '../content.params';
+import { checked, checkedDate, courseId, html } from '../content.params';
 
 defineFragment(`fragment PageJson on Page {
   page_id: _id url title created_at: createdAt updated_at: updatedAt hide_from_students: hideFromStudents
@@ -22,17 +20,17 @@ export function presentPage(p: Json, input: RestInput): Json {
   return { ...out, publish_at: null, locked_for_user: false };
 }
 
-function pageFields(params: Json): Json {
-  const w = tree(params.wiki_page);
+function pageFields(values: Json): Json {
+  const w: Json = values.wiki_page ?? {};
   return {
-    title: text(w.title),
-    body: text(w.body),
-    published: w.published === undefined ? undefined : toBool(w.published),
-    frontPage: w.front_page === undefined ? undefined : toBool(w.front_page),
-    editingRoles: str(w.editing_roles),
+    title: w.title,
+    body: w.body,
+    published: w.published,
+    frontPage: w.front_page,
+    editingRoles: w.editing_roles ?? undefined,
     // Canvas writes the to-do date as student_todo_at (wiki_page[todo_date] is ignored).
-    studentTodoAt: date(w.student_todo_at),
-    studentPlannerCheckbox: w.student_planner_checkbox === undefined ? undefined : toBool(w.student_planner_checkbox),
+    studentTodoAt: w.student_todo_at,
+    studentPlannerCheckbox: w.student_planner_checkbox,
   };
 }
 
@@ -45,7 +43,7 @@ const pageBody = obj({
   published: bool().optional(),
   front_page: bool().optional(),
   editing_roles: checked().optional(),
-  student_todo_at: checked().optional(),
+  student_todo_at: checkedDate().optional(),
   student_planner_checkbox: bool().optional(),
 });
 const course = { course_id: courseId() };
@@ -62,7 +60,7 @@ export const pageRoutes: RestRoute[] = [
     path: PATH,
     accepts: params({ ...course, ...body }),
     operation: mutation('createPage', 'CreatePageInput'),
-    variables: ({ params }) => ({ input: { courseId: str(params.course_id), ...pageFields(params) }, withBody: true }),
+    variables: ({ values }) => ({ input: { courseId: values.course_id, ...pageFields(values) }, withBody: true }),
     root: 'createPage',
     payloadKey: 'page',
     present: presentPage,
@@ -81,14 +79,14 @@ export const pageRoutes: RestRoute[] = [
     operation: `query($id: ID!, $first: Int, $after: String, $term: String, $sort: String, $order: String, $published: Boolean, $withBody: Boolean!) { course(id: $id) {
       pagesConnection(first: $first, after: $after, searchTerm: $term, sort: $sort, order: $order, published: $published) {
         nodes { ...PageJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: ({ params }) => ({
-      id: str(params.course_id),
-      term: str(params.search_term),
-      sort: str(params.sort),
-      order: str(params.order),
-      published: params.published === undefined ? undefined : toBool(params.published),
+    variables: ({ values }) => ({
+      id: values.course_id,
+      term: values.search_term,
+      sort: values.sort,
+      order: values.order,
+      published: values.published,
       // Canvas lists pages without their bodies unless include[]=body.
-      withBody: strArray(params.include).includes('body'),
+      withBody: (values.include ?? []).includes('body'),
     }),
     root: 'course.pagesConnection',
     list: true,
@@ -99,7 +97,7 @@ export const pageRoutes: RestRoute[] = [
     path: `${PATH}/:url_or_id`,
     accepts: params(one),
     operation: `query($courseId: ID!, $urlOrId: String!, $withBody: Boolean!) { page(courseId: $courseId, urlOrId: $urlOrId) { ...PageJson } }`,
-    variables: ({ params }) => ({ courseId: str(params.course_id), urlOrId: str(params.url_or_id), withBody: true }),
+    variables: ({ values }) => ({ courseId: values.course_id, urlOrId: values.url_or_id, withBody: true }),
     root: 'page',
     present: presentPage,
   },
@@ -108,7 +106,7 @@ export const pageRoutes: RestRoute[] = [
     path: `${PATH}/:url_or_id`,
     accepts: params({ ...one, ...body }),
     operation: mutation('updatePage', 'UpdatePageInput'),
-    variables: ({ params }) => ({ input: { courseId: str(params.course_id), urlOrId: str(params.url_or_id), ...pageFields(params) }, withBody: true }),
+    variables: ({ values }) => ({ input: { courseId: values.course_id, urlOrId: values.url_or_id, ...pageFields(values) }, withBody: true }),
     root: 'updatePage',
     payloadKey: 'page',
     present: presentPage,
@@ -118,7 +116,7 @@ export const pageRoutes: RestRoute[] = [
     path: `${PATH}/:url_or_id`,
     accepts: params(one),
     operation: `mutation($input: PageRefInput!, $withBody: Boolean!) { deletePage(input: $input) { page { ...PageJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ input: { courseId: str(params.course_id), urlOrId: str(params.url_or_id) }, withBody: true }),
+    variables: ({ values }) => ({ input: { courseId: values.course_id, urlOrId: values.url_or_id }, withBody: true }),
     root: 'deletePage',
     payloadKey: 'page',
     present: presentPage,

@@ -1,10 +1,9 @@
-import { defineFragment, RestInput, RestRoute } from '../../api/rest/route';
-import { str, toBool, tree } from '../../api/rest/params';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../../api/rest/route';
 import { numericIds } from '../../api/rest/present';
-import { date, LOCK_FIELDS, lockKeys, num, PAYLOAD_ERRORS, text } from '../rest-helpers';
+import { LOCK_FIELDS, lockKeys } from '../lock-info';
 import { reject } from './quiz-submission.service';
 import { bool, hash, id, list, nullableText, obj, params, z } from '../../api/rest/input';
-import { checked, courseId, html, word } from '../content.params';
+import { checked, checkedDate, checkedNumber, courseId, html, word } from '../content.params';
 
 defineFragment(`fragment QuizJson on Quiz {
   id: _id title description html_url: htmlUrl quiz_type: quizType time_limit: timeLimit shuffle_answers: shuffleAnswers
@@ -59,38 +58,37 @@ export function presentQuizSubmission(qs: Json, input: RestInput): Json {
 
 const wrap = (qs: Json, input: RestInput) => ({ quiz_submissions: [presentQuizSubmission(qs, input)] });
 
-function quizFields(params: Json): Json {
-  const q = tree(params.quiz);
+function quizFields(values: Json): Json {
+  const q: Json = values.quiz ?? {};
   return {
-    title: text(q.title),
-    description: text(q.description),
-    quizType: str(q.quiz_type),
-    timeLimit: num(q.time_limit),
-    allowedAttempts: num(q.allowed_attempts),
-    scoringPolicy: str(q.scoring_policy),
-    shuffleAnswers: q.shuffle_answers === undefined ? undefined : toBool(q.shuffle_answers),
-    accessCode: text(q.access_code),
-    pointsPossible: num(q.points_possible),
-    dueAt: date(q.due_at),
-    unlockAt: date(q.unlock_at),
-    lockAt: date(q.lock_at),
-    published: q.published === undefined ? undefined : toBool(q.published),
+    title: q.title,
+    description: q.description,
+    quizType: q.quiz_type ?? undefined,
+    timeLimit: q.time_limit,
+    allowedAttempts: q.allowed_attempts,
+    scoringPolicy: q.scoring_policy ?? undefined,
+    shuffleAnswers: q.shuffle_answers,
+    accessCode: q.access_code,
+    pointsPossible: q.points_possible,
+    dueAt: q.due_at,
+    unlockAt: q.unlock_at,
+    lockAt: q.lock_at,
+    published: q.published,
   };
 }
 
 /** `quiz_submissions[][…]`: Canvas insists on the array and reads its first element. */
-function scoring(params: Json): Json {
-  const list = params.quiz_submissions;
+function scoring(values: Json): Json {
+  const list = values.quiz_submissions;
   if (!Array.isArray(list)) throw reject('missing required key :quiz_submissions', 400);
-  const first = tree(list[0]);
-  const attempt = num(first.attempt);
-  const questions = Object.entries(tree(first.questions)).map(([questionId, v]) => {
-    const q = tree(v);
-    const score = num(q.score);
+  const first: Json = list[0] ?? {};
+  const attempt = first.attempt;
+  const questions = Object.entries((first.questions ?? {}) as Record<string, Json>).map(([questionId, q]) => {
+    const score = q.score;
     if (typeof score === 'string') throw reject('question score must be an unsigned decimal', 400);
-    return { questionId, score, comment: text(q.comment) };
+    return { questionId, score, comment: q.comment };
   });
-  const fudge = num(first.fudge_points);
+  const fudge = first.fudge_points;
   if (typeof fudge === 'string') throw reject('fudge_points must be a number', 400);
   return { attempt: typeof attempt === 'number' && Number.isInteger(attempt) ? attempt : null, fudgePoints: fudge, questions };
 }
@@ -102,15 +100,15 @@ const quizBody = obj({
   title: checked().optional(),
   description: html().optional(),
   quiz_type: checked().optional(),
-  time_limit: checked().optional(),
-  allowed_attempts: checked().optional(),
+  time_limit: checkedNumber().optional(),
+  allowed_attempts: checkedNumber().optional(),
   scoring_policy: checked().optional(),
   shuffle_answers: bool().optional(),
   access_code: nullableText({ max: 255 }).optional(),
-  points_possible: checked().optional(),
-  due_at: checked().optional(),
-  unlock_at: checked().optional(),
-  lock_at: checked().optional(),
+  points_possible: checkedNumber().optional(),
+  due_at: checkedDate().optional(),
+  unlock_at: checkedDate().optional(),
+  lock_at: checkedDate().optional(),
   published: bool().optional(),
 });
 const course = { course_id: courseId() };
@@ -118,9 +116,9 @@ const quizRef = { ...course, id: id() };
 const submissionRef = { ...course, quiz_id: id(), id: id() };
 /** One attempt's scores: `questions[<question id>][score|comment]`; bad numbers get Canvas's RequestError. */
 const scoringEntry = obj({
-  attempt: checked().optional(),
-  fudge_points: checked().optional(),
-  questions: hash(obj({ score: checked().optional(), comment: nullableText({ max: 65_535 }).optional() }), { max: 1_000 }).optional(),
+  attempt: checkedNumber().optional(),
+  fudge_points: checkedNumber().optional(),
+  questions: hash(obj({ score: checkedNumber().optional(), comment: nullableText({ max: 65_535 }).optional() }), { max: 1_000 }).optional(),
 });
 /** Not a list (or missing) is Canvas's "missing required key :quiz_submissions", from the variable builder. */
 const scoringList = z.union([z.array(scoringEntry).max(100), hash(z.union([scoringEntry, word()]), { max: 100 }), word(), z.null()]);
@@ -136,7 +134,7 @@ export const quizRoutes: RestRoute[] = [
     path: QUIZZES,
     accepts: params({ ...course, quiz: quizBody.optional() }),
     operation: quizMutation('createQuiz', 'CreateQuizInput'),
-    variables: ({ params }) => ({ input: { courseId: str(params.course_id), ...quizFields(params) } }),
+    variables: ({ values }) => ({ input: { courseId: values.course_id, ...quizFields(values) } }),
     root: 'createQuiz',
     payloadKey: 'quiz',
     present: presentQuiz,
@@ -147,7 +145,7 @@ export const quizRoutes: RestRoute[] = [
     accepts: params(course),
     operation: `query($id: ID!, $first: Int, $after: String) { course(id: $id) {
       quizzesConnection(first: $first, after: $after) { nodes { ...QuizJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: ({ params }) => ({ id: str(params.course_id) }),
+    variables: ({ values }) => ({ id: values.course_id }),
     root: 'course.quizzesConnection',
     list: true,
     present: presentQuiz,
@@ -157,7 +155,7 @@ export const quizRoutes: RestRoute[] = [
     path: `${QUIZZES}/:id`,
     accepts: params(quizRef),
     operation: `query($id: ID!, $courseId: ID!) { quiz(id: $id, courseId: $courseId) { ...QuizJson } }`,
-    variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
+    variables: ({ values }) => ({ id: values.id, courseId: values.course_id }),
     root: 'quiz',
     present: presentQuiz,
   },
@@ -166,7 +164,7 @@ export const quizRoutes: RestRoute[] = [
     path: `${QUIZZES}/:id`,
     accepts: params({ ...quizRef, quiz: quizBody.optional() }),
     operation: quizMutation('updateQuiz', 'UpdateQuizInput'),
-    variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id), ...quizFields(params) } }),
+    variables: ({ values }) => ({ input: { id: values.id, courseId: values.course_id, ...quizFields(values) } }),
     root: 'updateQuiz',
     payloadKey: 'quiz',
     present: presentQuiz,
@@ -176,7 +174,7 @@ export const quizRoutes: RestRoute[] = [
     path: `${QUIZZES}/:id`,
     accepts: params(quizRef),
     operation: `mutation($input: ContentRefInput!) { deleteQuiz(input: $input) { quiz { ...QuizJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => ({ input: { id: str(params.id), courseId: str(params.course_id) } }),
+    variables: ({ values }) => ({ input: { id: values.id, courseId: values.course_id } }),
     root: 'deleteQuiz',
     payloadKey: 'quiz',
     present: presentQuiz,
@@ -188,8 +186,8 @@ export const quizRoutes: RestRoute[] = [
     path: SUBMISSIONS,
     accepts: params({ ...course, quiz_id: id(), access_code: nullableText({ max: 255 }).optional(), preview: bool().optional() }),
     operation: qsMutation('startQuizSubmission', 'StartQuizSubmissionInput'),
-    variables: ({ params }) => ({
-      input: { quizId: str(params.quiz_id), courseId: str(params.course_id), accessCode: str(params.access_code), preview: params.preview === undefined ? undefined : toBool(params.preview) },
+    variables: ({ values }) => ({
+      input: { quizId: values.quiz_id, courseId: values.course_id, accessCode: values.access_code ?? undefined, preview: values.preview },
     }),
     root: 'startQuizSubmission',
     payloadKey: 'quizSubmission',
@@ -201,7 +199,7 @@ export const quizRoutes: RestRoute[] = [
     accepts: params({ ...course, quiz_id: id() }),
     operation: `query($id: ID!, $courseId: ID!, $first: Int, $after: String) { quiz(id: $id, courseId: $courseId) {
       submissionsConnection(first: $first, after: $after) { nodes { ...QuizSubmissionJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: ({ params }) => ({ id: str(params.quiz_id), courseId: str(params.course_id) }),
+    variables: ({ values }) => ({ id: values.quiz_id, courseId: values.course_id }),
     root: 'quiz.submissionsConnection',
     list: { envelope: 'quiz_submissions' },
     present: presentQuizSubmission,
@@ -211,7 +209,7 @@ export const quizRoutes: RestRoute[] = [
     path: `${SUBMISSIONS}/:id`,
     accepts: params(submissionRef),
     operation: `query($quizId: ID!, $id: ID!, $courseId: ID) { quizSubmission(quizId: $quizId, id: $id, courseId: $courseId) { ...QuizSubmissionJson } }`,
-    variables: ({ params }) => ({ quizId: str(params.quiz_id), id: str(params.id), courseId: str(params.course_id) }),
+    variables: ({ values }) => ({ quizId: values.quiz_id, id: values.id, courseId: values.course_id }),
     root: 'quizSubmission',
     present: wrap,
   },
@@ -226,14 +224,14 @@ export const quizRoutes: RestRoute[] = [
       access_code: nullableText({ max: 255 }).optional(),
     }),
     operation: qsMutation('completeQuizSubmission', 'CompleteQuizSubmissionInput'),
-    variables: ({ params }) => ({
+    variables: ({ values }) => ({
       input: {
-        quizId: str(params.quiz_id),
-        id: str(params.id),
-        courseId: str(params.course_id),
-        attempt: str(params.attempt),
-        validationToken: str(params.validation_token),
-        accessCode: str(params.access_code),
+        quizId: values.quiz_id,
+        id: values.id,
+        courseId: values.course_id,
+        attempt: values.attempt ?? undefined,
+        validationToken: values.validation_token ?? undefined,
+        accessCode: values.access_code ?? undefined,
       },
     }),
     root: 'completeQuizSubmission',
@@ -245,7 +243,7 @@ export const quizRoutes: RestRoute[] = [
     path: `${SUBMISSIONS}/:id`,
     accepts: params({ ...submissionRef, quiz_submissions: scoringList.optional() }),
     operation: qsMutation('updateQuizSubmissionScores', 'UpdateQuizSubmissionScoresInput'),
-    variables: ({ params }) => ({ input: { quizId: str(params.quiz_id), id: str(params.id), courseId: str(params.course_id), ...scoring(params) } }),
+    variables: ({ values }) => ({ input: { quizId: values.quiz_id, id: values.id, courseId: values.course_id, ...scoring(values) } }),
     root: 'updateQuizSubmissionScores',
     payloadKey: 'quizSubmission',
     present: wrap,

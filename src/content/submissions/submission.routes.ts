@@ -1,7 +1,5 @@
-import { defineFragment, RestInput, RestRoute } from '../../api/rest/route';
-import { str, strArray, toBool, tree } from '../../api/rest/params';
+import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../../api/rest/route';
 import { numericIds } from '../../api/rest/present';
-import { PAYLOAD_ERRORS } from '../rest-helpers';
 import { bool, id, list, nullableText, obj, oneOf, params } from '../../api/rest/input';
 import { userId } from '../../users/user.params';
 import { checked, courseId, html } from '../content.params';
@@ -52,7 +50,7 @@ const gradeBody = obj({
 });
 
 const PATH = '/api/v1/courses/:course_id/assignments/:assignment_id/submissions';
-const ref = (params: Json) => ({ assignmentId: str(params.assignment_id), courseId: str(params.course_id) });
+const ref = (values: Json) => ({ assignmentId: values.assignment_id, courseId: values.course_id });
 
 export const submissionRoutes: RestRoute[] = [
   {
@@ -60,16 +58,16 @@ export const submissionRoutes: RestRoute[] = [
     path: PATH,
     accepts: params({ ...assignmentRef, submission: submitBody.optional() }),
     operation: `mutation($input: CreateSubmissionInput!) { createSubmission(input: $input) { submission { ...SubmissionJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => {
-      const s = tree(params.submission);
+    variables: ({ values }) => {
+      const s: Json = values.submission ?? {};
       return {
         input: {
-          ...ref(params),
-          submissionType: str(s.submission_type),
+          ...ref(values),
+          submissionType: s.submission_type ?? undefined,
           // Present-but-empty and absent differ: Canvas names the missing parameter.
-          body: s.body === undefined ? undefined : str(s.body) ?? '',
-          url: s.url === undefined ? undefined : str(s.url) ?? '',
-          fileIds: s.file_ids === undefined ? undefined : strArray(s.file_ids),
+          body: s.body === undefined ? undefined : s.body ?? '',
+          url: s.url === undefined ? undefined : s.url ?? '',
+          fileIds: s.file_ids,
         },
       };
     },
@@ -85,10 +83,10 @@ export const submissionRoutes: RestRoute[] = [
     accepts: params({ ...assignmentRef, workflow_state: list(oneOf(['submitted', 'unsubmitted', 'graded', 'pending_review']), { max: 10 }).optional() }),
     operation: `query($id: ID!, $courseId: ID!, $states: [String!], $first: Int, $after: String) { assignment(id: $id, courseId: $courseId) {
       submissionsConnection(workflowStates: $states, first: $first, after: $after) { nodes { ...SubmissionJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: ({ params }) => ({
-      id: str(params.assignment_id),
-      courseId: str(params.course_id),
-      states: params.workflow_state === undefined ? undefined : strArray(params.workflow_state),
+    variables: ({ values }) => ({
+      id: values.assignment_id,
+      courseId: values.course_id,
+      states: values.workflow_state,
     }),
     root: 'assignment.submissionsConnection',
     list: true,
@@ -99,7 +97,7 @@ export const submissionRoutes: RestRoute[] = [
     path: `${PATH}/:user_id`,
     accepts: params(studentRef),
     operation: `query($assignmentId: ID!, $userId: ID!, $courseId: ID) { submission(assignmentId: $assignmentId, userId: $userId, courseId: $courseId) { ...SubmissionJson } }`,
-    variables: ({ params }) => ({ ...ref(params), userId: str(params.user_id) }),
+    variables: ({ values }) => ({ ...ref(values), userId: values.user_id }),
     root: 'submission',
     present: presentSubmission,
   },
@@ -108,15 +106,16 @@ export const submissionRoutes: RestRoute[] = [
     path: `${PATH}/:user_id`,
     accepts: params({ ...studentRef, submission: gradeBody.optional() }),
     operation: `mutation($input: GradeSubmissionInput!) { gradeSubmission(input: $input) { submission { ...SubmissionJson } ${PAYLOAD_ERRORS} } }`,
-    variables: ({ params }) => {
-      const s = tree(params.submission);
+    variables: ({ values }) => {
+      const s: Json = values.submission ?? {};
       return {
         input: {
-          ...ref(params),
-          userId: str(params.user_id),
-          postedGrade: s.posted_grade === undefined ? undefined : s.posted_grade === null ? '' : str(s.posted_grade),
-          excuse: s.excuse === undefined ? undefined : toBool(s.excuse),
-          latePolicyStatus: s.late_policy_status === undefined ? undefined : s.late_policy_status === null ? '' : str(s.late_policy_status),
+          ...ref(values),
+          userId: values.user_id,
+          // JSON null clears a grade or status as '' does.
+          postedGrade: s.posted_grade === null ? '' : s.posted_grade,
+          excuse: s.excuse,
+          latePolicyStatus: s.late_policy_status === null ? '' : s.late_policy_status,
         },
       };
     },
