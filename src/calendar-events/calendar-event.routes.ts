@@ -1,4 +1,4 @@
-import { str, strArray, toBool, tree } from '../api/rest/params';
+import { strArray } from '../api/rest/params';
 import { numericIds } from '../api/rest/present';
 import { defineFragment, PAYLOAD_ERRORS, RestInput, RestRoute } from '../api/rest/route';
 import { bool, date, hash, id, list, model, nullableText, obj, params, text, z } from '../api/rest/input';
@@ -51,25 +51,19 @@ function shape(e: Json, excludes: Set<string>): Json {
 
 export const presentCalendarEvent = (e: Json, input?: RestInput): Json => shape(e, excludesOf(input));
 
-/** The `calendar_event[…]` hash as GraphQL input: only the keys given. */
-function eventFields(p: Json): Json {
-  const e = p.calendar_event && typeof p.calendar_event === 'object' ? (p.calendar_event as Json) : {};
-  const given = (k: string) => e[k] !== undefined;
+/** The parsed `calendar_event[…]` hash as GraphQL input: only the keys given. */
+function eventFields(v: Json): Json {
+  const e: Json = v.calendar_event && typeof v.calendar_event === 'object' ? v.calendar_event : {};
   const out: Json = {};
-  const textOf = (k: string) => (e[k] === null ? null : (str(e[k]) ?? null));
-  if (given('title')) out.title = textOf('title');
-  if (given('description')) out.description = textOf('description');
-  if (given('start_at')) out.startAt = textOf('start_at');
-  if (given('end_at')) out.endAt = textOf('end_at');
-  if (given('location_name')) out.locationName = textOf('location_name');
-  if (given('location_address')) out.locationAddress = textOf('location_address');
-  if (given('all_day')) out.allDay = toBool(e.all_day) ?? false;
-  if (given('child_event_data')) {
+  const keys: [string, string][] = [['title', 'title'], ['description', 'description'], ['start_at', 'startAt'], ['end_at', 'endAt'], ['location_name', 'locationName'], ['location_address', 'locationAddress']];
+  for (const [from, to] of keys) if (e[from] !== undefined) out[to] = e[from] ?? null;
+  if (e.all_day !== undefined) out.allDay = e.all_day ?? false;
+  if (e.child_event_data !== undefined) {
     const raw = e.child_event_data;
-    const entries: unknown[] = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.values(tree(raw)) : [];
+    const entries: unknown[] = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.values(raw) : [];
     out.childEventData = entries
       .filter((c): c is Json => Boolean(c) && typeof c === 'object')
-      .map((c) => ({ startAt: str(c.start_at) ?? null, endAt: str(c.end_at) ?? null, contextCode: str(c.context_code) ?? null }));
+      .map((c) => ({ startAt: c.start_at ?? null, endAt: c.end_at ?? null, contextCode: c.context_code ?? null }));
   }
   return out;
 }
@@ -116,13 +110,13 @@ export const calendarEventRoutes: RestRoute[] = [
     operation: `query($type: String, $contextCodes: [String!], $startDate: String, $endDate: String, $undated: Boolean, $allEvents: Boolean, $first: Int, $after: String) {
       calendarEvents(type: $type, contextCodes: $contextCodes, startDate: $startDate, endDate: $endDate, undated: $undated, allEvents: $allEvents, first: $first, after: $after) { nodes { ...CalendarEventJson } totalCount }
     }`,
-    variables: ({ params: p }) => ({
-      type: str(p.type),
-      contextCodes: p.context_codes !== undefined ? strArray(p.context_codes).filter((c) => c !== '') : undefined,
-      startDate: str(p.start_date),
-      endDate: str(p.end_date),
-      undated: toBool(p.undated) ?? undefined,
-      allEvents: toBool(p.all_events) ?? undefined,
+    variables: ({ values: v }) => ({
+      type: v.type,
+      contextCodes: v.context_codes !== undefined ? (v.context_codes as string[]).filter((c) => c !== '') : undefined,
+      startDate: v.start_date,
+      endDate: v.end_date,
+      undated: v.undated ?? undefined,
+      allEvents: v.all_events ?? undefined,
     }),
     root: 'calendarEvents',
     list: true,
@@ -133,7 +127,7 @@ export const calendarEventRoutes: RestRoute[] = [
     path: '/api/v1/calendar_events/:id',
     accepts: P.one,
     operation: 'query($id: ID!) { calendarEvent(id: $id) { ...CalendarEventJson } }',
-    variables: ({ params: p }) => ({ id: str(p.id) }),
+    variables: ({ values: v }) => ({ id: v.id }),
     root: 'calendarEvent',
     present: presentCalendarEvent,
   },
@@ -142,10 +136,10 @@ export const calendarEventRoutes: RestRoute[] = [
     path: '/api/v1/calendar_events',
     accepts: P.create,
     operation: MUTATION('createCalendarEvent', 'CreateCalendarEventInput'),
-    variables: ({ params: p }) => {
-      const e = p.calendar_event && typeof p.calendar_event === 'object' ? (p.calendar_event as Json) : {};
+    variables: ({ values: v }) => {
+      const e: Json = v.calendar_event && typeof v.calendar_event === 'object' ? v.calendar_event : {};
       // A missing context code reaches the service as '', which answers 400 naming it.
-      return { input: { contextCode: str(e.context_code) ?? '', ...eventFields(p) } };
+      return { input: { contextCode: e.context_code ?? '', ...eventFields(v) } };
     },
     root: 'createCalendarEvent',
     payloadKey: 'calendarEvent',
@@ -157,7 +151,7 @@ export const calendarEventRoutes: RestRoute[] = [
     path: '/api/v1/calendar_events/:id',
     accepts: P.update,
     operation: MUTATION('updateCalendarEvent', 'UpdateCalendarEventInput'),
-    variables: ({ params: p }) => ({ input: { id: str(p.id), ...eventFields(p) } }),
+    variables: ({ values: v }) => ({ input: { id: v.id, ...eventFields(v) } }),
     root: 'updateCalendarEvent',
     payloadKey: 'calendarEvent',
     present: presentCalendarEvent,
@@ -167,7 +161,7 @@ export const calendarEventRoutes: RestRoute[] = [
     path: '/api/v1/calendar_events/:id',
     accepts: P.delete,
     operation: MUTATION('deleteCalendarEvent', 'DeleteCalendarEventInput'),
-    variables: ({ params: p }) => ({ input: { id: str(p.id), cancelReason: str(p.cancel_reason) } }),
+    variables: ({ values: v }) => ({ input: { id: v.id, cancelReason: v.cancel_reason ?? undefined } }),
     root: 'deleteCalendarEvent',
     payloadKey: 'calendarEvent',
     present: presentCalendarEvent,

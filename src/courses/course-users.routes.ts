@@ -1,6 +1,6 @@
 import { defineFragment, RestInput, RestRoute } from '../api/rest/route';
 import { id, ids, list, oneOf, params, text } from '../api/rest/input';
-import { idList, str, strArray } from '../api/rest/params';
+import { str, strArray } from '../api/rest/params';
 import { numericIds, omitNull } from '../api/rest/present';
 import { userId } from '../users/user.params';
 import { courseId } from './course.params';
@@ -93,7 +93,7 @@ const listRoute = (path: string): RestRoute => ({
     const { params: p } = input;
     const types = strArray(p.enrollment_type);
     const states = strArray(p.enrollment_state);
-    const users = idList(p.user_ids);
+    const users = (input.values.user_ids as string[] | undefined) ?? [];
     return {
       id: str(p.course_id),
       course: str(p.course_id),

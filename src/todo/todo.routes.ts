@@ -1,6 +1,6 @@
 import { defineFragment, RestInput, RestRoute } from '../api/rest/route';
 import { id, ids, list, oneOf, params } from '../api/rest/input';
-import { idList, str, strArray } from '../api/rest/params';
+import { str, strArray } from '../api/rest/params';
 
 import { presentAssignment } from '../content/assignments/assignment.routes';
 import { presentQuiz } from '../content/quizzes/quiz.routes';
@@ -159,7 +159,7 @@ export const todoRoutes: RestRoute[] = [
         totalCount pageInfo { hasNextPage endCursor } } }`,
     variables: (input) => {
       const include = strArray(input.params.include);
-      const courses = idList(input.params.course_ids);
+      const courses = (input.values.course_ids as string[] | undefined) ?? [];
       return {
         userId: str(input.params.user_id),
         filter: strArray(input.params.filter),
