@@ -109,7 +109,7 @@ const schema = z.object({
   /** Largest JSON response of one HTTP GraphQL operation; a bigger one is replaced by an error. */
   GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
   /** Longest time one operation runs before it yields the event loop to other requests. */
-  GRAPHQL_YIELD_MS: z.coerce.number().int().min(1).max(1000).default(50),
+  GRAPHQL_YIELD_MS: z.coerce.number().int().min(1).max(60_000).default(50),
   /** Who may query __schema/__type: `authenticated` callers only (default), everyone (`on`) or nobody (`off`). */
   GRAPHQL_INTROSPECTION: z.enum(['authenticated', 'on', 'off']).default('authenticated'),
   /**
