@@ -3,6 +3,7 @@ import { str } from '../api/rest/params';
 import { numericIds } from '../api/rest/present';
 import { params } from '../api/rest/input';
 import { accountId } from './account.params';
+import { AccountSchema } from './account.schemas';
 
 defineFragment(`fragment AccountJson on Account {
   id: _id name uuid parent_account_id: parentAccountId root_account_id: rootAccountId
@@ -21,5 +22,6 @@ export const accountRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'account',
     present: presentAccount,
+    response: AccountSchema,
   },
 ];

@@ -3,6 +3,7 @@ import { nullableStr, str, toBool, tree } from '../api/rest/params';
 import { numericIds } from '../api/rest/present';
 import { bool, id, list, obj, params, text, z } from '../api/rest/input';
 import { FieldError, RequestError } from '../common/errors';
+import { AccessTokenSchema } from './access-token.schemas';
 
 defineFragment(`fragment TokenJson on AccessToken {
   id: _id user_id: userId purpose created_at: createdAt updated_at: updatedAt expires_at: expiresAt
@@ -54,6 +55,7 @@ export const accessTokenRoutes: RestRoute[] = [
     root: 'accessTokens',
     list: { bookmark: true },
     present,
+    response: AccessTokenSchema,
   },
   {
     method: 'POST',
@@ -71,6 +73,7 @@ export const accessTokenRoutes: RestRoute[] = [
     validationBody: (fields) =>
       fields.map((f) => ({ message: f.type === 'blank' ? `token[${f.attribute}] is missing` : `token[${f.attribute}] ${f.message}` })),
     present,
+    response: AccessTokenSchema,
   },
   {
     method: 'GET',
@@ -80,6 +83,7 @@ export const accessTokenRoutes: RestRoute[] = [
     variables: ({ params }) => ref(params),
     root: 'accessToken',
     present,
+    response: AccessTokenSchema,
   },
   {
     method: 'PUT',
@@ -99,6 +103,7 @@ export const accessTokenRoutes: RestRoute[] = [
     payloadKey: 'accessToken',
     validationBody: updateErrors,
     present,
+    response: AccessTokenSchema,
   },
   {
     method: 'DELETE',
@@ -110,5 +115,6 @@ export const accessTokenRoutes: RestRoute[] = [
     root: 'deleteAccessToken',
     payloadKey: 'accessToken',
     present,
+    response: AccessTokenSchema,
   },
 ];

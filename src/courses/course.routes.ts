@@ -2,6 +2,7 @@ import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/res
 import { nullableStr, str, strArray, toBool, tree } from '../api/rest/params';
 import { numericIds, omitNull } from '../api/rest/present';
 import { courseParams as P } from './course.params';
+import { CourseSchema, EnrollmentSchema, SectionSchema } from './course.schemas';
 
 defineFragment(`fragment CourseJson on Course {
   id: _id name account_id: accountId root_account_id: rootAccountId uuid start_at: startAt end_at: endAt
@@ -125,6 +126,7 @@ export const courseRoutes: RestRoute[] = [
     root: 'createCourse',
     payloadKey: 'course',
     present: presentCourse,
+    response: CourseSchema,
   },
   {
     method: 'GET',
@@ -138,6 +140,7 @@ export const courseRoutes: RestRoute[] = [
     root: 'coursesConnection',
     list: true,
     present: presentCourse,
+    response: CourseSchema,
   },
   {
     method: 'GET',
@@ -147,6 +150,7 @@ export const courseRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'course',
     present: presentCourse,
+    response: CourseSchema,
   },
   {
     method: 'PUT',
@@ -160,6 +164,7 @@ export const courseRoutes: RestRoute[] = [
     root: 'updateCourse',
     payloadKey: 'course',
     present: presentCourse,
+    response: CourseSchema,
   },
   {
     method: 'POST',
@@ -183,6 +188,7 @@ export const courseRoutes: RestRoute[] = [
     root: 'createSection',
     payloadKey: 'section',
     present: presentSection,
+    response: SectionSchema,
   },
   {
     method: 'GET',
@@ -194,6 +200,7 @@ export const courseRoutes: RestRoute[] = [
     root: 'course.sectionsConnection',
     list: true,
     present: presentSection,
+    response: SectionSchema,
   },
   {
     method: 'POST',
@@ -221,6 +228,7 @@ export const courseRoutes: RestRoute[] = [
     // Canvas renders enrollment-create problems as one message: {"message":"Invalid type, Can't …"}.
     validationBody: (fields) => ({ message: fields.map((f) => f.message).join(', ') }),
     present: presentEnrollment,
+    response: EnrollmentSchema,
   },
   {
     method: 'GET',
@@ -239,5 +247,6 @@ export const courseRoutes: RestRoute[] = [
     root: 'course.enrollmentsConnection',
     list: { bookmark: true },
     present: presentEnrollment,
+    response: EnrollmentSchema,
   },
 ];

@@ -3,6 +3,7 @@ import { RequestError } from '../common/errors';
 import { str, tree } from '../api/rest/params';
 import type { RestRoute } from '../api/rest/route';
 import { errorReportParams } from './error-report.params';
+import { ErrorReportResultSchema } from './error-report.schemas';
 
 type Json = Record<string, any>;
 
@@ -53,5 +54,6 @@ export const errorReportRoutes: RestRoute[] = [
     },
     root: 'createErrorReport',
     present: (r: Json) => ({ logged: r.logged, id: r.errorReportId == null ? null : Number(r.errorReportId) }),
+    response: ErrorReportResultSchema,
   },
 ];

@@ -3,6 +3,7 @@ import { nullableStr, str } from '../api/rest/params';
 import { numericIds } from '../api/rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { id, int, nullableText, params, text, z } from '../api/rest/input';
+import { FileSchema, FileUploadSchema } from './file.schemas';
 
 defineFragment(`fragment FileJson on File {
   id: _id uuid folder_id: folderId display_name: displayName filename upload_status: uploadStatus content_type: contentType
@@ -105,6 +106,7 @@ const confirmRoute = (method: 'GET' | 'POST'): RestRoute => ({
   root: 'confirmFileUpload',
   payloadKey: 'file',
   present: presentFile,
+  response: FileSchema,
 });
 
 export const fileRoutes: RestRoute[] = [
@@ -121,6 +123,7 @@ export const fileRoutes: RestRoute[] = [
         upload_params: Object.fromEntries((r.uploadParams as { name: string; value: string }[]).map((p) => [p.name, p.value])),
         file_param: r.fileParam,
       }),
+      response: FileUploadSchema,
     }),
   ),
   confirmRoute('GET'),
@@ -133,6 +136,7 @@ export const fileRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'file',
     present: presentFile,
+    response: FileSchema,
   },
   {
     method: 'GET',
@@ -142,6 +146,7 @@ export const fileRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
     root: 'file',
     present: presentFile,
+    response: FileSchema,
   },
   {
     method: 'GET',
@@ -153,5 +158,6 @@ export const fileRoutes: RestRoute[] = [
     root: 'group.filesConnection',
     list: true,
     present: presentFile,
+    response: FileSchema,
   },
 ];

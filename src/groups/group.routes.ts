@@ -1,86 +1,9 @@
-import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
+import { RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { idList, nullableStr, str, strArray, toBool } from '../api/rest/params';
-import { numericIds, reshape } from '../api/rest/present';
+import { numericIds } from '../api/rest/present';
+import { GroupCategorySchema, GroupJoinResultSchema, GroupLeaveResultSchema, GroupMembershipSchema, GroupSchema, GroupUserSchema, HtmlPreviewSchema, PermissionsSchema } from './group.schemas';
+import { granted, INCLUDE_VARS, Json, presentCategory, presentGroup, presentMembership } from './group.present';
 import { groupParams as P, membershipParams } from './group.params';
-
-defineFragment(`fragment GroupCategoryJson on GroupSet {
-  id: _id name role self_signup: selfSignup group_limit: groupLimit auto_leader: autoLeader created_at: createdAt
-  context_type: contextType context_id: contextId protected allows_multiple_memberships: allowsMultipleMemberships
-  is_member: isMember non_collaborative: nonCollaborative sis_group_category_id: sisGroupCategoryId sis_import_id: sisImportId
-  groups_count: groupsCount
-}`);
-
-defineFragment(`fragment GroupJson on Group {
-  id: _id name description is_public: isPublic followed_by_user: followedByUser join_level: joinLevel
-  members_count: membersCount avatar_url: avatarUrl context_type: contextType context_id: contextId
-  context_name: contextName role group_category_id: groupCategoryId sis_group_id: sisGroupId sis_import_id: sisImportId
-  storage_quota_mb: storageQuotaMb non_collaborative: nonCollaborative max_membership: maxMembership
-  created_at: createdAt concluded
-  leader { id: _id display_name: shortName avatar_image_url: avatarUrl }
-  sis_rights: permissions(names: ["read_sis", "manage_sis"]) { name granted }
-  users @include(if: $withUsers) { id: _id name sortable_name: sortableName short_name: shortName created_at: createdAt avatar_url: avatarUrl }
-  permissions @include(if: $withPermissions) { name granted }
-  group_category: groupCategory @include(if: $withCategory) { ...GroupCategoryJson }
-}`);
-
-defineFragment(`fragment MembershipJson on GroupMembership {
-  id: _id group_id: groupId user_id: userId workflow_state: workflowState moderator created_at: createdAt
-  sis_import_id: sisImportId just_created: justCreated
-}`);
-
-type Json = Record<string, any>;
-const INCLUDE_VARS = '$withUsers: Boolean!, $withPermissions: Boolean!, $withCategory: Boolean!';
-
-/** `course_id` or `account_id`, named after the context, as Canvas does. */
-function contextKey(o: Json): Json {
-  const { context_id, ...rest } = o;
-  rest[o.context_type === 'Course' ? 'course_id' : 'account_id'] = Number(context_id);
-  return rest;
-}
-
-const granted = (list: { name: string; granted: boolean }[] | undefined) => Object.fromEntries((list ?? []).map((p) => [p.name, p.granted]));
-
-export function presentCategory(c: Json): Json {
-  const out = contextKey(numericIds(c, ['id']));
-  if (out.sis_group_category_id == null) delete out.sis_group_category_id;
-  if (out.sis_import_id == null) delete out.sis_import_id;
-  return out;
-}
-
-/** Keys of the group fragment that the presenter places itself (or drops). */
-const GROUP_PLACED = new Set(['context_id', 'sis_rights', 'leader', 'users', 'permissions', 'group_category']);
-const GROUP_NUMERIC = new Set(['id', 'group_category_id']);
-
-/**
- * Group JSON with Canvas's presence rules: SIS fields only for callers with the SIS rights. One pass
- * over the result (reshape) instead of a copy per rule: a page has 100 groups (issue 11).
- */
-export function presentGroup(g: Json, input?: RestInput): Json {
-  const rights = granted(g.sis_rights);
-  const out = reshape(g, {
-    numeric: GROUP_NUMERIC,
-    omit: (k) => GROUP_PLACED.has(k) || (k === 'sis_group_id' && !rights.read_sis) || (k === 'sis_import_id' && !rights.manage_sis),
-  });
-  // `course_id` or `account_id`, named after the context, as Canvas does.
-  out[g.context_type === 'Course' ? 'course_id' : 'account_id'] = Number(g.context_id);
-  // Canvas's user_display_json: html_url is the user's page in the group's course (or the user page).
-  const { leader, users, permissions, group_category } = g;
-  const base = input?.ctx.baseUrl ?? '';
-  const leaderUrl = (id: unknown) => (out.context_type === 'Course' ? `${base}/courses/${out.course_id}/users/${id}` : `${base}/users/${id}`);
-  out.leader = leader ? { ...numericIds(leader, ['id']), html_url: leaderUrl(leader.id) } : null;
-  out.has_submission = false;
-  if (users !== undefined) out.users = (users as Json[]).map((u) => numericIds(u, ['id']));
-  if (permissions !== undefined) out.permissions = granted(permissions);
-  if (group_category !== undefined) out.group_category = group_category ? presentCategory(group_category) : null;
-  return out;
-}
-
-export function presentMembership(m: Json): Json {
-  const out = numericIds(m, ['id', 'group_id', 'user_id']);
-  if (out.just_created == null) delete out.just_created;
-  if (out.sis_import_id == null) delete out.sis_import_id;
-  return out;
-}
 
 /** include[] → the @include variables of the group fragment. */
 function includes(input: RestInput, always = false): Json {
@@ -148,6 +71,7 @@ export const groupRoutes: RestRoute[] = [
       root: 'createGroupSet',
       payloadKey: 'groupCategory',
       present: presentCategory,
+      response: GroupCategorySchema,
     },
     ['/api/v1/courses/:course_id/group_categories', '/api/v1/accounts/:account_id/group_categories'],
   ),
@@ -161,6 +85,7 @@ export const groupRoutes: RestRoute[] = [
       root: 'groupSetsConnection',
       list: true,
       present: presentCategory,
+      response: GroupCategorySchema,
     },
     ['/api/v1/courses/:course_id/group_categories', '/api/v1/accounts/:account_id/group_categories'],
   ),
@@ -172,6 +97,7 @@ export const groupRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'groupSet',
     present: presentCategory,
+    response: GroupCategorySchema,
   },
   {
     method: 'PUT',
@@ -182,6 +108,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'updateGroupSet',
     payloadKey: 'groupCategory',
     present: presentCategory,
+    response: GroupCategorySchema,
   },
   {
     method: 'DELETE',
@@ -192,17 +119,20 @@ export const groupRoutes: RestRoute[] = [
     root: 'deleteGroupSet',
     payloadKey: 'groupCategory',
     present: presentCategory,
+    response: GroupCategorySchema,
   },
   {
     method: 'GET',
-    path: '/api/v1/group_categories/:id/groups',
-    accepts: P.category,
+    // Named as the create row below names it: one Canvas path, one parameter name (OpenAPI has no two).
+    path: '/api/v1/group_categories/:group_category_id/groups',
+    accepts: P.categoryGroups,
     operation: `query($id: ID!, $first: Int, $after: String, ${INCLUDE_VARS}) { groupSet(id: $id) { groupsConnection(first: $first, after: $after) {
       nodes { ...GroupJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: (input) => ({ id: str(input.params.id), ...includes(input) }),
+    variables: (input) => ({ id: str(input.params.group_category_id), ...includes(input) }),
     root: 'groupSet.groupsConnection',
     list: true,
     present: presentGroup,
+    response: GroupSchema,
   },
 
   // ---- groups ----
@@ -216,6 +146,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'viewerGroupsConnection',
     list: { bookmark: true },
     present: presentGroup,
+    response: GroupSchema,
   },
   ...both(
     {
@@ -234,6 +165,7 @@ export const groupRoutes: RestRoute[] = [
       root: 'contextGroupsConnection',
       list: true,
       present: presentGroup,
+      response: GroupSchema,
     },
     ['/api/v1/courses/:course_id/groups', '/api/v1/accounts/:account_id/groups'],
   ),
@@ -245,6 +177,7 @@ export const groupRoutes: RestRoute[] = [
     variables: (input) => ({ id: str(input.params.group_id), ...includes(input) }),
     root: 'group',
     present: presentGroup,
+    response: GroupSchema,
   },
   {
     method: 'POST',
@@ -255,6 +188,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'createGroup',
     payloadKey: 'group',
     present: presentGroup,
+    response: GroupSchema,
   },
   {
     method: 'POST',
@@ -265,6 +199,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'createGroup',
     payloadKey: 'group',
     present: presentGroup,
+    response: GroupSchema,
   },
   {
     method: 'PUT',
@@ -288,6 +223,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'updateGroup',
     payloadKey: 'group',
     present: presentGroup,
+    response: GroupSchema,
   },
   {
     method: 'DELETE',
@@ -298,6 +234,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'deleteGroup',
     payloadKey: 'group',
     present: presentGroup,
+    response: GroupSchema,
   },
   {
     method: 'POST',
@@ -308,6 +245,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'inviteToGroup',
     payloadKey: 'memberships',
     present: (list: Json[]) => list.map(presentMembership),
+    response: { type: 'array', items: GroupMembershipSchema },
   },
   {
     method: 'GET',
@@ -326,6 +264,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'groupUsersConnection',
     list: true,
     present: (u: Json) => numericIds(u, ['id']),
+    response: GroupUserSchema,
   },
   {
     method: 'POST',
@@ -335,6 +274,7 @@ export const groupRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.group_id), html: str(params.html) ?? '' }),
     root: 'previewGroupHtml',
     present: (html: string) => ({ html }),
+    response: HtmlPreviewSchema,
   },
   {
     method: 'GET',
@@ -344,6 +284,7 @@ export const groupRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.group_id), names: strArray(params.permissions) }),
     root: 'groupPermissions',
     present: granted,
+    response: PermissionsSchema,
   },
 
   // ---- memberships ----
@@ -357,6 +298,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'groupMembershipsConnection',
     list: true,
     present: presentMembership,
+    response: GroupMembershipSchema,
   },
   ...both(
     {
@@ -368,6 +310,7 @@ export const groupRoutes: RestRoute[] = [
       },
       root: 'groupMembership',
       present: presentMembership,
+      response: GroupMembershipSchema,
     },
     ['/api/v1/groups/:group_id/memberships/:membership_id', '/api/v1/groups/:group_id/users/:user_id'],
     (path) => membershipParams(path),
@@ -393,6 +336,7 @@ export const groupRoutes: RestRoute[] = [
       if (r.invalidUserIds?.length) return { message: 'Partial failure encountered', invalid_user_ids: r.invalidUserIds.map((id: string) => (/^\d+$/.test(id) ? Number(id) : id)), membership_errors: [] };
       return {};
     },
+    response: GroupJoinResultSchema,
   },
   ...both(
     {
@@ -404,6 +348,7 @@ export const groupRoutes: RestRoute[] = [
       root: 'updateGroupMembership',
       payloadKey: 'membership',
       present: presentMembership,
+      response: GroupMembershipSchema,
     },
     ['/api/v1/groups/:group_id/memberships/:membership_id', '/api/v1/groups/:group_id/users/:user_id'],
     (path) => membershipParams(path, P.updateMembership),
@@ -417,6 +362,7 @@ export const groupRoutes: RestRoute[] = [
       payloadKey: 'membership',
       // Canvas answers {"ok": true}; the deleted membership comes along.
       present: (m: Json) => ({ ok: true, ...presentMembership(m) }),
+      response: GroupLeaveResultSchema,
     },
     ['/api/v1/groups/:group_id/memberships/:membership_id', '/api/v1/groups/:group_id/users/:user_id'],
     (path) => membershipParams(path),

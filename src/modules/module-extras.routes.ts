@@ -5,6 +5,7 @@ import { numericIds } from '../api/rest/present';
 import { presentAssignment } from '../content/assignments/assignment.routes';
 import { id, list, params, text, z } from '../api/rest/input';
 import { courseId, itemRef, overrideBody, presentItem, presentModule, scalar, studentId } from './module.routes';
+import { MasteryPathSelectionSchema, ModuleItemSequenceSchema, ModuleOverrideSchema } from './module.schemas';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Canvas JSON, shaped by the rows' presenters
 type Json = Record<string, any>;
@@ -63,6 +64,7 @@ export const moduleExtraRoutes: RestRoute[] = [
     variables: ({ params }) => ({ courseId: str(params.course_id), type: str(params.asset_type), id: str(params.asset_id), withItems: false, withDetails: false }),
     root: 'moduleItemSequence',
     present: (s: Json) => ({ items: s.items.map(presentNode), modules: s.modules.map(presentModule) }),
+    response: ModuleItemSequenceSchema,
   },
   {
     method: 'GET',
@@ -75,6 +77,7 @@ export const moduleExtraRoutes: RestRoute[] = [
     root: 'moduleOverridesConnection',
     list: true,
     present: presentOverride,
+    response: ModuleOverrideSchema,
   },
   {
     method: 'PUT',
@@ -111,6 +114,7 @@ export const moduleExtraRoutes: RestRoute[] = [
       items: (r.moduleItems ?? []).map(presentItem),
       assignments: (r.assignments ?? []).map((a: Json) => presentAssignment(a, input)),
     }),
+    response: MasteryPathSelectionSchema,
   },
   {
     method: 'GET',

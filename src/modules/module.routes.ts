@@ -3,6 +3,7 @@ import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/res
 import { idList, nullableStr, str, strArray, toBool, tree } from '../api/rest/params';
 import { reshape, Reshape } from '../api/rest/present';
 import { bool, id, ids, list, obj, params, text, z } from '../api/rest/input';
+import { DeletedModuleSchema, MessageSchema, ModuleItemSchema, ModuleSchema } from './module.schemas';
 
 defineFragment(`fragment ModuleItemJson on ModuleItem {
   id: _id module_id: moduleId position title indent type content_id: contentId html_url: htmlUrl url
@@ -186,6 +187,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'modulesConnection',
     list: true,
     present: presentModule,
+    response: ModuleSchema,
   },
   {
     method: 'GET',
@@ -195,6 +197,7 @@ export const moduleRoutes: RestRoute[] = [
     variables: (input) => ({ courseId: str(input.params.course_id), id: str(input.params.id), studentId: str(input.params.student_id), ...includes(input) }),
     root: 'module',
     present: presentModule,
+    response: ModuleSchema,
   },
   {
     method: 'POST',
@@ -205,6 +208,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'createModule',
     payloadKey: 'module',
     present: presentModule,
+    response: ModuleSchema,
   },
   {
     method: 'PUT',
@@ -215,6 +219,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'updateModule',
     payloadKey: 'module',
     present: presentModule,
+    response: ModuleSchema,
   },
   {
     method: 'DELETE',
@@ -225,6 +230,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'deleteModule',
     payloadKey: 'module',
     present: (m: Json) => ({ ...presentModule(m), workflow_state: 'deleted' }),
+    response: DeletedModuleSchema,
   },
   {
     method: 'PUT',
@@ -235,6 +241,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'relockModule',
     payloadKey: 'module',
     present: presentModule,
+    response: ModuleSchema,
   },
   {
     method: 'GET',
@@ -253,6 +260,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'moduleItemsConnection',
     list: true,
     present: presentItem,
+    response: ModuleItemSchema,
   },
   {
     method: 'GET',
@@ -263,6 +271,7 @@ export const moduleRoutes: RestRoute[] = [
     variables: (input) => ({ ...ref(input.params), studentId: str(input.params.student_id), withDetails: includes(input).withDetails }),
     root: 'moduleItem',
     present: presentItem,
+    response: ModuleItemSchema,
   },
   {
     method: 'POST',
@@ -276,6 +285,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'createModuleItem',
     payloadKey: 'moduleItem',
     present: presentItem,
+    response: ModuleItemSchema,
   },
   {
     method: 'PUT',
@@ -289,6 +299,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'updateModuleItem',
     payloadKey: 'moduleItem',
     present: presentItem,
+    response: ModuleItemSchema,
   },
   {
     method: 'DELETE',
@@ -299,6 +310,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'deleteModuleItem',
     payloadKey: 'moduleItem',
     present: presentItem,
+    response: ModuleItemSchema,
   },
   {
     method: 'POST',
@@ -308,6 +320,7 @@ export const moduleRoutes: RestRoute[] = [
     variables: (input) => ({ input: ref(input.params) }),
     root: 'markModuleItemRead',
     present: (r: Json) => ({ message: r.message }),
+    response: MessageSchema,
   },
   {
     method: 'PUT',
@@ -317,6 +330,7 @@ export const moduleRoutes: RestRoute[] = [
     variables: (input) => ({ input: ref(input.params) }),
     root: 'markModuleItemDone',
     present: (r: Json) => ({ message: r.message }),
+    response: MessageSchema,
   },
   {
     method: 'DELETE',
@@ -326,5 +340,6 @@ export const moduleRoutes: RestRoute[] = [
     variables: (input) => ({ input: ref(input.params) }),
     root: 'markModuleItemDone',
     present: (r: Json) => ({ message: r.message }),
+    response: MessageSchema,
   },
 ];

@@ -2,6 +2,7 @@ import { nullableStr, str, strArray, toBool } from '../api/rest/params';
 import { numericId, numericIds, reshape } from '../api/rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { plannerParams as P } from './planner.params';
+import { PlannerItemSchema, PlannerNoteSchema, PlannerOverrideSchema } from './planner.schemas';
 
 defineFragment(`fragment PlannerOverrideJson on PlannerOverride {
   id: _id plannable_type: plannableType plannable_id: plannableId user_id: userId assignment_id: assignmentId
@@ -118,6 +119,7 @@ const itemsRoute = (path: string, anonymous: boolean): RestRoute => ({
   root: 'plannerItems',
   list: { defaultPerPage: 50, maxPerPage: 100, bookmark: true },
   present: presentItem,
+  response: PlannerItemSchema,
   // filter=all_ungraded_todo_items is open to anonymous callers (public syllabus); the service requires a user otherwise.
   anonymous,
 });
@@ -155,6 +157,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'plannerNotes',
     list: true,
     present: presentNote,
+    response: PlannerNoteSchema,
   },
   {
     method: 'GET',
@@ -164,6 +167,7 @@ export const plannerRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'plannerNote',
     present: presentNote,
+    response: PlannerNoteSchema,
   },
   {
     method: 'POST',
@@ -181,6 +185,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'createPlannerNote',
     payloadKey: 'plannerNote',
     present: presentNote,
+    response: PlannerNoteSchema,
     status: 201,
   },
   {
@@ -194,6 +199,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'updatePlannerNote',
     payloadKey: 'plannerNote',
     present: presentNote,
+    response: PlannerNoteSchema,
   },
   {
     method: 'DELETE',
@@ -204,6 +210,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'deletePlannerNote',
     payloadKey: 'plannerNote',
     present: presentNote,
+    response: PlannerNoteSchema,
   },
 
   // ---- planner overrides ----
@@ -215,6 +222,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'plannerOverrides',
     list: true,
     present: presentOverride,
+    response: PlannerOverrideSchema,
   },
   {
     method: 'GET',
@@ -224,6 +232,7 @@ export const plannerRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'plannerOverride',
     present: presentOverride,
+    response: PlannerOverrideSchema,
   },
   {
     method: 'POST',
@@ -241,6 +250,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'createPlannerOverride',
     payloadKey: 'plannerOverride',
     present: presentOverride,
+    response: PlannerOverrideSchema,
     status: 201,
   },
   {
@@ -252,6 +262,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'updatePlannerOverride',
     payloadKey: 'plannerOverride',
     present: presentOverride,
+    response: PlannerOverrideSchema,
   },
   {
     method: 'DELETE',
@@ -262,5 +273,6 @@ export const plannerRoutes: RestRoute[] = [
     root: 'deletePlannerOverride',
     payloadKey: 'plannerOverride',
     present: presentOverride,
+    response: PlannerOverrideSchema,
   },
 ];

@@ -2,6 +2,7 @@ import { defineFragment, RestInput, RestRoute } from '../api/rest/route';
 import { str } from '../api/rest/params';
 import { numericIds } from '../api/rest/present';
 import { list, obj, params, text, z } from '../api/rest/input';
+import { WebhookSubscriptionSchema, WebhookSubscriptionsSchema } from './webhook.schemas';
 
 const scalar = text({ max: 4096 });
 /**
@@ -84,6 +85,7 @@ export const subscriptionRoutes: RestRoute[] = [
     root: 'createWebhookSubscription',
     payloadKey: 'webhookSubscription',
     present,
+    response: WebhookSubscriptionSchema,
     auth: 'lti',
   },
   {
@@ -95,6 +97,7 @@ export const subscriptionRoutes: RestRoute[] = [
     root: 'webhookSubscriptions',
     // StartKey/EndKey header paging instead of Link headers: a bare array, EndKey only when more follow.
     present: (page: Json) => (page.nodes as Json[]).map(present),
+    response: WebhookSubscriptionsSchema,
     headers: (page: Json): Record<string, string> => (page.endKey ? { EndKey: page.endKey } : {}),
     auth: 'lti',
   },
@@ -106,6 +109,7 @@ export const subscriptionRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.id) }),
     root: 'webhookSubscription',
     present,
+    response: WebhookSubscriptionSchema,
     auth: 'lti',
   },
   {
@@ -117,6 +121,7 @@ export const subscriptionRoutes: RestRoute[] = [
     root: 'updateWebhookSubscription',
     payloadKey: 'webhookSubscription',
     present,
+    response: WebhookSubscriptionSchema,
     auth: 'lti',
   },
   {
@@ -129,6 +134,7 @@ export const subscriptionRoutes: RestRoute[] = [
     root: 'rotateWebhookSubscriptionSecret',
     payloadKey: 'webhookSubscription',
     present,
+    response: WebhookSubscriptionSchema,
     auth: 'lti',
   },
   {
@@ -140,6 +146,7 @@ export const subscriptionRoutes: RestRoute[] = [
     root: 'deleteWebhookSubscription',
     payloadKey: 'webhookSubscription',
     present,
+    response: WebhookSubscriptionSchema,
     auth: 'lti',
   },
 ];

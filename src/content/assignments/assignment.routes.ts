@@ -4,6 +4,7 @@ import { numericIds } from '../../api/rest/present';
 import { date, LOCK_FIELDS, lockKeys, num, PAYLOAD_ERRORS, text } from '../rest-helpers';
 import { bool, id, list, obj, params } from '../../api/rest/input';
 import { checked, courseId, html } from '../content.params';
+import { AssignmentSchema } from './assignment.schemas';
 
 defineFragment(`fragment AssignmentJson on Assignment {
   id: _id name description created_at: createdAt updated_at: updatedAt due_at: dueAt lock_at: lockAt unlock_at: unlockAt
@@ -94,6 +95,7 @@ export const assignmentRoutes: RestRoute[] = [
     root: 'createAssignment',
     payloadKey: 'assignment',
     present: presentAssignment,
+    response: AssignmentSchema,
     status: 201,
   },
   {
@@ -106,6 +108,7 @@ export const assignmentRoutes: RestRoute[] = [
     root: 'course.assignmentsConnection',
     list: true,
     present: presentAssignment,
+    response: AssignmentSchema,
   },
   {
     method: 'GET',
@@ -115,6 +118,7 @@ export const assignmentRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
     root: 'assignment',
     present: presentAssignment,
+    response: AssignmentSchema,
   },
   {
     method: 'PUT',
@@ -125,6 +129,7 @@ export const assignmentRoutes: RestRoute[] = [
     root: 'updateAssignment',
     payloadKey: 'assignment',
     present: presentAssignment,
+    response: AssignmentSchema,
   },
   {
     method: 'DELETE',
@@ -135,5 +140,6 @@ export const assignmentRoutes: RestRoute[] = [
     root: 'deleteAssignment',
     payloadKey: 'assignment',
     present: presentAssignment,
+    response: AssignmentSchema,
   },
 ];

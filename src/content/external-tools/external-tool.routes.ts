@@ -5,6 +5,7 @@ import { PAYLOAD_ERRORS, text } from '../rest-helpers';
 import { hash, id, nullableText, oneOf, params } from '../../api/rest/input';
 import { checked, courseId, html } from '../content.params';
 import { PRIVACY_LEVELS } from './external-tool.entity';
+import { ExternalToolSchema } from './external-tool.schemas';
 
 defineFragment(`fragment ExternalToolJson on ExternalTool {
   id: _id name description url domain consumer_key: consumerKey privacy_level: privacyLevel workflow_state: workflowState
@@ -73,6 +74,7 @@ export const externalToolRoutes: RestRoute[] = [
     root: 'createExternalTool',
     payloadKey: 'externalTool',
     present: presentTool,
+    response: ExternalToolSchema,
   },
   {
     method: 'GET',
@@ -84,6 +86,7 @@ export const externalToolRoutes: RestRoute[] = [
     root: 'course.externalToolsConnection',
     list: true,
     present: presentTool,
+    response: ExternalToolSchema,
   },
   {
     method: 'GET',
@@ -93,6 +96,7 @@ export const externalToolRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
     root: 'externalTool',
     present: presentTool,
+    response: ExternalToolSchema,
   },
   {
     method: 'PUT',
@@ -103,6 +107,7 @@ export const externalToolRoutes: RestRoute[] = [
     root: 'updateExternalTool',
     payloadKey: 'externalTool',
     present: presentTool,
+    response: ExternalToolSchema,
   },
   {
     method: 'DELETE',
@@ -113,5 +118,6 @@ export const externalToolRoutes: RestRoute[] = [
     root: 'deleteExternalTool',
     payloadKey: 'externalTool',
     present: presentTool,
+    response: ExternalToolSchema,
   },
 ];

@@ -4,6 +4,7 @@ import { numericIds } from '../../api/rest/present';
 import { date, PAYLOAD_ERRORS, text } from '../rest-helpers';
 import { bool, obj, oneOf, params, text as textParam } from '../../api/rest/input';
 import { checked, courseId, html } from '../content.params';
+import { PageSchema } from './page.schemas';
 
 defineFragment(`fragment PageJson on Page {
   page_id: _id url title created_at: createdAt updated_at: updatedAt hide_from_students: hideFromStudents
@@ -66,6 +67,7 @@ export const pageRoutes: RestRoute[] = [
     root: 'createPage',
     payloadKey: 'page',
     present: presentPage,
+    response: PageSchema,
   },
   {
     method: 'GET',
@@ -93,6 +95,7 @@ export const pageRoutes: RestRoute[] = [
     root: 'course.pagesConnection',
     list: true,
     present: presentPage,
+    response: PageSchema,
   },
   {
     method: 'GET',
@@ -102,6 +105,7 @@ export const pageRoutes: RestRoute[] = [
     variables: ({ params }) => ({ courseId: str(params.course_id), urlOrId: str(params.url_or_id), withBody: true }),
     root: 'page',
     present: presentPage,
+    response: PageSchema,
   },
   {
     method: 'PUT',
@@ -112,6 +116,7 @@ export const pageRoutes: RestRoute[] = [
     root: 'updatePage',
     payloadKey: 'page',
     present: presentPage,
+    response: PageSchema,
   },
   {
     method: 'DELETE',
@@ -122,5 +127,6 @@ export const pageRoutes: RestRoute[] = [
     root: 'deletePage',
     payloadKey: 'page',
     present: presentPage,
+    response: PageSchema,
   },
 ];

@@ -5,6 +5,7 @@ import { date, LOCK_FIELDS, lockKeys, num, PAYLOAD_ERRORS, text } from '../rest-
 import { reject } from './quiz-submission.service';
 import { bool, hash, id, list, nullableText, obj, params, z } from '../../api/rest/input';
 import { checked, courseId, html, word } from '../content.params';
+import { QuizSchema, QuizSubmissionSchema, QuizSubmissionsSchema } from './quiz.schemas';
 
 defineFragment(`fragment QuizJson on Quiz {
   id: _id title description html_url: htmlUrl quiz_type: quizType time_limit: timeLimit shuffle_answers: shuffleAnswers
@@ -140,6 +141,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'createQuiz',
     payloadKey: 'quiz',
     present: presentQuiz,
+    response: QuizSchema,
   },
   {
     method: 'GET',
@@ -151,6 +153,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'course.quizzesConnection',
     list: true,
     present: presentQuiz,
+    response: QuizSchema,
   },
   {
     method: 'GET',
@@ -160,6 +163,7 @@ export const quizRoutes: RestRoute[] = [
     variables: ({ params }) => ({ id: str(params.id), courseId: str(params.course_id) }),
     root: 'quiz',
     present: presentQuiz,
+    response: QuizSchema,
   },
   {
     method: 'PUT',
@@ -170,6 +174,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'updateQuiz',
     payloadKey: 'quiz',
     present: presentQuiz,
+    response: QuizSchema,
   },
   {
     method: 'DELETE',
@@ -180,6 +185,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'deleteQuiz',
     payloadKey: 'quiz',
     present: presentQuiz,
+    response: QuizSchema,
   },
 
   // ---- quiz submissions ----
@@ -194,6 +200,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'startQuizSubmission',
     payloadKey: 'quizSubmission',
     present: wrap,
+    response: QuizSubmissionsSchema,
   },
   {
     method: 'GET',
@@ -205,6 +212,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'quiz.submissionsConnection',
     list: { envelope: 'quiz_submissions' },
     present: presentQuizSubmission,
+    response: QuizSubmissionSchema,
   },
   {
     method: 'GET',
@@ -214,6 +222,7 @@ export const quizRoutes: RestRoute[] = [
     variables: ({ params }) => ({ quizId: str(params.quiz_id), id: str(params.id), courseId: str(params.course_id) }),
     root: 'quizSubmission',
     present: wrap,
+    response: QuizSubmissionsSchema,
   },
   {
     method: 'POST',
@@ -239,6 +248,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'completeQuizSubmission',
     payloadKey: 'quizSubmission',
     present: wrap,
+    response: QuizSubmissionsSchema,
   },
   {
     method: 'PUT',
@@ -249,5 +259,6 @@ export const quizRoutes: RestRoute[] = [
     root: 'updateQuizSubmissionScores',
     payloadKey: 'quizSubmission',
     present: wrap,
+    response: QuizSubmissionsSchema,
   },
 ];

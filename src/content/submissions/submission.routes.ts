@@ -5,6 +5,7 @@ import { PAYLOAD_ERRORS } from '../rest-helpers';
 import { bool, id, list, nullableText, obj, oneOf, params } from '../../api/rest/input';
 import { userId } from '../../users/user.params';
 import { checked, courseId, html } from '../content.params';
+import { CreatedSubmissionSchema, SubmissionSchema } from './submission.schemas';
 
 defineFragment(`fragment SubmissionJson on Submission {
   id: _id assignment_id: assignmentId user_id: userId course_id: courseId grader_id: graderId submission_type: submissionType
@@ -76,6 +77,7 @@ export const submissionRoutes: RestRoute[] = [
     root: 'createSubmission',
     payloadKey: 'submission',
     present: presentCreated,
+    response: CreatedSubmissionSchema,
     status: 201,
     headers: (s: Json, input) => ({ Location: `${input.ctx.baseUrl}/api/v1/courses/${input.params.course_id}/assignments/${input.params.assignment_id}/submissions/${s.user_id}` }),
   },
@@ -93,6 +95,7 @@ export const submissionRoutes: RestRoute[] = [
     root: 'assignment.submissionsConnection',
     list: true,
     present: presentSubmission,
+    response: SubmissionSchema,
   },
   {
     method: 'GET',
@@ -102,6 +105,7 @@ export const submissionRoutes: RestRoute[] = [
     variables: ({ params }) => ({ ...ref(params), userId: str(params.user_id) }),
     root: 'submission',
     present: presentSubmission,
+    response: SubmissionSchema,
   },
   {
     method: 'PUT',
@@ -123,5 +127,6 @@ export const submissionRoutes: RestRoute[] = [
     root: 'gradeSubmission',
     payloadKey: 'submission',
     present: presentSubmission,
+    response: SubmissionSchema,
   },
 ];
