@@ -95,7 +95,8 @@ export function openApiDocument(routes: RestRoute[], info: { version: string; se
       description: `Runs the GraphQL field \`${route.root.split('.')[0]}\`${route.list ? ' (a Canvas-paginated list with a Link header)' : ''}.`,
       parameters,
       responses: {
-        [success]: success === '204' || !answer ? { description: 'No content' } : { description: 'Canvas JSON', content: { 'application/json': { schema: answer } } },
+        // A redirect row answers only its 302.
+        ...(answer ? { [success]: { description: 'Canvas JSON', content: { 'application/json': { schema: answer } } } } : route.redirect ? {} : { [success]: { description: 'No content' } }),
         ...(route.redirect ? { '302': { description: 'Redirect' } } : {}),
         '400': { description: 'Invalid params: `{"errors": {"<field>": [{"attribute", "type", "message"}]}}`' },
         ...(route.anonymous || route.auth === 'none' ? {} : { '401': { description: 'Missing or invalid access token' } }),
