@@ -11,4 +11,4 @@ export const ToolProxySchema = defineSchema('ToolProxy', shape(toolProxy));
 export const CreatedToolProxySchema = defineSchema('CreatedToolProxy', shape({ ...toolProxy, shared_secret: 'string' }));
 
 /** An OAuth 2 token response (RFC 6749 §5.1). */
-export const LtiAccessTokenSchema = defineSchema('LtiAccessToken', shape({ access_token: 'string', token_type: 'string', expires_in: 'int' }));
+export const LtiAccessTokenSchema = defineSchema('LtiAccessToken', shape({ access_token: 'string', token_type: 'string', expires_in: 'string' }));
