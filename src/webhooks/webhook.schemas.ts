@@ -20,6 +20,7 @@ export const WebhookSubscriptionsSchema = defineSchema('WebhookSubscriptions', a
 /** A JSON Web Key Set (RFC 7517): the public keys that verify webhook signatures. */
 export const JwksSchema = defineSchema('Jwks', {
   type: 'object',
-  properties: { keys: arr({ type: 'object', properties: { kty: { type: 'string' }, kid: { type: 'string' } }, required: ['kty'] }) },
+  // A key's other members depend on its kty (n and e for RSA, crv and x for OKP), as RFC 7518 defines them.
+  properties: { keys: arr({ type: 'object', properties: { kty: { type: 'string' }, kid: { type: 'string' } }, required: ['kty'], additionalProperties: true }) },
   required: ['keys'],
 });
