@@ -2,6 +2,7 @@ import { defineFragment, RestRoute } from '../api/rest/route';
 import { numericIds } from '../api/rest/present';
 import { params } from '../api/rest/input';
 import { accountId } from './account.params';
+import { AccountSchema } from './account.schemas';
 
 defineFragment(`fragment AccountJson on Account {
   id: _id name uuid parent_account_id: parentAccountId root_account_id: rootAccountId
@@ -20,5 +21,6 @@ export const accountRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id }),
     root: 'account',
     present: presentAccount,
+    response: AccountSchema,
   },
 ];

@@ -2,6 +2,7 @@ import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { numericIds } from '../api/rest/present';
 import { bool, id, list, obj, params, text, z } from '../api/rest/input';
 import { FieldError, RequestError } from '../common/errors';
+import { AccessTokenSchema } from './access-token.schemas';
 
 defineFragment(`fragment TokenJson on AccessToken {
   id: _id user_id: userId purpose created_at: createdAt updated_at: updatedAt expires_at: expiresAt
@@ -56,6 +57,7 @@ export const accessTokenRoutes: RestRoute[] = [
     root: 'accessTokens',
     list: { bookmark: true },
     present,
+    response: AccessTokenSchema,
   },
   {
     method: 'POST',
@@ -73,6 +75,7 @@ export const accessTokenRoutes: RestRoute[] = [
     validationBody: (fields) =>
       fields.map((f) => ({ message: f.type === 'blank' ? `token[${f.attribute}] is missing` : `token[${f.attribute}] ${f.message}` })),
     present,
+    response: AccessTokenSchema,
   },
   {
     method: 'GET',
@@ -82,6 +85,7 @@ export const accessTokenRoutes: RestRoute[] = [
     variables: ({ values }) => ref(values),
     root: 'accessToken',
     present,
+    response: AccessTokenSchema,
   },
   {
     method: 'PUT',
@@ -101,6 +105,7 @@ export const accessTokenRoutes: RestRoute[] = [
     payloadKey: 'accessToken',
     validationBody: updateErrors,
     present,
+    response: AccessTokenSchema,
   },
   {
     method: 'DELETE',
@@ -112,5 +117,6 @@ export const accessTokenRoutes: RestRoute[] = [
     root: 'deleteAccessToken',
     payloadKey: 'accessToken',
     present,
+    response: AccessTokenSchema,
   },
 ];

@@ -6,6 +6,7 @@ import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/res
 import { hash, id, nullableText, obj, params, text, z } from '../api/rest/input';
 import { accountId } from '../accounts/account.params';
 import { courseId } from '../courses/course.params';
+import { BlackoutDatesSchema, NewBlackoutDateSchema, WrappedBlackoutDateSchema } from './blackout-date.schemas';
 
 /** Canvas's BlackoutDate JSON: every column, dates as YYYY-MM-DD. */
 defineFragment(`fragment BlackoutDateJson on BlackoutDate {
@@ -124,6 +125,7 @@ export const blackoutDateRoutes: RestRoute[] = [
     },
     root: 'blackoutDates',
     present: bare,
+    response: BlackoutDatesSchema,
   }),
   ...both(
     {
@@ -135,6 +137,7 @@ export const blackoutDateRoutes: RestRoute[] = [
       },
       root: 'newBlackoutDate',
       present: (b: Json) => ({ blackout_date: presentBlackoutDate(b) }),
+      response: NewBlackoutDateSchema,
     },
     '/new',
   ),
@@ -148,6 +151,7 @@ export const blackoutDateRoutes: RestRoute[] = [
       },
       root: 'blackoutDate',
       present: wrapped,
+      response: WrappedBlackoutDateSchema,
     },
     '/:id',
   ),
@@ -158,6 +162,7 @@ export const blackoutDateRoutes: RestRoute[] = [
     root: 'createBlackoutDate',
     payloadKey: 'blackoutDate',
     present: wrapped,
+    response: WrappedBlackoutDateSchema,
     status: 201,
     // Canvas's create failure body (its status is 422; ours is the service-wide 400).
     validationBody: (fields) => ({ success: false, errors: messages(fields) }),
@@ -170,6 +175,7 @@ export const blackoutDateRoutes: RestRoute[] = [
       root: 'updateBlackoutDate',
       payloadKey: 'blackoutDate',
       present: wrapped,
+      response: WrappedBlackoutDateSchema,
       // Canvas's update failure body: the bare list of full messages.
       validationBody: messages,
     },
@@ -184,6 +190,7 @@ export const blackoutDateRoutes: RestRoute[] = [
       payloadKey: 'blackoutDate',
       // The spec: "Deletes; returns a BlackoutDate" (Canvas itself answers 204).
       present: wrapped,
+      response: WrappedBlackoutDateSchema,
     },
     '/:id',
   ),
@@ -196,5 +203,6 @@ export const blackoutDateRoutes: RestRoute[] = [
     root: 'replaceBlackoutDates',
     payloadKey: 'blackoutDates',
     present: bare,
+    response: BlackoutDatesSchema,
   },
 ];

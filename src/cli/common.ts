@@ -7,6 +7,8 @@ import { closeFileStore } from '../storage';
 /** Where a command writes: process.stdout in the real CLI, a buffer in tests. */
 export interface CliOutput {
   write(text: string): unknown;
+  /** A terminal (process.stdout.isTTY): progress lines are drawn only there (src/cli/progress.ts). */
+  isTTY?: boolean;
 }
 
 /** A refusal the operator should read: printed without a stack, exit code 1. */

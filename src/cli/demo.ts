@@ -8,6 +8,7 @@ import { transaction } from '../db/transaction';
 import { User } from '../users/user.entity';
 import { UserService } from '../users/user.service';
 import { CliError, CliOutput, CliSession, describeDatabase, formatTable, println, serverBaseUrl, showGeneratedAdminToken } from './common';
+import { progress } from './progress';
 import { findLogin } from './users';
 import { fileStoreFor } from '../storage';
 import { DEMO_TOKEN_PURPOSE, DEMO_WORLD, type DemoContext, type DemoExtension, type DemoWorldDefinition, type SeededDemoWorld } from '../courses/demo-world';
@@ -114,15 +115,26 @@ export async function seedDemo(session: CliSession, out: CliOutput, def: DemoWor
     const users = new Map<string, User | null>();
     const notes: string[] = [];
     const ctx: DemoContext = { rootAccountId, files: fileStoreFor(session.config), tokenKey };
+    // Steps: the course with its people, then each extension (groups, modules, planner, ...).
+    const bar = progress(out, 'Seeding the demo:');
+    const steps = extensions.length + 1;
     if (course) {
       for (const p of def.people) users.set(p.key, await findDemoUser(em, rootAccountId, p.login));
-      for (const ext of extensions) if (ext.reseed) notes.push(...((await ext.reseed(em, ctx)) ?? []));
+      for (const [i, ext] of extensions.entries()) {
+        bar.update(i + 1, steps, ext.name);
+        if (ext.reseed) notes.push(...((await ext.reseed(em, ctx)) ?? []));
+      }
     } else {
+      bar.update(0, steps, 'course and people');
       const world = await seedDemoWorld(em, rootAccountId, def);
-      for (const ext of extensions) notes.push(...((await ext.seed(em, world, ctx)) ?? []));
+      for (const [i, ext] of extensions.entries()) {
+        bar.update(i + 1, steps, ext.name);
+        notes.push(...((await ext.seed(em, world, ctx)) ?? []));
+      }
       course = world.course;
       for (const [key, user] of world.users) users.set(key, user);
     }
+    bar.end();
     const rows: DemoRow[] = [];
     for (const p of def.people) {
       const user = users.get(p.key) ?? null;

@@ -6,6 +6,7 @@ import { announceOutboxWritten } from '../webhooks/outbox-signal';
 import { rotateSigningKey } from '../webhooks/signing-keys';
 import { rotateEd25519Key } from '../webhooks/standard-signatures';
 import { CliError, CliOutput, CliSession, println } from './common';
+import { progress } from './progress';
 
 /**
  * `dispatch`: a webhook delivery worker. Several may run against one MySQL/MariaDB database (they
@@ -69,7 +70,13 @@ export async function replayWebhooks(
     subs = await subscriptionsOfTool(app.ds, opts.toolProxyId!);
     if (!subs.length) throw new CliError(`webhooks replay: tool proxy ${opts.toolProxyId} has no subscriptions.`);
   }
-  const result = await replayOutbox(app.ds, subs, { ...opts, retryWindowMs: config.WEBHOOK_RETRY_WINDOW_MS });
+  const bar = progress(out, 'Replaying: subscriptions');
+  const result = await replayOutbox(app.ds, subs, {
+    ...opts,
+    retryWindowMs: config.WEBHOOK_RETRY_WINDOW_MS,
+    onProgress: (r, done) => bar.update(done, subs.length, `(${r.requeued} messages re-queued)`),
+  });
+  bar.end();
   // Workers on the same Redis claim at once; others at their next poll.
   if (result.requeued) announceOutboxWritten(app.pubsub, result.requeued);
   println(out, JSON.stringify(result));

@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { In, MoreThan } from 'typeorm';
+import { In, IsNull, MoreThan, Not } from 'typeorm';
 import { Attachment } from '../files/attachment.entity';
 import { fileStoreFor, isStoreKey, LocalFileStore } from '../storage';
 import { CliError, CliOutput, CliSession, println } from './common';
+import { progress } from './progress';
 
 export interface FilesMigrateResult {
   /** Attachments with stored bytes that were looked at. */
@@ -57,6 +58,9 @@ export async function migrateFiles(session: CliSession, out: CliOutput, err: Cli
     result.copied++;
   };
 
+  const stored = { workflowState: In(['uploaded', 'available']), storageKey: Not(IsNull()) };
+  const bar = progress(out, 'Copying files:');
+  const expected = await repo.countBy(stored);
   let after = 0;
   for (;;) {
     const rows = await repo.find({
@@ -69,8 +73,12 @@ export async function migrateFiles(session: CliSession, out: CliOutput, err: Cli
     after = rows[rows.length - 1].id;
     const withBytes = rows.filter((r) => r.storageKey);
     result.total += withBytes.length;
-    for (let i = 0; i < withBytes.length; i += PARALLEL) await Promise.all(withBytes.slice(i, i + PARALLEL).map(migrateOne));
+    for (let i = 0; i < withBytes.length; i += PARALLEL) {
+      await Promise.all(withBytes.slice(i, i + PARALLEL).map(migrateOne));
+      bar.update(result.copied + result.present + result.missing, Math.max(expected, result.total));
+    }
   }
+  bar.end();
 
   const where = `s3://${config.S3_BUCKET}/${config.S3_PREFIX}`;
   println(out, `Files: ${result.total} stored; copied ${result.copied} to ${where}, ${result.present} already there, ${result.missing} missing.`);

@@ -1,6 +1,7 @@
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { numericIds, omitNull } from '../api/rest/present';
 import { courseParams as P } from './course.params';
+import { CourseSchema, EnrollmentSchema, SectionSchema } from './course.schemas';
 
 defineFragment(`fragment CourseJson on Course {
   id: _id name account_id: accountId root_account_id: rootAccountId uuid start_at: startAt end_at: endAt
@@ -129,6 +130,7 @@ export const courseRoutes: RestRoute[] = [
     root: 'createCourse',
     payloadKey: 'course',
     present: presentCourse,
+    response: CourseSchema,
   },
   {
     method: 'GET',
@@ -142,6 +144,7 @@ export const courseRoutes: RestRoute[] = [
     root: 'coursesConnection',
     list: true,
     present: presentCourse,
+    response: CourseSchema,
   },
   {
     method: 'GET',
@@ -151,6 +154,7 @@ export const courseRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id }),
     root: 'course',
     present: presentCourse,
+    response: CourseSchema,
   },
   {
     method: 'PUT',
@@ -164,6 +168,7 @@ export const courseRoutes: RestRoute[] = [
     root: 'updateCourse',
     payloadKey: 'course',
     present: presentCourse,
+    response: CourseSchema,
   },
   {
     method: 'POST',
@@ -187,6 +192,7 @@ export const courseRoutes: RestRoute[] = [
     root: 'createSection',
     payloadKey: 'section',
     present: presentSection,
+    response: SectionSchema,
   },
   {
     method: 'GET',
@@ -198,6 +204,7 @@ export const courseRoutes: RestRoute[] = [
     root: 'course.sectionsConnection',
     list: true,
     present: presentSection,
+    response: SectionSchema,
   },
   {
     method: 'POST',
@@ -225,6 +232,7 @@ export const courseRoutes: RestRoute[] = [
     // Canvas renders enrollment-create problems as one message: {"message":"Invalid type, Can't …"}.
     validationBody: (fields) => ({ message: fields.map((f) => f.message).join(', ') }),
     present: presentEnrollment,
+    response: EnrollmentSchema,
   },
   {
     method: 'GET',
@@ -243,5 +251,6 @@ export const courseRoutes: RestRoute[] = [
     root: 'course.enrollmentsConnection',
     list: { bookmark: true },
     present: presentEnrollment,
+    response: EnrollmentSchema,
   },
 ];

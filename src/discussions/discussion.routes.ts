@@ -5,6 +5,7 @@ import { numericIds } from '../api/rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { CONTROLLER_ERROR } from './discussion.constants';
 import { discussionParams as P } from './discussion.params';
+import { DiscussionEntrySchema, DiscussionReplySchema, DiscussionTopicSchema, StreamItemSchema, StreamSummarySchema } from './discussion.schemas';
 
 defineFragment(`fragment DiscussionTopicJson on Discussion {
   id: _id title message html_url: htmlUrl posted_at: postedAt last_reply_at: lastReplyAt created_at: createdAt
@@ -186,6 +187,7 @@ function streamRoutes(path: string, stream: string, summary: string, accepts: Re
       // Canvas pages activity streams 21 items at a time.
       list: { defaultPerPage: 21 },
       present: presentStreamItem,
+      response: StreamItemSchema,
     },
     {
       method: 'GET',
@@ -197,6 +199,7 @@ function streamRoutes(path: string, stream: string, summary: string, accepts: Re
       variables: vars,
       root: summary,
       present: presentSummary,
+      response: StreamSummarySchema,
     },
   ];
 }
@@ -216,6 +219,7 @@ export const discussionRoutes: RestRoute[] = [
     root: 'discussionTopics',
     list: true,
     present: presentTopic,
+    response: DiscussionTopicSchema,
   }),
   ...both('/discussion_topics', {
     method: 'POST',
@@ -229,6 +233,7 @@ export const discussionRoutes: RestRoute[] = [
     payloadKey: 'discussionTopic',
     validationBody: topicValidationBody,
     present: presentTopic,
+    response: DiscussionTopicSchema,
   }),
   ...both('/discussion_topics/:topic_id', {
     method: 'GET',
@@ -240,6 +245,7 @@ export const discussionRoutes: RestRoute[] = [
     },
     root: 'discussionTopic',
     present: presentTopic,
+    response: DiscussionTopicSchema,
   }),
   ...both('/discussion_topics/:topic_id', {
     method: 'PUT',
@@ -250,6 +256,7 @@ export const discussionRoutes: RestRoute[] = [
     payloadKey: 'discussionTopic',
     validationBody: topicValidationBody,
     present: presentTopic,
+    response: DiscussionTopicSchema,
   }),
   ...both('/discussion_topics/:topic_id', {
     method: 'DELETE',
@@ -259,6 +266,7 @@ export const discussionRoutes: RestRoute[] = [
     root: 'deleteDiscussionTopic',
     payloadKey: 'discussionTopic',
     present: presentTopic,
+    response: DiscussionTopicSchema,
   }),
   ...both('/discussion_topics/:topic_id/entries', {
     method: 'GET',
@@ -272,6 +280,7 @@ export const discussionRoutes: RestRoute[] = [
     root: 'discussionTopic.entriesConnection',
     list: true,
     present: presentEntry,
+    response: DiscussionEntrySchema,
   }),
   ...both('/discussion_topics/:topic_id/entries', {
     method: 'POST',
@@ -284,6 +293,7 @@ export const discussionRoutes: RestRoute[] = [
     root: 'createDiscussionEntry',
     payloadKey: 'discussionEntry',
     present: presentEntry,
+    response: DiscussionEntrySchema,
     status: 201,
   }),
   ...both('/discussion_topics/:topic_id/entries/:entry_id/replies', {
@@ -298,6 +308,7 @@ export const discussionRoutes: RestRoute[] = [
     root: 'discussionTopic.entry.repliesConnection',
     list: true,
     present: presentReply,
+    response: DiscussionReplySchema,
   }),
   ...both('/discussion_topics/:topic_id/entries/:entry_id/replies', {
     method: 'POST',
@@ -312,6 +323,7 @@ export const discussionRoutes: RestRoute[] = [
     root: 'createDiscussionEntry',
     payloadKey: 'discussionEntry',
     present: presentEntry,
+    response: DiscussionEntrySchema,
     status: 201,
   }),
   ...both('/discussion_topics/:topic_id/read', markRead(true, false)),

@@ -2,6 +2,7 @@ import { PAYLOAD_ERRORS } from '../api/rest/route';
 import { RequestError } from '../common/errors';
 import type { RestRoute } from '../api/rest/route';
 import { errorReportParams } from './error-report.params';
+import { ErrorReportResultSchema } from './error-report.schemas';
 
 type Json = Record<string, any>;
 
@@ -49,5 +50,6 @@ export const errorReportRoutes: RestRoute[] = [
     },
     root: 'createErrorReport',
     present: (r: Json) => ({ logged: r.logged, id: r.errorReportId == null ? null : Number(r.errorReportId) }),
+    response: ErrorReportResultSchema,
   },
 ];

@@ -2,6 +2,7 @@ import { ValidationError } from '../common/errors';
 import { numericIds } from '../api/rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { id, int, nullableText, params, text, z } from '../api/rest/input';
+import { FileSchema, FileUploadSchema } from './file.schemas';
 
 defineFragment(`fragment FileJson on File {
   id: _id uuid folder_id: folderId display_name: displayName filename upload_status: uploadStatus content_type: contentType
@@ -104,6 +105,7 @@ const confirmRoute = (method: 'GET' | 'POST'): RestRoute => ({
   root: 'confirmFileUpload',
   payloadKey: 'file',
   present: presentFile,
+  response: FileSchema,
 });
 
 export const fileRoutes: RestRoute[] = [
@@ -120,6 +122,7 @@ export const fileRoutes: RestRoute[] = [
         upload_params: Object.fromEntries((r.uploadParams as { name: string; value: string }[]).map((p) => [p.name, p.value])),
         file_param: r.fileParam,
       }),
+      response: FileUploadSchema,
     }),
   ),
   confirmRoute('GET'),
@@ -132,6 +135,7 @@ export const fileRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id }),
     root: 'file',
     present: presentFile,
+    response: FileSchema,
   },
   {
     method: 'GET',
@@ -141,6 +145,7 @@ export const fileRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id, courseId: values.course_id }),
     root: 'file',
     present: presentFile,
+    response: FileSchema,
   },
   {
     method: 'GET',
@@ -152,5 +157,6 @@ export const fileRoutes: RestRoute[] = [
     root: 'group.filesConnection',
     list: true,
     present: presentFile,
+    response: FileSchema,
   },
 ];

@@ -48,7 +48,7 @@ export const groupParams = {
   listCategories: params(context),
   category: params({ id: categoryId() }),
   updateCategory: params({ id: categoryId(), ...categoryFields }),
-  categoryGroups: params({ id: categoryId() }),
+  categoryGroups: params({ group_category_id: categoryId() }),
 
   viewerGroups: params({ context_type: oneOf(['Account', 'Course']).optional() }),
   contextGroups: params({

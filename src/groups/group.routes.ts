@@ -1,85 +1,8 @@
-import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
-import { numericIds, reshape } from '../api/rest/present';
+import { RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
+import { numericIds } from '../api/rest/present';
+import { GroupCategorySchema, GroupJoinResultSchema, GroupLeaveResultSchema, GroupMembershipSchema, GroupSchema, GroupUserSchema, HtmlPreviewSchema, PermissionsSchema } from './group.schemas';
+import { granted, INCLUDE_VARS, Json, presentCategory, presentGroup, presentMembership } from './group.present';
 import { groupParams as P, membershipParams } from './group.params';
-
-defineFragment(`fragment GroupCategoryJson on GroupSet {
-  id: _id name role self_signup: selfSignup group_limit: groupLimit auto_leader: autoLeader created_at: createdAt
-  context_type: contextType context_id: contextId protected allows_multiple_memberships: allowsMultipleMemberships
-  is_member: isMember non_collaborative: nonCollaborative sis_group_category_id: sisGroupCategoryId sis_import_id: sisImportId
-  groups_count: groupsCount
-}`);
-
-defineFragment(`fragment GroupJson on Group {
-  id: _id name description is_public: isPublic followed_by_user: followedByUser join_level: joinLevel
-  members_count: membersCount avatar_url: avatarUrl context_type: contextType context_id: contextId
-  context_name: contextName role group_category_id: groupCategoryId sis_group_id: sisGroupId sis_import_id: sisImportId
-  storage_quota_mb: storageQuotaMb non_collaborative: nonCollaborative max_membership: maxMembership
-  created_at: createdAt concluded
-  leader { id: _id display_name: shortName avatar_image_url: avatarUrl }
-  sis_rights: permissions(names: ["read_sis", "manage_sis"]) { name granted }
-  users @include(if: $withUsers) { id: _id name sortable_name: sortableName short_name: shortName created_at: createdAt avatar_url: avatarUrl }
-  permissions @include(if: $withPermissions) { name granted }
-  group_category: groupCategory @include(if: $withCategory) { ...GroupCategoryJson }
-}`);
-
-defineFragment(`fragment MembershipJson on GroupMembership {
-  id: _id group_id: groupId user_id: userId workflow_state: workflowState moderator created_at: createdAt
-  sis_import_id: sisImportId just_created: justCreated
-}`);
-
-type Json = Record<string, any>;
-const INCLUDE_VARS = '$withUsers: Boolean!, $withPermissions: Boolean!, $withCategory: Boolean!';
-
-/** `course_id` or `account_id`, named after the context, as Canvas does. */
-function contextKey(o: Json): Json {
-  const { context_id, ...rest } = o;
-  rest[o.context_type === 'Course' ? 'course_id' : 'account_id'] = Number(context_id);
-  return rest;
-}
-
-const granted = (list: { name: string; granted: boolean }[] | undefined) => Object.fromEntries((list ?? []).map((p) => [p.name, p.granted]));
-
-export function presentCategory(c: Json): Json {
-  const out = contextKey(numericIds(c, ['id']));
-  if (out.sis_group_category_id == null) delete out.sis_group_category_id;
-  if (out.sis_import_id == null) delete out.sis_import_id;
-  return out;
-}
-
-/** Keys of the group fragment that the presenter places itself (or drops). */
-const GROUP_PLACED = new Set(['context_id', 'sis_rights', 'leader', 'users', 'permissions', 'group_category']);
-const GROUP_NUMERIC = new Set(['id', 'group_category_id']);
-
-/**
- * Group JSON with Canvas's presence rules: SIS fields only for callers with the SIS rights. One pass
- * over the result (reshape) instead of a copy per rule: a page has 100 groups.
- */
-export function presentGroup(g: Json, input?: RestInput): Json {
-  const rights = granted(g.sis_rights);
-  const out = reshape(g, {
-    numeric: GROUP_NUMERIC,
-    omit: (k) => GROUP_PLACED.has(k) || (k === 'sis_group_id' && !rights.read_sis) || (k === 'sis_import_id' && !rights.manage_sis),
-  });
-  // `course_id` or `account_id`, named after the context, as Canvas does.
-  out[g.context_type === 'Course' ? 'course_id' : 'account_id'] = Number(g.context_id);
-  // Canvas's user_display_json: html_url is the user's page in the group's course (or the user page).
-  const { leader, users, permissions, group_category } = g;
-  const base = input?.ctx.baseUrl ?? '';
-  const leaderUrl = (id: unknown) => (out.context_type === 'Course' ? `${base}/courses/${out.course_id}/users/${id}` : `${base}/users/${id}`);
-  out.leader = leader ? { ...numericIds(leader, ['id']), html_url: leaderUrl(leader.id) } : null;
-  out.has_submission = false;
-  if (users !== undefined) out.users = (users as Json[]).map((u) => numericIds(u, ['id']));
-  if (permissions !== undefined) out.permissions = granted(permissions);
-  if (group_category !== undefined) out.group_category = group_category ? presentCategory(group_category) : null;
-  return out;
-}
-
-export function presentMembership(m: Json): Json {
-  const out = numericIds(m, ['id', 'group_id', 'user_id']);
-  if (out.just_created == null) delete out.just_created;
-  if (out.sis_import_id == null) delete out.sis_import_id;
-  return out;
-}
 
 /** include[] → the @include variables of the group fragment. */
 function includes(input: RestInput, always = false): Json {
@@ -151,6 +74,7 @@ export const groupRoutes: RestRoute[] = [
       root: 'createGroupSet',
       payloadKey: 'groupCategory',
       present: presentCategory,
+      response: GroupCategorySchema,
     },
     ['/api/v1/courses/:course_id/group_categories', '/api/v1/accounts/:account_id/group_categories'],
   ),
@@ -164,6 +88,7 @@ export const groupRoutes: RestRoute[] = [
       root: 'groupSetsConnection',
       list: true,
       present: presentCategory,
+      response: GroupCategorySchema,
     },
     ['/api/v1/courses/:course_id/group_categories', '/api/v1/accounts/:account_id/group_categories'],
   ),
@@ -175,6 +100,7 @@ export const groupRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id }),
     root: 'groupSet',
     present: presentCategory,
+    response: GroupCategorySchema,
   },
   {
     method: 'PUT',
@@ -185,6 +111,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'updateGroupSet',
     payloadKey: 'groupCategory',
     present: presentCategory,
+    response: GroupCategorySchema,
   },
   {
     method: 'DELETE',
@@ -195,17 +122,20 @@ export const groupRoutes: RestRoute[] = [
     root: 'deleteGroupSet',
     payloadKey: 'groupCategory',
     present: presentCategory,
+    response: GroupCategorySchema,
   },
   {
     method: 'GET',
-    path: '/api/v1/group_categories/:id/groups',
-    accepts: P.category,
+    // Named as the create row below names it: one Canvas path, one parameter name (OpenAPI has no two).
+    path: '/api/v1/group_categories/:group_category_id/groups',
+    accepts: P.categoryGroups,
     operation: `query($id: ID!, $first: Int, $after: String, ${INCLUDE_VARS}) { groupSet(id: $id) { groupsConnection(first: $first, after: $after) {
       nodes { ...GroupJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
-    variables: (input) => ({ id: input.values.id, ...includes(input) }),
+    variables: (input) => ({ id: input.values.group_category_id, ...includes(input) }),
     root: 'groupSet.groupsConnection',
     list: true,
     present: presentGroup,
+    response: GroupSchema,
   },
 
   // ---- groups ----
@@ -219,6 +149,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'viewerGroupsConnection',
     list: { bookmark: true },
     present: presentGroup,
+    response: GroupSchema,
   },
   ...both(
     {
@@ -237,6 +168,7 @@ export const groupRoutes: RestRoute[] = [
       root: 'contextGroupsConnection',
       list: true,
       present: presentGroup,
+      response: GroupSchema,
     },
     ['/api/v1/courses/:course_id/groups', '/api/v1/accounts/:account_id/groups'],
   ),
@@ -248,6 +180,7 @@ export const groupRoutes: RestRoute[] = [
     variables: (input) => ({ id: input.values.group_id, ...includes(input) }),
     root: 'group',
     present: presentGroup,
+    response: GroupSchema,
   },
   {
     method: 'POST',
@@ -258,6 +191,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'createGroup',
     payloadKey: 'group',
     present: presentGroup,
+    response: GroupSchema,
   },
   {
     method: 'POST',
@@ -268,6 +202,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'createGroup',
     payloadKey: 'group',
     present: presentGroup,
+    response: GroupSchema,
   },
   {
     method: 'PUT',
@@ -291,6 +226,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'updateGroup',
     payloadKey: 'group',
     present: presentGroup,
+    response: GroupSchema,
   },
   {
     method: 'DELETE',
@@ -301,6 +237,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'deleteGroup',
     payloadKey: 'group',
     present: presentGroup,
+    response: GroupSchema,
   },
   {
     method: 'POST',
@@ -311,6 +248,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'inviteToGroup',
     payloadKey: 'memberships',
     present: (list: Json[]) => list.map(presentMembership),
+    response: { type: 'array', items: GroupMembershipSchema },
   },
   {
     method: 'GET',
@@ -329,6 +267,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'groupUsersConnection',
     list: true,
     present: (u: Json) => numericIds(u, ['id']),
+    response: GroupUserSchema,
   },
   {
     method: 'POST',
@@ -338,6 +277,7 @@ export const groupRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.group_id, html: values.html ?? '' }),
     root: 'previewGroupHtml',
     present: (html: string) => ({ html }),
+    response: HtmlPreviewSchema,
   },
   {
     method: 'GET',
@@ -347,6 +287,7 @@ export const groupRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.group_id, names: values.permissions ?? [] }),
     root: 'groupPermissions',
     present: granted,
+    response: PermissionsSchema,
   },
 
   // ---- memberships ----
@@ -360,6 +301,7 @@ export const groupRoutes: RestRoute[] = [
     root: 'groupMembershipsConnection',
     list: true,
     present: presentMembership,
+    response: GroupMembershipSchema,
   },
   ...both(
     {
@@ -371,6 +313,7 @@ export const groupRoutes: RestRoute[] = [
       },
       root: 'groupMembership',
       present: presentMembership,
+      response: GroupMembershipSchema,
     },
     ['/api/v1/groups/:group_id/memberships/:membership_id', '/api/v1/groups/:group_id/users/:user_id'],
     (path) => membershipParams(path),
@@ -396,6 +339,7 @@ export const groupRoutes: RestRoute[] = [
       if (r.invalidUserIds?.length) return { message: 'Partial failure encountered', invalid_user_ids: r.invalidUserIds.map((id: string) => (/^\d+$/.test(id) ? Number(id) : id)), membership_errors: [] };
       return {};
     },
+    response: GroupJoinResultSchema,
   },
   ...both(
     {
@@ -407,6 +351,7 @@ export const groupRoutes: RestRoute[] = [
       root: 'updateGroupMembership',
       payloadKey: 'membership',
       present: presentMembership,
+      response: GroupMembershipSchema,
     },
     ['/api/v1/groups/:group_id/memberships/:membership_id', '/api/v1/groups/:group_id/users/:user_id'],
     (path) => membershipParams(path, P.updateMembership),
@@ -420,6 +365,7 @@ export const groupRoutes: RestRoute[] = [
       payloadKey: 'membership',
       // Canvas answers {"ok": true}; the deleted membership comes along.
       present: (m: Json) => ({ ok: true, ...presentMembership(m) }),
+      response: GroupLeaveResultSchema,
     },
     ['/api/v1/groups/:group_id/memberships/:membership_id', '/api/v1/groups/:group_id/users/:user_id'],
     (path) => membershipParams(path),

@@ -1,6 +1,7 @@
 import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { numericIds } from '../api/rest/present';
 import { id, list, params, text } from '../api/rest/input';
+import { CreatedToolProxySchema, LtiAccessTokenSchema, ToolProxySchema } from './tool-proxy.schemas';
 
 const accountId = id({ self: true, prefixes: ['sis_account_id'] });
 
@@ -28,6 +29,7 @@ const authorize = (path: string, contextType: 'Account' | 'Course', idParam: str
   }),
   root: 'ltiAuthorize',
   present: (t: Json) => ({ access_token: t.accessToken, token_type: t.tokenType, expires_in: t.expiresIn }),
+  response: LtiAccessTokenSchema,
   headers: () => NO_STORE,
   anonymous: true,
   auth: 'none',
@@ -51,6 +53,7 @@ export const ltiRoutes: RestRoute[] = [
     root: 'createToolProxy',
     // The only response that carries the shared secret.
     present: (r: Json) => ({ ...presentToolProxy(r.toolProxy), shared_secret: r.sharedSecret }),
+    response: CreatedToolProxySchema,
   },
   {
     method: 'GET',
@@ -62,6 +65,7 @@ export const ltiRoutes: RestRoute[] = [
     root: 'toolProxiesConnection',
     list: true,
     present: presentToolProxy,
+    response: ToolProxySchema,
   },
   {
     method: 'GET',
@@ -71,6 +75,7 @@ export const ltiRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id, account: values.account_id }),
     root: 'toolProxy',
     present: presentToolProxy,
+    response: ToolProxySchema,
   },
   {
     method: 'PUT',
@@ -83,6 +88,7 @@ export const ltiRoutes: RestRoute[] = [
     root: 'updateToolProxy',
     payloadKey: 'toolProxy',
     present: presentToolProxy,
+    response: ToolProxySchema,
   },
   {
     method: 'DELETE',
@@ -93,6 +99,7 @@ export const ltiRoutes: RestRoute[] = [
     root: 'deleteToolProxy',
     payloadKey: 'toolProxy',
     present: presentToolProxy,
+    response: ToolProxySchema,
   },
   authorize('/api/lti/accounts/:account_id/authorize', 'Account', 'account_id'),
   authorize('/api/lti/courses/:course_id/authorize', 'Course', 'course_id'),

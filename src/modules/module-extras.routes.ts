@@ -5,6 +5,7 @@ import { numericIds } from '../api/rest/present';
 import { presentAssignment } from '../content/assignments/assignment.routes';
 import { id, list, params, text, z } from '../api/rest/input';
 import { courseId, itemRef, overrideBody, presentItem, presentModule, scalar, studentId } from './module.routes';
+import { MasteryPathSelectionSchema, ModuleItemSequenceSchema, ModuleOverrideSchema } from './module.schemas';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Canvas JSON, shaped by the rows' presenters
 type Json = Record<string, any>;
@@ -64,6 +65,7 @@ export const moduleExtraRoutes: RestRoute[] = [
     variables: ({ values }) => ({ courseId: values.course_id, type: values.asset_type, id: values.asset_id, withItems: false, withDetails: false }),
     root: 'moduleItemSequence',
     present: (s: Json) => ({ items: s.items.map(presentNode), modules: s.modules.map(presentModule) }),
+    response: ModuleItemSequenceSchema,
   },
   {
     method: 'GET',
@@ -76,6 +78,7 @@ export const moduleExtraRoutes: RestRoute[] = [
     root: 'moduleOverridesConnection',
     list: true,
     present: presentOverride,
+    response: ModuleOverrideSchema,
   },
   {
     method: 'PUT',
@@ -112,6 +115,7 @@ export const moduleExtraRoutes: RestRoute[] = [
       items: (r.moduleItems ?? []).map(presentItem),
       assignments: (r.assignments ?? []).map((a: Json) => presentAssignment(a, input)),
     }),
+    response: MasteryPathSelectionSchema,
   },
   {
     method: 'GET',

@@ -2,6 +2,7 @@ import { RequestError } from '../common/errors';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { reshape, Reshape } from '../api/rest/present';
 import { bool, id, ids, list, obj, params, text, z } from '../api/rest/input';
+import { DeletedModuleSchema, MessageSchema, ModuleItemSchema, ModuleSchema } from './module.schemas';
 
 defineFragment(`fragment ModuleItemJson on ModuleItem {
   id: _id module_id: moduleId position title indent type content_id: contentId html_url: htmlUrl url
@@ -189,6 +190,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'modulesConnection',
     list: true,
     present: presentModule,
+    response: ModuleSchema,
   },
   {
     method: 'GET',
@@ -198,6 +200,7 @@ export const moduleRoutes: RestRoute[] = [
     variables: (input) => ({ courseId: input.values.course_id, id: input.values.id, studentId: input.values.student_id, ...includes(input) }),
     root: 'module',
     present: presentModule,
+    response: ModuleSchema,
   },
   {
     method: 'POST',
@@ -208,6 +211,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'createModule',
     payloadKey: 'module',
     present: presentModule,
+    response: ModuleSchema,
   },
   {
     method: 'PUT',
@@ -218,6 +222,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'updateModule',
     payloadKey: 'module',
     present: presentModule,
+    response: ModuleSchema,
   },
   {
     method: 'DELETE',
@@ -228,6 +233,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'deleteModule',
     payloadKey: 'module',
     present: (m: Json) => ({ ...presentModule(m), workflow_state: 'deleted' }),
+    response: DeletedModuleSchema,
   },
   {
     method: 'PUT',
@@ -238,6 +244,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'relockModule',
     payloadKey: 'module',
     present: presentModule,
+    response: ModuleSchema,
   },
   {
     method: 'GET',
@@ -256,6 +263,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'moduleItemsConnection',
     list: true,
     present: presentItem,
+    response: ModuleItemSchema,
   },
   {
     method: 'GET',
@@ -266,6 +274,7 @@ export const moduleRoutes: RestRoute[] = [
     variables: (input) => ({ ...ref(input.values), studentId: input.values.student_id, withDetails: includes(input).withDetails }),
     root: 'moduleItem',
     present: presentItem,
+    response: ModuleItemSchema,
   },
   {
     method: 'POST',
@@ -279,6 +288,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'createModuleItem',
     payloadKey: 'moduleItem',
     present: presentItem,
+    response: ModuleItemSchema,
   },
   {
     method: 'PUT',
@@ -292,6 +302,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'updateModuleItem',
     payloadKey: 'moduleItem',
     present: presentItem,
+    response: ModuleItemSchema,
   },
   {
     method: 'DELETE',
@@ -302,6 +313,7 @@ export const moduleRoutes: RestRoute[] = [
     root: 'deleteModuleItem',
     payloadKey: 'moduleItem',
     present: presentItem,
+    response: ModuleItemSchema,
   },
   {
     method: 'POST',
@@ -311,6 +323,7 @@ export const moduleRoutes: RestRoute[] = [
     variables: (input) => ({ input: ref(input.values) }),
     root: 'markModuleItemRead',
     present: (r: Json) => ({ message: r.message }),
+    response: MessageSchema,
   },
   {
     method: 'PUT',
@@ -320,6 +333,7 @@ export const moduleRoutes: RestRoute[] = [
     variables: (input) => ({ input: ref(input.values) }),
     root: 'markModuleItemDone',
     present: (r: Json) => ({ message: r.message }),
+    response: MessageSchema,
   },
   {
     method: 'DELETE',
@@ -329,5 +343,6 @@ export const moduleRoutes: RestRoute[] = [
     variables: (input) => ({ input: ref(input.values) }),
     root: 'markModuleItemDone',
     present: (r: Json) => ({ message: r.message }),
+    response: MessageSchema,
   },
 ];

@@ -1,6 +1,7 @@
 import { numericId, numericIds, reshape } from '../api/rest/present';
 import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { plannerParams as P } from './planner.params';
+import { PlannerItemSchema, PlannerNoteSchema, PlannerOverrideSchema } from './planner.schemas';
 
 defineFragment(`fragment PlannerOverrideJson on PlannerOverride {
   id: _id plannable_type: plannableType plannable_id: plannableId user_id: userId assignment_id: assignmentId
@@ -118,6 +119,7 @@ const itemsRoute = (path: string, anonymous: boolean): RestRoute => ({
   root: 'plannerItems',
   list: { defaultPerPage: 50, maxPerPage: 100, bookmark: true },
   present: presentItem,
+  response: PlannerItemSchema,
   // filter=all_ungraded_todo_items is open to anonymous callers (public syllabus); the service requires a user otherwise.
   anonymous,
 });
@@ -154,6 +156,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'plannerNotes',
     list: true,
     present: presentNote,
+    response: PlannerNoteSchema,
   },
   {
     method: 'GET',
@@ -163,6 +166,7 @@ export const plannerRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id }),
     root: 'plannerNote',
     present: presentNote,
+    response: PlannerNoteSchema,
   },
   {
     method: 'POST',
@@ -180,6 +184,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'createPlannerNote',
     payloadKey: 'plannerNote',
     present: presentNote,
+    response: PlannerNoteSchema,
     status: 201,
   },
   {
@@ -193,6 +198,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'updatePlannerNote',
     payloadKey: 'plannerNote',
     present: presentNote,
+    response: PlannerNoteSchema,
   },
   {
     method: 'DELETE',
@@ -203,6 +209,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'deletePlannerNote',
     payloadKey: 'plannerNote',
     present: presentNote,
+    response: PlannerNoteSchema,
   },
 
   // ---- planner overrides ----
@@ -214,6 +221,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'plannerOverrides',
     list: true,
     present: presentOverride,
+    response: PlannerOverrideSchema,
   },
   {
     method: 'GET',
@@ -223,6 +231,7 @@ export const plannerRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id }),
     root: 'plannerOverride',
     present: presentOverride,
+    response: PlannerOverrideSchema,
   },
   {
     method: 'POST',
@@ -240,6 +249,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'createPlannerOverride',
     payloadKey: 'plannerOverride',
     present: presentOverride,
+    response: PlannerOverrideSchema,
     status: 201,
   },
   {
@@ -251,6 +261,7 @@ export const plannerRoutes: RestRoute[] = [
     root: 'updatePlannerOverride',
     payloadKey: 'plannerOverride',
     present: presentOverride,
+    response: PlannerOverrideSchema,
   },
   {
     method: 'DELETE',
@@ -261,5 +272,6 @@ export const plannerRoutes: RestRoute[] = [
     root: 'deletePlannerOverride',
     payloadKey: 'plannerOverride',
     present: presentOverride,
+    response: PlannerOverrideSchema,
   },
 ];

@@ -5,6 +5,7 @@ import { numericIds } from '../api/rest/present';
 import { defineFragment, RestRoute, PAYLOAD_ERRORS } from '../api/rest/route';
 import { hash, nullableText, obj, params, z } from '../api/rest/input';
 import { courseId } from '../courses/course.params';
+import { QuizExtensionsSchema } from './quiz-extension.schemas';
 
 /** Canvas's QuizExtensionSerializer: quiz_id, user_id, extra_attempts, extra_time, manually_unlocked, end_at. */
 defineFragment(`fragment QuizExtensionJson on QuizExtension {
@@ -141,5 +142,6 @@ export const quizExtensionRoutes: RestRoute[] = [
     root: 'setCourseQuizExtensions',
     payloadKey: 'quizExtensions',
     present: (list: Json[]) => ({ quiz_extensions: (list ?? []).map(presentQuizExtension) }),
+    response: QuizExtensionsSchema,
   },
 ];

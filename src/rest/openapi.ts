@@ -1,6 +1,7 @@
 import { z } from 'zod/v4';
 import { commonParams, RouteParams } from '../api/rest/input';
 import type { RestRoute } from '../api/rest/route';
+import { namedSchemas } from '../api/rest/response';
 
 /**
  * OpenAPI 3.1 for the REST compatibility table, generated from the same declared params the router
@@ -32,6 +33,25 @@ function queryParameters(schema: JsonSchema, pathParams: Set<string>): JsonSchem
         ...(isObject ? { style: 'deepObject', explode: true } : {}),
       };
     });
+}
+
+/** The JSON Schema of a route's whole success body: its declared item, in a list or envelope as the router sends it. */
+export function answerSchema(route: RestRoute): JsonSchema | null {
+  if (route.status === 204 || !route.response) return null;
+  if (!route.list) return route.response;
+  const list = { type: 'array', items: route.response };
+  const envelope = typeof route.list === 'object' ? route.list.envelope : undefined;
+  return envelope ? { type: 'object', properties: { [envelope]: list }, required: [envelope] } : list;
+}
+
+/** The declared body without the path's own params (they are path parameters, not body fields). */
+function withoutKeys(schema: JsonSchema, keys: Set<string>): JsonSchema {
+  const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([k]) => !keys.has(k)));
+  const required = (schema.required ?? []).filter((k: string) => !keys.has(k));
+  const out: JsonSchema = { ...schema, properties };
+  if (required.length) out.required = required;
+  else delete out.required;
+  return out;
 }
 
 function operationId(route: RestRoute): string {
@@ -66,15 +86,17 @@ export function openApiDocument(routes: RestRoute[], info: { version: string; se
     seenIds.set(id, n + 1);
     if (n) id = `${id}${n + 1}`;
 
-    const bodySchema = { ...declared, properties: Object.fromEntries(Object.entries(declared.properties ?? {}).filter(([k]) => !pathParams.has(k))) };
+    const bodySchema = withoutKeys(declared, pathParams);
     const success = String(route.status ?? 200);
+    const answer = answerSchema(route);
     const op: JsonSchema = {
       operationId: id,
       summary: `${route.method} ${route.path}`,
       description: `Runs the GraphQL field \`${route.root.split('.')[0]}\`${route.list ? ' (a Canvas-paginated list with a Link header)' : ''}.`,
       parameters,
       responses: {
-        [success]: success === '204' ? { description: 'No content' } : { description: 'Canvas JSON', content: { 'application/json': { schema: {} } } },
+        // A redirect row answers only its 302.
+        ...(answer ? { [success]: { description: 'Canvas JSON', content: { 'application/json': { schema: answer } } } } : route.redirect ? {} : { [success]: { description: 'No content' } }),
         ...(route.redirect ? { '302': { description: 'Redirect' } } : {}),
         '400': { description: 'Invalid params: `{"errors": {"<field>": [{"attribute", "type", "message"}]}}`' },
         ...(route.anonymous || route.auth === 'none' ? {} : { '401': { description: 'Missing or invalid access token' } }),
@@ -102,9 +124,12 @@ export function openApiDocument(routes: RestRoute[], info: { version: string; se
       title: 'Canvas-compatible LMS REST API',
       version: info.version,
       description: 'The Canvas REST compatibility routes. Params use Canvas (Rack) form encoding or JSON; every route validates them as described here.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
+    // Paths are absolute (/api/v1/...): the server is the host that served this document, unless told.
+    servers: [{ url: info.serverUrl ?? '/', description: 'This service' }],
     components: {
+      schemas: namedSchemas(),
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A Canvas access token (or an LTI tool JWT for /api/lti routes)' } },
     },
     security: [{ bearer: [] }],

@@ -3,6 +3,7 @@ import { numericIds, omitNull } from '../api/rest/present';
 import { validationBody } from '../api/rest/errors';
 import type { FieldError } from '../common/errors';
 import { userParams as P } from './user.params';
+import { UserSchema } from './user.schemas';
 
 defineFragment(`fragment UserJson on User {
   id: _id name created_at: createdAt sortable_name: sortableName short_name: shortName
@@ -55,6 +56,7 @@ export const userRoutes: RestRoute[] = [
     payloadKey: 'user',
     validationBody: userCreateErrors,
     present: presentUser,
+    response: UserSchema,
   },
   {
     method: 'GET',
@@ -67,6 +69,7 @@ export const userRoutes: RestRoute[] = [
     root: 'account.usersConnection',
     list: true,
     present: presentUser,
+    response: UserSchema,
   },
   {
     method: 'GET',
@@ -76,5 +79,6 @@ export const userRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id }),
     root: 'user',
     present: presentUser,
+    response: UserSchema,
   },
 ];

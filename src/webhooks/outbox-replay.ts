@@ -38,15 +38,16 @@ export interface ReplayResult {
 export async function replayOutbox(
   ds: DataSource,
   subs: WebhookSubscription[],
-  w: ReplayWindow & { reactivate: boolean; retryWindowMs: number },
+  w: ReplayWindow & { reactivate: boolean; retryWindowMs: number; onProgress?: (result: ReplayResult, subscriptionsDone: number) => void },
 ): Promise<ReplayResult> {
   const statuses: OutboxStatus[] = w.onlyDead ? ['dead'] : ['delivered', 'dead', 'cancelled'];
   const now = new Date();
   const retryUntil = new Date(now.getTime() + w.retryWindowMs);
   const result: ReplayResult = { requeued: 0, subscriptions: 0, skipped: 0 };
-  for (const sub of subs) {
+  for (const [i, sub] of subs.entries()) {
     if (sub.state !== 'Active' || (sub.deactivatedAt && !w.reactivate)) {
       result.skipped++;
+      w.onProgress?.(result, i + 1);
       continue;
     }
     if (sub.deactivatedAt) {
@@ -81,9 +82,11 @@ export async function replayOutbox(
         return { count: res.affected ?? 0, upTo };
       });
       result.requeued += requeued.count;
+      w.onProgress?.(result, i);
       if (requeued.upTo == null) break;
       after = requeued.upTo;
     }
+    w.onProgress?.(result, i + 1);
   }
   return result;
 }

@@ -1,6 +1,7 @@
 import { defineFragment, RestInput, RestRoute } from '../api/rest/route';
 import { numericIds } from '../api/rest/present';
 import { list, obj, params, text, z } from '../api/rest/input';
+import { WebhookSubscriptionSchema, WebhookSubscriptionsSchema } from './webhook.schemas';
 
 const scalar = text({ max: 4096 });
 /**
@@ -83,6 +84,7 @@ export const subscriptionRoutes: RestRoute[] = [
     root: 'createWebhookSubscription',
     payloadKey: 'webhookSubscription',
     present,
+    response: WebhookSubscriptionSchema,
     auth: 'lti',
   },
   {
@@ -94,6 +96,7 @@ export const subscriptionRoutes: RestRoute[] = [
     root: 'webhookSubscriptions',
     // StartKey/EndKey header paging instead of Link headers: a bare array, EndKey only when more follow.
     present: (page: Json) => (page.nodes as Json[]).map(present),
+    response: WebhookSubscriptionsSchema,
     headers: (page: Json): Record<string, string> => (page.endKey ? { EndKey: page.endKey } : {}),
     auth: 'lti',
   },
@@ -105,6 +108,7 @@ export const subscriptionRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id }),
     root: 'webhookSubscription',
     present,
+    response: WebhookSubscriptionSchema,
     auth: 'lti',
   },
   {
@@ -116,6 +120,7 @@ export const subscriptionRoutes: RestRoute[] = [
     root: 'updateWebhookSubscription',
     payloadKey: 'webhookSubscription',
     present,
+    response: WebhookSubscriptionSchema,
     auth: 'lti',
   },
   {
@@ -128,6 +133,7 @@ export const subscriptionRoutes: RestRoute[] = [
     root: 'rotateWebhookSubscriptionSecret',
     payloadKey: 'webhookSubscription',
     present,
+    response: WebhookSubscriptionSchema,
     auth: 'lti',
   },
   {
@@ -139,6 +145,7 @@ export const subscriptionRoutes: RestRoute[] = [
     root: 'deleteWebhookSubscription',
     payloadKey: 'webhookSubscription',
     present,
+    response: WebhookSubscriptionSchema,
     auth: 'lti',
   },
 ];

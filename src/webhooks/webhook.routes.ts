@@ -1,6 +1,7 @@
 import { PAYLOAD_ERRORS } from '../api/rest/route';
 import type { RestRoute } from '../api/rest/route';
 import { id, params, text } from '../api/rest/input';
+import { JwksSchema } from './webhook.schemas';
 
 const JWKS_OPERATION = `query { webhookSigningKeys }`;
 
@@ -12,6 +13,7 @@ const jwksRoute = (path: string): RestRoute => ({
   anonymous: true,
   operation: JWKS_OPERATION,
   root: 'webhookSigningKeys',
+  response: JwksSchema,
   headers: () => ({ 'Cache-Control': 'public, max-age=300' }),
 });
 

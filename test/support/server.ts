@@ -8,6 +8,7 @@ import type { Runtime } from '../../src/request/runtime';
 import { Dispatcher } from '../../src/webhooks/dispatcher';
 import { Api } from './api';
 import { testDatabase, TestDatabase } from './db';
+import { checkResponseSchemas } from './response-schemas';
 
 export interface TestServer {
   url: string;
@@ -52,6 +53,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   let server: BuiltServer;
   try {
     server = await buildServer(app);
+    if (process.env.RESPONSE_SCHEMAS !== 'off') checkResponseSchemas(server.fastify);
     await server.fastify.listen({ port: 0, host: '127.0.0.1' });
   } catch (e) {
     await app.ds.destroy();

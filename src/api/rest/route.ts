@@ -3,6 +3,7 @@ import type { RequestContext } from '../../request/context';
 import type { PageRequest } from './pagination';
 import type { ParamTree } from './params';
 import type { RouteParams } from './input';
+import type { JsonSchema } from './response';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -42,6 +43,12 @@ export interface RestRoute<P = Record<string, any>> {
   validationBody?: (fields: import('../../common/errors').FieldError[]) => unknown;
   /** Shapes one object (or each list node) as Canvas JSON. */
   present?: (value: any, input: RestInput<P>) => unknown;
+  /**
+   * The Canvas JSON the route answers (for a list: each item), built with src/api/rest/response.ts and
+   * usually a named schema shared with the other rows answering the same kind. Required unless the
+   * route answers 204 or only redirects.
+   */
+  response?: JsonSchema;
   status?: number;
   /** Response headers computed from the result (e.g. Location of a created object). */
   headers?: (value: any, input: RestInput<P>) => Record<string, string>;

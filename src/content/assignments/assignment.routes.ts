@@ -3,6 +3,7 @@ import { numericIds } from '../../api/rest/present';
 import { LOCK_FIELDS, lockKeys } from '../lock-info';
 import { bool, id, list, obj, params } from '../../api/rest/input';
 import { checked, checkedDate, checkedNumber, courseId, html } from '../content.params';
+import { AssignmentSchema } from './assignment.schemas';
 
 defineFragment(`fragment AssignmentJson on Assignment {
   id: _id name description created_at: createdAt updated_at: updatedAt due_at: dueAt lock_at: lockAt unlock_at: unlockAt
@@ -93,6 +94,7 @@ export const assignmentRoutes: RestRoute[] = [
     root: 'createAssignment',
     payloadKey: 'assignment',
     present: presentAssignment,
+    response: AssignmentSchema,
     status: 201,
   },
   {
@@ -105,6 +107,7 @@ export const assignmentRoutes: RestRoute[] = [
     root: 'course.assignmentsConnection',
     list: true,
     present: presentAssignment,
+    response: AssignmentSchema,
   },
   {
     method: 'GET',
@@ -114,6 +117,7 @@ export const assignmentRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id, courseId: values.course_id }),
     root: 'assignment',
     present: presentAssignment,
+    response: AssignmentSchema,
   },
   {
     method: 'PUT',
@@ -124,6 +128,7 @@ export const assignmentRoutes: RestRoute[] = [
     root: 'updateAssignment',
     payloadKey: 'assignment',
     present: presentAssignment,
+    response: AssignmentSchema,
   },
   {
     method: 'DELETE',
@@ -134,5 +139,6 @@ export const assignmentRoutes: RestRoute[] = [
     root: 'deleteAssignment',
     payloadKey: 'assignment',
     present: presentAssignment,
+    response: AssignmentSchema,
   },
 ];

@@ -3,6 +3,7 @@ import { numericIds } from '../../api/rest/present';
 import { hash, id, nullableText, oneOf, params } from '../../api/rest/input';
 import { checked, courseId, html } from '../content.params';
 import { PRIVACY_LEVELS } from './external-tool.entity';
+import { ExternalToolSchema } from './external-tool.schemas';
 
 defineFragment(`fragment ExternalToolJson on ExternalTool {
   id: _id name description url domain consumer_key: consumerKey privacy_level: privacyLevel workflow_state: workflowState
@@ -71,6 +72,7 @@ export const externalToolRoutes: RestRoute[] = [
     root: 'createExternalTool',
     payloadKey: 'externalTool',
     present: presentTool,
+    response: ExternalToolSchema,
   },
   {
     method: 'GET',
@@ -82,6 +84,7 @@ export const externalToolRoutes: RestRoute[] = [
     root: 'course.externalToolsConnection',
     list: true,
     present: presentTool,
+    response: ExternalToolSchema,
   },
   {
     method: 'GET',
@@ -91,6 +94,7 @@ export const externalToolRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id, courseId: values.course_id }),
     root: 'externalTool',
     present: presentTool,
+    response: ExternalToolSchema,
   },
   {
     method: 'PUT',
@@ -101,6 +105,7 @@ export const externalToolRoutes: RestRoute[] = [
     root: 'updateExternalTool',
     payloadKey: 'externalTool',
     present: presentTool,
+    response: ExternalToolSchema,
   },
   {
     method: 'DELETE',
@@ -111,5 +116,6 @@ export const externalToolRoutes: RestRoute[] = [
     root: 'deleteExternalTool',
     payloadKey: 'externalTool',
     present: presentTool,
+    response: ExternalToolSchema,
   },
 ];

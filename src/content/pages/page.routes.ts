@@ -2,6 +2,7 @@ import { defineFragment, RestInput, RestRoute, PAYLOAD_ERRORS } from '../../api/
 import { numericIds } from '../../api/rest/present';
 import { bool, obj, oneOf, params, text as textParam } from '../../api/rest/input';
 import { checked, checkedDate, courseId, html } from '../content.params';
+import { PageSchema } from './page.schemas';
 
 defineFragment(`fragment PageJson on Page {
   page_id: _id url title created_at: createdAt updated_at: updatedAt hide_from_students: hideFromStudents
@@ -64,6 +65,7 @@ export const pageRoutes: RestRoute[] = [
     root: 'createPage',
     payloadKey: 'page',
     present: presentPage,
+    response: PageSchema,
   },
   {
     method: 'GET',
@@ -91,6 +93,7 @@ export const pageRoutes: RestRoute[] = [
     root: 'course.pagesConnection',
     list: true,
     present: presentPage,
+    response: PageSchema,
   },
   {
     method: 'GET',
@@ -100,6 +103,7 @@ export const pageRoutes: RestRoute[] = [
     variables: ({ values }) => ({ courseId: values.course_id, urlOrId: values.url_or_id, withBody: true }),
     root: 'page',
     present: presentPage,
+    response: PageSchema,
   },
   {
     method: 'PUT',
@@ -110,6 +114,7 @@ export const pageRoutes: RestRoute[] = [
     root: 'updatePage',
     payloadKey: 'page',
     present: presentPage,
+    response: PageSchema,
   },
   {
     method: 'DELETE',
@@ -120,5 +125,6 @@ export const pageRoutes: RestRoute[] = [
     root: 'deletePage',
     payloadKey: 'page',
     present: presentPage,
+    response: PageSchema,
   },
 ];

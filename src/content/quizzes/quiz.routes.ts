@@ -4,6 +4,7 @@ import { LOCK_FIELDS, lockKeys } from '../lock-info';
 import { reject } from './quiz-submission.service';
 import { bool, hash, id, list, nullableText, obj, params, z } from '../../api/rest/input';
 import { checked, checkedDate, checkedNumber, courseId, html, word } from '../content.params';
+import { QuizSchema, QuizSubmissionSchema, QuizSubmissionsSchema } from './quiz.schemas';
 
 defineFragment(`fragment QuizJson on Quiz {
   id: _id title description html_url: htmlUrl quiz_type: quizType time_limit: timeLimit shuffle_answers: shuffleAnswers
@@ -138,6 +139,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'createQuiz',
     payloadKey: 'quiz',
     present: presentQuiz,
+    response: QuizSchema,
   },
   {
     method: 'GET',
@@ -149,6 +151,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'course.quizzesConnection',
     list: true,
     present: presentQuiz,
+    response: QuizSchema,
   },
   {
     method: 'GET',
@@ -158,6 +161,7 @@ export const quizRoutes: RestRoute[] = [
     variables: ({ values }) => ({ id: values.id, courseId: values.course_id }),
     root: 'quiz',
     present: presentQuiz,
+    response: QuizSchema,
   },
   {
     method: 'PUT',
@@ -168,6 +172,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'updateQuiz',
     payloadKey: 'quiz',
     present: presentQuiz,
+    response: QuizSchema,
   },
   {
     method: 'DELETE',
@@ -178,6 +183,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'deleteQuiz',
     payloadKey: 'quiz',
     present: presentQuiz,
+    response: QuizSchema,
   },
 
   // ---- quiz submissions ----
@@ -192,6 +198,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'startQuizSubmission',
     payloadKey: 'quizSubmission',
     present: wrap,
+    response: QuizSubmissionsSchema,
   },
   {
     method: 'GET',
@@ -203,6 +210,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'quiz.submissionsConnection',
     list: { envelope: 'quiz_submissions' },
     present: presentQuizSubmission,
+    response: QuizSubmissionSchema,
   },
   {
     method: 'GET',
@@ -212,6 +220,7 @@ export const quizRoutes: RestRoute[] = [
     variables: ({ values }) => ({ quizId: values.quiz_id, id: values.id, courseId: values.course_id }),
     root: 'quizSubmission',
     present: wrap,
+    response: QuizSubmissionsSchema,
   },
   {
     method: 'POST',
@@ -237,6 +246,7 @@ export const quizRoutes: RestRoute[] = [
     root: 'completeQuizSubmission',
     payloadKey: 'quizSubmission',
     present: wrap,
+    response: QuizSubmissionsSchema,
   },
   {
     method: 'PUT',
@@ -247,5 +257,6 @@ export const quizRoutes: RestRoute[] = [
     root: 'updateQuizSubmissionScores',
     payloadKey: 'quizSubmission',
     present: wrap,
+    response: QuizSubmissionsSchema,
   },
 ];

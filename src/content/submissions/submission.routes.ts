@@ -3,6 +3,7 @@ import { numericIds } from '../../api/rest/present';
 import { bool, id, list, nullableText, obj, oneOf, params } from '../../api/rest/input';
 import { userId } from '../../users/user.params';
 import { checked, courseId, html } from '../content.params';
+import { CreatedSubmissionSchema, SubmissionSchema } from './submission.schemas';
 
 defineFragment(`fragment SubmissionJson on Submission {
   id: _id assignment_id: assignmentId user_id: userId course_id: courseId grader_id: graderId submission_type: submissionType
@@ -74,6 +75,7 @@ export const submissionRoutes: RestRoute[] = [
     root: 'createSubmission',
     payloadKey: 'submission',
     present: presentCreated,
+    response: CreatedSubmissionSchema,
     status: 201,
     headers: (s: Json, input) => ({ Location: `${input.ctx.baseUrl}/api/v1/courses/${input.params.course_id}/assignments/${input.params.assignment_id}/submissions/${s.user_id}` }),
   },
@@ -91,6 +93,7 @@ export const submissionRoutes: RestRoute[] = [
     root: 'assignment.submissionsConnection',
     list: true,
     present: presentSubmission,
+    response: SubmissionSchema,
   },
   {
     method: 'GET',
@@ -100,6 +103,7 @@ export const submissionRoutes: RestRoute[] = [
     variables: ({ values }) => ({ ...ref(values), userId: values.user_id }),
     root: 'submission',
     present: presentSubmission,
+    response: SubmissionSchema,
   },
   {
     method: 'PUT',
@@ -122,5 +126,6 @@ export const submissionRoutes: RestRoute[] = [
     root: 'gradeSubmission',
     payloadKey: 'submission',
     present: presentSubmission,
+    response: SubmissionSchema,
   },
 ];
