@@ -1,4 +1,5 @@
 import { strArray } from '../api/rest/params';
+import { CalendarEventSchema } from './calendar-event.schemas';
 import { numericIds } from '../api/rest/present';
 import { defineFragment, PAYLOAD_ERRORS, RestInput, RestRoute } from '../api/rest/route';
 import { bool, date, hash, id, list, model, nullableText, obj, params, text, z } from '../api/rest/input';
@@ -106,6 +107,7 @@ export const calendarEventRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/calendar_events',
+    response: CalendarEventSchema,
     accepts: P.index,
     operation: `query($type: String, $contextCodes: [String!], $startDate: String, $endDate: String, $undated: Boolean, $allEvents: Boolean, $first: Int, $after: String) {
       calendarEvents(type: $type, contextCodes: $contextCodes, startDate: $startDate, endDate: $endDate, undated: $undated, allEvents: $allEvents, first: $first, after: $after) { nodes { ...CalendarEventJson } totalCount }
@@ -125,6 +127,7 @@ export const calendarEventRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/calendar_events/:id',
+    response: CalendarEventSchema,
     accepts: P.one,
     operation: 'query($id: ID!) { calendarEvent(id: $id) { ...CalendarEventJson } }',
     variables: ({ values: v }) => ({ id: v.id }),
@@ -134,6 +137,7 @@ export const calendarEventRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/calendar_events',
+    response: CalendarEventSchema,
     accepts: P.create,
     operation: MUTATION('createCalendarEvent', 'CreateCalendarEventInput'),
     variables: ({ values: v }) => {
@@ -149,6 +153,7 @@ export const calendarEventRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/calendar_events/:id',
+    response: CalendarEventSchema,
     accepts: P.update,
     operation: MUTATION('updateCalendarEvent', 'UpdateCalendarEventInput'),
     variables: ({ values: v }) => ({ input: { id: v.id, ...eventFields(v) } }),
@@ -159,6 +164,7 @@ export const calendarEventRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/calendar_events/:id',
+    response: CalendarEventSchema,
     accepts: P.delete,
     operation: MUTATION('deleteCalendarEvent', 'DeleteCalendarEventInput'),
     variables: ({ values: v }) => ({ input: { id: v.id, cancelReason: v.cancel_reason ?? undefined } }),

@@ -1,4 +1,5 @@
 import { defineFragment, RestInput, RestRoute } from '../api/rest/route';
+import { CourseUserSchema } from './course-user.schemas';
 import { id, ids, list, oneOf, params, text } from '../api/rest/input';
 import { str, strArray } from '../api/rest/params';
 import { numericIds, omitNull } from '../api/rest/present';
@@ -84,6 +85,7 @@ const FLAG_VARS = '$avatar: Boolean!, $locale: Boolean!, $timeZone: Boolean!, $u
 const listRoute = (path: string): RestRoute => ({
   method: 'GET',
   path,
+  response: CourseUserSchema,
   accepts: listParams,
   operation: `query($id: ID!, $first: Int, $after: String, $searchTerm: String, $types: [String!], $roleId: ID, $states: [String!], $userIds: [ID!], $sort: String, $order: String, ${FLAG_VARS}) {
     course(id: $id) { usersConnection(first: $first, after: $after, searchTerm: $searchTerm, enrollmentTypes: $types, enrollmentRoleId: $roleId,
@@ -118,6 +120,7 @@ export const courseUserRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/users/:id',
+    response: CourseUserSchema,
     accepts: params({ course_id: courseId(), id: userId() }),
     operation: `query($cid: ID!, $uid: ID!, ${FLAG_VARS}) { course(id: $cid) { user(id: $uid) { ...CourseUserJson } } }`,
     variables: (input) => ({ cid: str(input.params.course_id), course: str(input.params.course_id), uid: str(input.params.id), ...includeFlags(input) }),

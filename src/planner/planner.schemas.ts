@@ -25,6 +25,8 @@ const PLANNABLE = {
   id: 'id', title: 'string', course_id: 'id?', group_id: 'id?', user_id: 'id', todo_date: 'date?', details: 'string?',
   url: 'string?', unread_count: 'int?', read_state: 'string?', assignment_id: 'id', points_possible: 'number?',
   due_at: 'date?', workflow_state: 'string?', created_at: 'date', updated_at: 'date',
+  // A calendar event's own attributes.
+  start_at: 'date?', end_at: 'date?', all_day: 'bool', location_name: 'string?', location_address: 'string?', description: 'string?',
 } as const;
 
 /**

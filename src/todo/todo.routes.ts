@@ -1,4 +1,5 @@
 import { defineFragment, RestInput, RestRoute } from '../api/rest/route';
+import { MissingSubmissionSchema, TodoItemCountSchema, TodoItemSchema, UpcomingEventsSchema } from './todo.schemas';
 import { id, ids, list, oneOf, params } from '../api/rest/input';
 import { str, strArray } from '../api/rest/params';
 
@@ -109,6 +110,7 @@ export const todoRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/users/self/todo',
+    response: TodoItemSchema,
     accepts: params({ include: todoIncludes }),
     operation: TODO_OP,
     variables: (input) => ({ quizzes: wantsQuizzes(input) }),
@@ -119,6 +121,7 @@ export const todoRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/courses/:course_id/todo',
+    response: TodoItemSchema,
     accepts: params({ course_id: courseId(), include: todoIncludes }),
     operation: TODO_OP,
     variables: (input) => ({ courseId: str(input.params.course_id), quizzes: wantsQuizzes(input) }),
@@ -129,6 +132,7 @@ export const todoRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/users/self/todo_item_count',
+    response: TodoItemCountSchema,
     accepts: params({ include: todoIncludes }),
     operation: `query($quizzes: Boolean) { todoItemCount(includeUngradedQuizzes: $quizzes) {
       needs_grading_count: needsGradingCount assignments_needing_submitting: assignmentsNeedingSubmitting } }`,
@@ -138,6 +142,7 @@ export const todoRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/users/self/upcoming_events',
+    response: UpcomingEventsSchema,
     accepts: params({}),
     operation: `query { upcomingEvents { ...UpcomingEventJson } }`,
     root: 'upcomingEvents',
@@ -146,6 +151,7 @@ export const todoRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/users/:user_id/missing_submissions',
+    response: MissingSubmissionSchema,
     accepts: params({
       user_id: userId(),
       include: list(oneOf(['planner_overrides', 'course']), { max: 5 }).optional(),
