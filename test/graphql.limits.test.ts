@@ -283,7 +283,7 @@ describe('configured limits', () => {
  * to 100 items each. They run through REST's own pagination and are exempt from the limits.
  */
 const FAN_OUT_ROUTES = new Set([
-  'GET /api/v1/group_categories/:id/groups',
+  'GET /api/v1/group_categories/:group_category_id/groups',
   'GET /api/v1/users/self/groups',
   'GET /api/v1/courses/:course_id/groups',
   'GET /api/v1/accounts/:account_id/groups',
