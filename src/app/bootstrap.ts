@@ -31,7 +31,6 @@ export async function setUpDatabase(config: Config, onDbError?: (msg: string) =>
 }
 
 function runtime(config: Config, ds: DataSource, tokenKey: string): Runtime {
-  installPlugins();
   const pubsub = createAppPubSub(config.REDIS_URL);
   setProcessPubSub(pubsub);
   return { config, ds, tokenKey, schema: buildAppSchema(), pubsub };
@@ -45,6 +44,7 @@ export async function prepareApp(config: Config, onDbError?: (msg: string) => vo
 
 /** A cluster worker's app: its primary has already migrated the database and set up the installation. */
 export async function joinApp(config: Config): Promise<Runtime> {
+  installPlugins();
   const ds = await openAppDatabase(config.DATABASE_URL);
   return runtime(config, ds, await tokenKeyOf(config, ds));
 }
