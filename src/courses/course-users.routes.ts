@@ -1,7 +1,7 @@
 import { defineFragment, RestInput, RestRoute } from '../api/rest/route';
 import { CourseUserSchema } from './course-user.schemas';
 import { id, ids, list, oneOf, params, text } from '../api/rest/input';
-import { str, strArray } from '../api/rest/params';
+import { strArray } from '../api/rest/params';
 import { numericIds, omitNull } from '../api/rest/present';
 import { userId } from '../users/user.params';
 import { courseId } from './course.params';
@@ -92,20 +92,20 @@ const listRoute = (path: string): RestRoute => ({
       enrollmentStates: $states, userIds: $userIds, sort: $sort, order: $order) {
       nodes { ...CourseUserJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
   variables: (input) => {
-    const { params: p } = input;
-    const types = strArray(p.enrollment_type);
-    const states = strArray(p.enrollment_state);
-    const users = (input.values.user_ids as string[] | undefined) ?? [];
+    const v = input.values;
+    const types = (v.enrollment_type as string[] | undefined) ?? [];
+    const states = (v.enrollment_state as string[] | undefined) ?? [];
+    const users = (v.user_ids as string[] | undefined) ?? [];
     return {
-      id: str(p.course_id),
-      course: str(p.course_id),
-      searchTerm: str(p.search_term),
+      id: v.course_id,
+      course: v.course_id,
+      searchTerm: v.search_term,
       types: types.length ? types : null,
-      roleId: str(p.enrollment_role_id),
+      roleId: v.enrollment_role_id,
       states: states.length ? states : null,
       userIds: users.length ? users : null,
-      sort: str(p.sort),
-      order: str(p.order),
+      sort: v.sort,
+      order: v.order,
       ...includeFlags(input),
     };
   },
@@ -123,7 +123,7 @@ export const courseUserRoutes: RestRoute[] = [
     response: CourseUserSchema,
     accepts: params({ course_id: courseId(), id: userId() }),
     operation: `query($cid: ID!, $uid: ID!, ${FLAG_VARS}) { course(id: $cid) { user(id: $uid) { ...CourseUserJson } } }`,
-    variables: (input) => ({ cid: str(input.params.course_id), course: str(input.params.course_id), uid: str(input.params.id), ...includeFlags(input) }),
+    variables: (input) => ({ cid: input.values.course_id, course: input.values.course_id, uid: input.values.id, ...includeFlags(input) }),
     root: 'course.user',
     present: presentCourseUser,
   },

@@ -1,7 +1,7 @@
 import { defineFragment, RestInput, RestRoute } from '../api/rest/route';
 import { MissingSubmissionSchema, TodoItemCountSchema, TodoItemSchema, UpcomingEventsSchema } from './todo.schemas';
 import { id, ids, list, oneOf, params } from '../api/rest/input';
-import { str, strArray } from '../api/rest/params';
+import { strArray } from '../api/rest/params';
 
 import { presentAssignment } from '../content/assignments/assignment.routes';
 import { presentQuiz } from '../content/quizzes/quiz.routes';
@@ -124,7 +124,7 @@ export const todoRoutes: RestRoute[] = [
     response: TodoItemSchema,
     accepts: params({ course_id: courseId(), include: todoIncludes }),
     operation: TODO_OP,
-    variables: (input) => ({ courseId: str(input.params.course_id), quizzes: wantsQuizzes(input) }),
+    variables: (input) => ({ courseId: input.values.course_id, quizzes: wantsQuizzes(input) }),
     root: 'todoItems',
     list: true,
     present: presentTodoItem,
@@ -164,11 +164,11 @@ export const todoRoutes: RestRoute[] = [
           planner_override: plannerOverride @include(if: $override) { ...PlannerOverrideJson } }
         totalCount pageInfo { hasNextPage endCursor } } }`,
     variables: (input) => {
-      const include = strArray(input.params.include);
+      const include = (input.values.include as string[] | undefined) ?? [];
       const courses = (input.values.course_ids as string[] | undefined) ?? [];
       return {
-        userId: str(input.params.user_id),
-        filter: strArray(input.params.filter),
+        userId: input.values.user_id,
+        filter: (input.values.filter as string[] | undefined) ?? [],
         courseIds: courses.length ? courses : null,
         course: include.includes('course'),
         override: include.includes('planner_overrides'),
