@@ -47,6 +47,22 @@ export interface ContentAdapter {
   rename?(em: EntityManager, courseId: number, id: number, title: string): Promise<void>;
   /** API URL of the object. */
   apiUrl(baseUrl: string, courseId: number, info: ContentInfo): string;
+  /** The rules of load() and ContentInfo as SQL, so item lists filter and page in the database. */
+  sql: ContentSql;
+}
+
+/**
+ * A kind's content rules as SQL conditions over its table aliased `mc`, for the item aliased `item`
+ * (`mc.id = item.content_id` is added by the caller): what load() finds (live, of the item's course),
+ * what counts as published, and the assignment that scores it (ContentInfo.assignmentId), if any.
+ * They must say exactly what load() says: listings filter by them and then check the page's rows
+ * against the loaded ContentInfo too.
+ */
+export interface ContentSql {
+  table: string;
+  live: (item: string) => string;
+  published: string;
+  assignment?: (item: string) => string;
 }
 
 const adapters = new Map<ItemType, ContentAdapter>();

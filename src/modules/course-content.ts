@@ -19,6 +19,8 @@ import { Submission } from '../content/submissions/submission.entity';
 
 /** Not deleted (typed loosely: each entity has its own state union). */
 const live = { workflowState: Not('deleted') as never };
+/** The same, as SQL (content-registry's ContentSql): a live row of the item's course. */
+const liveIn = (item: string) => `mc.course_id = ${item}.course_id AND mc.workflow_state <> 'deleted'`;
 
 export const assignmentContent: ContentAdapter = {
   kind: 'Assignment',
@@ -66,6 +68,7 @@ export const assignmentContent: ContentAdapter = {
     await em.getRepository(DiscussionTopic).update({ assignmentId: id, contextType: 'Course', contextId: courseId, ...live }, { title });
   },
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/assignments/${info.id}`,
+  sql: { table: 'assignments', live: liveIn, published: "mc.workflow_state = 'published'", assignment: () => 'mc.id' },
 };
 
 export const quizContent: ContentAdapter = {
@@ -110,6 +113,7 @@ export const quizContent: ContentAdapter = {
     if (quiz.assignmentId) await em.getRepository(Assignment).update({ id: quiz.assignmentId }, { name: title });
   },
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/quizzes/${info.id}`,
+  sql: { table: 'quizzes', live: liveIn, published: "mc.workflow_state = 'available'", assignment: () => 'mc.assignment_id' },
 };
 
 const pageInfo = (p: WikiPage): ContentInfo => ({
@@ -146,6 +150,7 @@ export const pageContent: ContentAdapter = {
     await em.getRepository(WikiPage).update({ id, courseId }, { title });
   },
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/pages/${info.pageUrl}`,
+  sql: { table: 'wiki_pages', live: liveIn, published: "mc.workflow_state = 'active'" },
 };
 
 export const externalToolContent: ContentAdapter = {
@@ -161,6 +166,7 @@ export const externalToolContent: ContentAdapter = {
   },
   apiUrl: (baseUrl, courseId, info) =>
     `${baseUrl}/api/v1/courses/${courseId}/external_tools/sessionless_launch?id=${info.id}${info.url ? `&url=${encodeURIComponent(info.url)}` : ''}`,
+  sql: { table: 'context_external_tools', live: liveIn, published: '1 = 1' },
 };
 
 /**

@@ -63,6 +63,13 @@ export const discussionContent: ContentAdapter = {
     if (topic?.assignmentId != null) await em.getRepository(Assignment).update({ id: topic.assignmentId, courseId }, { name: title });
   },
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/discussion_topics/${info.id}`,
+  sql: {
+    table: 'discussion_topics',
+    live: (item) => `mc.context_type = 'Course' AND mc.context_id = ${item}.course_id AND mc.is_announcement = 0 AND mc.workflow_state <> 'deleted'`,
+    published: "mc.workflow_state = 'active'",
+    // As load(): a graded topic is scored by its assignment while that assignment is live.
+    assignment: (item) => `(SELECT da.id FROM assignments da WHERE da.id = mc.assignment_id AND da.course_id = ${item}.course_id AND da.workflow_state <> 'deleted')`,
+  },
 };
 
 /** The live assignments of graded topics take the topics' published state. */

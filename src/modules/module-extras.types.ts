@@ -7,6 +7,7 @@ import { PayloadType } from '../api/graphql/payload';
 import { Connection } from '../common/relay';
 import { ModuleItemType, ModuleType } from './module.types';
 import { ListBound } from '../common/list-bounds';
+import { MAX_EMBEDDED_ITEMS } from './module-item-sql';
 
 @ObjectType('AssignmentSet')
 export class AssignmentSetType {
@@ -178,7 +179,7 @@ export class ModuleProgressionType {
   completedAt: Date | null;
   @Field(() => Int, { nullable: true, description: 'Sequential modules: position of the first item still to do.' })
   currentPosition: number | null;
-  @ListBound(100) // MAX_EMBEDDED_ITEMS
+  @ListBound(MAX_EMBEDDED_ITEMS)
   @Field(() => [MetRequirementType])
   requirementsMet: MetRequirementType[];
 }

@@ -13,6 +13,7 @@ import { ModuleItemView, ModuleView } from './module-views';
 import { ModuleConnection, ModuleItemConnection, ModuleItemsArgs, ModuleItemType, ModulesArgs, ModuleType } from './module.types';
 import { studentArg } from './sequence.service';
 import { ListBound } from '../common/list-bounds';
+import { MAX_EMBEDDED_ITEMS, ModuleItemReads } from './module-item-reads';
 import { ModuleService } from './module.service';
 import { ModuleItemService } from './module-item.service';
 import { ModuleOverrideService } from './module-override.service';
@@ -55,11 +56,15 @@ export class CourseModulesResolver {
 
 @Resolver(() => ModuleType)
 export class ModuleGraphResolver {
-  @ListBound(100) // MAX_EMBEDDED_ITEMS
-  @FieldResolver(() => [ModuleItemType], { nullable: true, description: 'Every item of the module the viewer sees, by position (Canvas’s Module.moduleItems).' })
+  @ListBound(MAX_EMBEDDED_ITEMS)
+  @FieldResolver(() => [ModuleItemType], {
+    nullable: true,
+    description: `The items of the module the viewer sees, by position (Canvas’s Module.moduleItems): the first ${MAX_EMBEDDED_ITEMS}; moduleItemsConnection pages through the rest.`,
+  })
   async moduleItems(@Root() v: ModuleView, @Ctx() ctx: RequestContext): Promise<ModuleItemView[] | null> {
     const view = await showModule(ctx, v.module.courseId, v.module.id, v);
-    return view ? ctx.use(ModuleItemService).visibleItems(view) : null;
+    // Read with the bound as the LIMIT (per module, batched), never the whole module.
+    return view ? (await ctx.use(ModuleItemReads).firstItems(view)).slice(0, MAX_EMBEDDED_ITEMS) : null;
   }
 
   @FieldResolver(() => ModuleItemConnection, { nullable: true, description: 'Items the viewer sees, by position (as moduleItemsConnection(courseId:, moduleId:)).' })

@@ -10,6 +10,8 @@ export type ItemType = (typeof ITEM_TYPES)[number];
 @Entity('module_items')
 @Index(['moduleId', 'workflowState', 'position'])
 @Index(['courseId', 'contentType', 'contentId'])
+// Item lists page in this order (position, id) with LIMIT after a key.
+@Index(['moduleId', 'position', 'id'])
 export class ModuleItem extends Timestamped {
   @IntColumn()
   courseId: number;

@@ -5,7 +5,8 @@ import { NotFoundError, RequestError, Validator } from '../common/errors';
 import { parseIdParam } from '../common/ids';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import type { ConnectionResult } from '../common/relay';
+import { keysetConnection, keyWindow } from '../common/keyset';
 import { ContentInfo, contentAdapter, requirementApplies } from './content-registry';
 import { ITEM_TYPES, ItemType, ModuleItem } from './module-item.entity';
 import { ModuleItemView, ModuleView } from './module-views';
@@ -13,7 +14,7 @@ import { ContextModule } from './module.entity';
 import { placeAt, renumber } from './positions';
 import { REQUIREMENT_TYPES, RequirementType } from './progression-evaluator';
 import { ModuleService } from './module.service';
-import { ModuleItemReads } from './module-item-reads';
+import { itemKey, ModuleItemReads } from './module-item-reads';
 import { ProgressService } from './progress.service';
 
 export interface RequirementInput {
@@ -86,22 +87,26 @@ export class ModuleItemService {
     return this.ctx.use(ModuleItemReads).visibleItems(view);
   }
 
+  /**
+   * A page of a module's visible items, cut in SQL on the (module, position, id) index: key set
+   * cursors (legacy offset cursors still honoured), the total counted only when selected.
+   */
   async list(courseRaw: string, moduleRaw: string, args: { first?: number | null; after?: string | null; searchTerm?: string | null; studentId?: string | null }): Promise<ConnectionResult<ModuleItemView>> {
     const view = await this.modules.show(courseRaw, moduleRaw, { studentId: args.studentId });
-    let items = await this.visibleItems(view);
     const term = args.searchTerm?.trim().toLowerCase();
     if (term != null && args.searchTerm != null && term.length < 2) {
       throw new RequestError('search_term too short', 400, { errors: [{ field: 'search_term', code: 'invalid', message: '2 or more characters is required' }] });
     }
-    if (term) items = items.filter((i) => i.item.title.toLowerCase().includes(term));
-    const w = pageWindow(args);
-    return toConnection(items.slice(w.offset, w.offset + w.limit), items.length, w);
+    const reads = this.ctx.use(ModuleItemReads);
+    const w = keyWindow(args, 2);
+    const rows = await reads.page(view, w, term || null);
+    return keysetConnection(rows, w, itemKey, () => reads.count(view, term || null));
   }
 
   async show(courseRaw: string, moduleRaw: string, itemRaw: string, args: { studentId?: string | null } = {}): Promise<ModuleItemView> {
     const view = await this.modules.show(courseRaw, moduleRaw, args);
     const id = parseIdParam(itemRaw);
-    const found = (await this.visibleItems(view)).find((v) => id.kind === 'id' && v.item.id === id.id);
+    const found = id.kind === 'id' ? await this.ctx.use(ModuleItemReads).one(view, id.id) : null;
     if (!found) throw new NotFoundError();
     return found;
   }

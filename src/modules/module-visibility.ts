@@ -8,6 +8,7 @@ import { CONTENTLESS, ContentInfo, contentAdapter } from './content-registry';
 import type { ModuleItem } from './module-item.entity';
 import { ModuleOverride } from './module-override.entity';
 import type { ContextModule } from './module.entity';
+import { marks, SqlPart } from './module-item-sql';
 
 /** An item still links something (its content exists), or links nothing by nature. */
 export function itemLinked(item: ModuleItem, content: ContentInfo | null | undefined): boolean {
@@ -90,6 +91,38 @@ export class ModuleVisibility {
     const roles = await this.ctx.authz.courseRoles(course);
     const ids = roles.enrollments.filter((e) => e.type === 'ObserverEnrollment' && e.workflowState === 'active' && e.associatedUserId != null).map((e) => e.associatedUserId!);
     return [...new Set(ids)];
+  }
+
+  /**
+   * visibleModules as a SQL condition over context_modules aliased `m`, so module lists page in the
+   * database and read overrides only through it (the overrides' (module_id, workflow_state) index):
+   * the same audience, and an override targets someone through their section, a tag they carry, or
+   * its student list (stored as JSON.stringify of numbers, matched as a whole element).
+   */
+  async visibleSql(course: Course, asStudent: number | null): Promise<SqlPart> {
+    if (asStudent == null && (await this.canSeeUnpublished(course))) return { sql: "m.workflow_state IN ('active', 'unpublished')", params: [] };
+    const audience = asStudent != null ? [asStudent] : await this.observedStudents(course);
+    const overrides = "SELECT 1 FROM module_overrides o WHERE o.module_id = m.id AND o.workflow_state = 'active'";
+    const open = `NOT EXISTS (${overrides})`;
+    if (!audience.length) return { sql: `m.workflow_state = 'active' AND ${open}`, params: [] };
+    const targets = await Promise.all(audience.map((u) => this.targets(course.id, u)));
+    const sections = [...new Set(targets.flatMap((t) => [...t.sections]))];
+    const groups = [...new Set(targets.flatMap((t) => [...t.groups]))];
+    const ors: string[] = [];
+    const params: unknown[] = [];
+    if (sections.length) {
+      ors.push(`o.course_section_id IN (${marks(sections.length)})`);
+      params.push(...sections);
+    }
+    if (groups.length) {
+      ors.push(`o.group_id IN (${marks(groups.length)})`);
+      params.push(...groups);
+    }
+    for (const u of audience) {
+      ors.push('o.student_ids LIKE ? OR o.student_ids LIKE ? OR o.student_ids LIKE ? OR o.student_ids LIKE ?');
+      params.push(`[${u}]`, `[${u},%`, `%,${u},%`, `%,${u}]`);
+    }
+    return { sql: `m.workflow_state = 'active' AND (${open} OR EXISTS (${overrides} AND (${ors.join(' OR ')})))`, params };
   }
 
   /**

@@ -6,6 +6,8 @@ export type ModuleWorkflow = 'active' | 'unpublished' | 'deleted';
 
 @Entity('context_modules')
 @Index(['courseId', 'workflowState', 'position'])
+// Module lists page in this order (position, id) with LIMIT after a key.
+@Index(['courseId', 'position', 'id'])
 export class ContextModule extends Timestamped {
   @IntColumn()
   courseId: number;

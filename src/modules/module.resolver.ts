@@ -10,7 +10,7 @@ import { UserType } from '../users/user.types';
 import { ModuleProgressionConnection, ModuleProgressionType } from './module-extras.types';
 import type { ProgressionView } from './progress.service';
 import { courseIdArg } from '../courses/course.resolver';
-import { MAX_EMBEDDED_ITEMS } from './module.service';
+import { MAX_EMBEDDED_ITEMS, ModuleItemReads } from './module-item-reads';
 import { ModuleItemView, ModuleView } from './module-views';
 import {
   CreateModuleInput,
@@ -73,8 +73,8 @@ export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {
   }
 
   @FieldResolver(() => Int)
-  async itemsCount(@Root() v: ModuleView, @Ctx() ctx: RequestContext): Promise<number> {
-    return (await ctx.use(ModuleItemService).visibleItems(v)).length;
+  itemsCount(@Root() v: ModuleView, @Ctx() ctx: RequestContext): Promise<number> {
+    return ctx.use(ModuleItemReads).countFor(v);
   }
 
   @FieldResolver(() => String)
@@ -84,7 +84,8 @@ export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {
 
   @FieldResolver(() => [ModuleItemType], { nullable: true })
   async items(@Root() v: ModuleView, @Ctx() ctx: RequestContext): Promise<ModuleItemView[] | null> {
-    let items = await ctx.use(ModuleItemService).visibleItems(v);
+    // The first MAX_EMBEDDED_ITEMS + 1 only: one more says the module is too long to embed.
+    let items = await ctx.use(ModuleItemReads).firstItems(v);
     if (items.length > MAX_EMBEDDED_ITEMS) return null;
     if (v.itemSearch) items = items.filter((i) => i.item.title.toLowerCase().includes(v.itemSearch!));
     return items;

@@ -6,7 +6,10 @@ import { nowToSecond } from '../db/columns';
 import { transaction } from '../db/transaction';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import type { ConnectionResult } from '../common/relay';
+import { keysetConnection, keyWindow } from '../common/keyset';
+import { ModulePages } from './module-pages';
+import { ProgressReads } from './progress-reads';
 import { contentAdapter } from './content-registry';
 import { ModuleItem } from './module-item.entity';
 import { ModuleView } from './module-views';
@@ -16,7 +19,6 @@ import { CourseService } from '../courses/course.service';
 import { ProgressService } from './progress.service';
 import { UserService } from '../users/user.service';
 import { ModuleVisibility } from './module-visibility';
-import { ModuleItemReads } from './module-item-reads';
 
 export interface ModuleInput {
   name?: string | null;
@@ -30,7 +32,7 @@ export interface ModuleInput {
 }
 
 /** Modules with more items than this are listed without their items (Canvas: the max page size). */
-export const MAX_EMBEDDED_ITEMS = 100;
+export { MAX_EMBEDDED_ITEMS } from './module-item-reads';
 
 /**
  * Canvas drops blank prerequisite ids (a form's `prerequisite_module_ids[]=` is its empty list), for
@@ -76,9 +78,14 @@ export class ModuleService {
   }
 
   private async views(course: Course, modules: ContextModule[], student: number | null): Promise<ModuleView[]> {
-    const showPublished = student == null && (await this.ctx.use(ModuleVisibility).canSeeUnpublished(course));
-    const progressions = student != null ? await this.ctx.use(ProgressService).forStudent(course, student) : null;
+    const showPublished = await this.showsPublished(course, student);
+    // Only these modules' progressions (and what their state depends on): see ProgressReads.
+    const progressions = student != null ? await this.ctx.use(ProgressReads).forModules(course, student, modules) : null;
     return modules.map((m) => new ModuleView(m, course, student, showPublished, progressions?.get(m.id) ?? null, this.ctx.baseUrl));
+  }
+
+  private async showsPublished(course: Course, student: number | null): Promise<boolean> {
+    return student == null && (await this.ctx.use(ModuleVisibility).canSeeUnpublished(course));
   }
 
   private liveModules(courseId: number, em?: EntityManager): Promise<ContextModule[]> {
@@ -87,7 +94,10 @@ export class ModuleService {
     return this.ctx.loaders.manyBy(ContextModule, 'courseId', { workflowState: In(['active', 'unpublished']) }, { position: 'ASC', id: 'ASC' } as never).load(courseId);
   }
 
-  /** GET /courses/:id/modules: visible modules by position; search_term matches names (and items with include items). */
+  /**
+   * GET /courses/:id/modules: visible modules by position, a page cut in SQL (key set cursors, legacy
+   * offset cursors honoured); search_term matches names (and item titles with include items).
+   */
   async list(
     courseRaw: string,
     args: { first?: number | null; after?: string | null; searchTerm?: string | null; studentId?: string | null; includeItems?: boolean | null },
@@ -98,21 +108,14 @@ export class ModuleService {
     if (term != null && args.searchTerm != null && term.length < 2) {
       throw new RequestError('search_term too short', 400, { errors: [{ field: 'search_term', code: 'invalid', message: '2 or more characters is required' }] });
     }
-    let modules = await this.ctx.use(ModuleVisibility).visibleModules(course, await this.liveModules(course.id), student);
-    if (term) {
-      if (args.includeItems) {
-        const views = await this.views(course, modules, student);
-        const keep = await Promise.all(
-          views.map(async (v) => v.module.name.toLowerCase().includes(term) || (await this.ctx.use(ModuleItemReads).visibleItems(v)).some((i) => i.item.title.toLowerCase().includes(term))),
-        );
-        modules = modules.filter((_, i) => keep[i]);
-      } else modules = modules.filter((m) => m.name.toLowerCase().includes(term));
-    }
-    const w = pageWindow(args);
-    const page = modules.slice(w.offset, w.offset + w.limit);
-    const views = await this.views(course, page, student);
+    const showPublished = await this.showsPublished(course, student);
+    const search = { term: term || null, includeItems: Boolean(args.includeItems) };
+    const pages = this.ctx.use(ModulePages);
+    const w = keyWindow(args, 2);
+    const rows = await pages.page(course, student, showPublished, search, w);
+    const views = await this.views(course, rows, student);
     if (term && args.includeItems) for (const v of views) if (!v.module.name.toLowerCase().includes(term)) v.itemSearch = term;
-    return toConnection(views, modules.length, w);
+    return keysetConnection(views, w, (v) => [v.module.position, v.module.id], () => pages.count(course, student, showPublished, search));
   }
 
   /** Every module the caller sees in the course (as student_id's view when given), as views (for sequences and mastery paths). */

@@ -4,6 +4,7 @@ import { PayloadType } from '../api/graphql/payload';
 import { Connection, ConnectionArgs } from '../common/relay';
 import { DateTimeScalar } from '../api/graphql/scalars';
 import { ListBound } from '../common/list-bounds';
+import { MAX_EMBEDDED_ITEMS } from './module-item-sql';
 
 @ObjectType('CompletionRequirement')
 export class CompletionRequirementType {
@@ -108,7 +109,7 @@ export class ModuleType extends Node {
   itemsCount: number;
   @Field()
   itemsUrl: string;
-  @ListBound(100) // MAX_EMBEDDED_ITEMS
+  @ListBound(MAX_EMBEDDED_ITEMS)
   @Field(() => [ModuleItemType], { nullable: true, description: 'Null when the module is too large to embed.' })
   items: unknown[] | null;
   @Field(() => String, { nullable: true, description: 'locked, unlocked, started or completed; only for a student’s view.' })

@@ -1,0 +1,25 @@
+import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
+
+/**
+ * Module lists page in SQL in their list order: a module's items by (position, id) and a course's
+ * modules by (position, id), each read from an index in order with LIMIT (no sort of the whole set).
+ */
+const INDEXES: [string, string[]][] = [
+  ['module_items', ['module_id', 'position', 'id']],
+  ['context_modules', ['course_id', 'position', 'id']],
+];
+
+export class ModuleListIndexes1732000013100 implements MigrationInterface {
+  name = 'ModuleListIndexes1732000013100';
+
+  async up(q: QueryRunner): Promise<void> {
+    for (const [table, columnNames] of INDEXES) await q.createIndex(table, new TableIndex({ columnNames }));
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    for (const [table, columnNames] of INDEXES) {
+      const index = (await q.getTable(table))?.indices.find((i) => i.columnNames.join(',') === columnNames.join(','));
+      if (index) await q.dropIndex(table, index);
+    }
+  }
+}

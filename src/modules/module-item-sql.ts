@@ -1,0 +1,62 @@
+import { CONTENTLESS, contentAdapter } from './content-registry';
+import { ITEM_TYPES } from './module-item.entity';
+
+/** Items embedded in a module (Module.items, Module.moduleItems): at most this many (Canvas: the max page size). */
+export const MAX_EMBEDDED_ITEMS = 100;
+
+/** A SQL condition with its positional (`?`) parameters, in order. */
+export interface SqlPart {
+  sql: string;
+  params: unknown[];
+}
+
+/** Whose view of items a condition expresses (see ModuleItemReads.visibleItems). */
+export interface ItemAudience {
+  /** Content managers: every live item whose content exists. */
+  showPublished: boolean;
+  /** Assignments Mastery Paths withholds from the viewer (never applied to content managers). */
+  withheld: ReadonlySet<number>;
+}
+
+/**
+ * The item visibility rules of module-visibility.ts (itemLinked, itemVisibleToStudents, withheldItem)
+ * as one SQL condition over the item aliased `alias`, so a page of a long module is filtered, counted
+ * and cut in the database on the (module, position, id) index: content managers see live items that
+ * still link their content; everyone else sees published items whose content exists and is
+ * published, minus what Mastery Paths withholds.
+ */
+export function itemVisibilitySql(a: ItemAudience, alias = 'mi'): SqlPart {
+  const params: unknown[] = [];
+  const linked: string[] = [];
+  const kinds: string[] = [];
+  for (const type of ITEM_TYPES) {
+    const adapter = contentAdapter(type);
+    if (CONTENTLESS.has(type) || !adapter) continue;
+    const s = adapter.sql;
+    kinds.push(type);
+    const conds = [`mc.id = ${alias}.content_id`, s.live(alias)];
+    if (!a.showPublished) {
+      conds.push(s.published);
+      if (a.withheld.size && s.assignment) {
+        const expr = s.assignment(alias);
+        conds.push(`(${expr} IS NULL OR ${expr} NOT IN (${[...a.withheld].map(() => '?').join(', ')}))`);
+        params.push(...a.withheld);
+      }
+    }
+    // Item types are our own constants, never input.
+    linked.push(`(${alias}.content_type = '${type}' AND EXISTS (SELECT 1 FROM ${s.table} mc WHERE ${conds.join(' AND ')}))`);
+  }
+  // Kinds that link nothing (or that no area serves) follow their item's state alone.
+  const free = kinds.length ? `${alias}.content_type NOT IN (${kinds.map((k) => `'${k}'`).join(', ')})` : '1 = 1';
+  const state = a.showPublished ? `${alias}.workflow_state IN ('active', 'unpublished')` : `${alias}.workflow_state = 'active'`;
+  return { sql: `${state} AND (${[free, ...linked].join(' OR ')})`, params };
+}
+
+/** A case-insensitive "title contains term" (term already trimmed and lower-cased). */
+export function titleContains(column: string, term: string): SqlPart {
+  const escaped = term.replace(/[!%_]/g, (c) => `!${c}`);
+  return { sql: `LOWER(${column}) LIKE ? ESCAPE '!'`, params: [`%${escaped}%`] };
+}
+
+/** `?, ?, ?` for a list of parameters. */
+export const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');

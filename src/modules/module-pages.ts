@@ -1,0 +1,73 @@
+import type { Course } from '../courses/course.entity';
+import { afterKey, KeyWindow, orderSql, SortKey } from '../common/keyset';
+import { leanRows, selectColumns } from '../db/lean-read';
+import type { RequestContext } from '../request/context';
+import { itemVisibilitySql, SqlPart, titleContains } from './module-item-sql';
+import { ContextModule } from './module.entity';
+import { ModuleVisibility } from './module-visibility';
+import { MasteryPathReads } from './mastery-path-reads';
+
+/** A course's modules in list order, on the (course_id, position, id) index. */
+export const MODULE_ORDER: readonly SortKey[] = [
+  { expr: 'm.position', dir: 'ASC' },
+  { expr: 'm.id', dir: 'ASC' },
+];
+
+export interface ModuleSearch {
+  /** Trimmed, lower-cased; null for no search. */
+  term: string | null;
+  /** With include[]=items a module also matches through the title of an item the viewer sees. */
+  includeItems: boolean;
+}
+
+/**
+ * Pages of the modules a viewer sees, cut in SQL: the visibility rules (ModuleVisibility.visibleSql)
+ * and the search are conditions of one statement read with LIMIT after the page's key, so a page reads
+ * its own modules only, and the total is counted only when asked.
+ */
+export class ModulePages {
+  constructor(private readonly ctx: RequestContext) {}
+
+  private async where(course: Course, student: number | null, showPublished: boolean, search: ModuleSearch): Promise<SqlPart> {
+    const vis = await this.ctx.use(ModuleVisibility).visibleSql(course, student);
+    const parts = ['m.course_id = ?', vis.sql];
+    const params: unknown[] = [course.id, ...vis.params];
+    if (search.term) {
+      const name = titleContains('m.name', search.term);
+      if (search.includeItems) {
+        // The items the module's view shows (module-item-sql.ts), as Module.items lists them.
+        const withheld = showPublished ? new Set<number>() : await this.ctx.use(MasteryPathReads).withheldFor(course, student);
+        const items = itemVisibilitySql({ showPublished, withheld }, 'smi');
+        const title = titleContains('smi.title', search.term);
+        parts.push(`(${name.sql} OR EXISTS (SELECT 1 FROM module_items smi WHERE smi.module_id = m.id AND ${items.sql} AND ${title.sql}))`);
+        params.push(...name.params, ...items.params, ...title.params);
+      } else {
+        parts.push(name.sql);
+        params.push(...name.params);
+      }
+    }
+    return { sql: parts.join(' AND '), params };
+  }
+
+  /** The page's modules: rows after the window's key (or legacy offset), LIMIT limit + 1. */
+  async page(course: Course, student: number | null, showPublished: boolean, search: ModuleSearch, w: KeyWindow): Promise<ContextModule[]> {
+    const where = await this.where(course, student, showPublished, search);
+    let sql = where.sql;
+    const params = [...where.params];
+    if (w.after) {
+      const k = afterKey(MODULE_ORDER, w.after);
+      sql += ` AND ${k.sql}`;
+      params.push(...k.params);
+    }
+    const ds = this.ctx.ds;
+    const tail = ` LIMIT ${w.limit + 1}${w.offset > 0 ? ` OFFSET ${w.offset}` : ''}`;
+    // A plain entity: leanRows always maps it.
+    return (await leanRows(ds, ContextModule, `SELECT ${selectColumns(ds, ContextModule, 'm')} FROM context_modules m WHERE ${sql} ORDER BY ${orderSql(MODULE_ORDER)}${tail}`, params))!;
+  }
+
+  async count(course: Course, student: number | null, showPublished: boolean, search: ModuleSearch): Promise<number> {
+    const where = await this.where(course, student, showPublished, search);
+    const rows: { n: number | string }[] = await this.ctx.ds.query(`SELECT COUNT(*) AS n FROM context_modules m WHERE ${where.sql}`, where.params);
+    return Number(rows[0]?.n ?? 0);
+  }
+}

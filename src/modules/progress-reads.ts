@@ -1,0 +1,68 @@
+import DataLoader from 'dataloader';
+import { In } from 'typeorm';
+import type { Course } from '../courses/course.entity';
+import { leanFind } from '../db/lean-read';
+import type { RequestContext } from '../request/context';
+import type { ContextModule } from './module.entity';
+import { ModuleProgression } from './progression.entity';
+import { ProgressService } from './progress.service';
+
+interface Ask {
+  course: Course;
+  userId: number;
+  modules: ContextModule[];
+}
+
+/**
+ * A student's progressions of the modules on one page, without reading the course's other modules.
+ *
+ * A module's state depends only on itself and on modules before it (prerequisites point to earlier
+ * positions; sequential progress stays inside a module), and stored rows are re-evaluated whenever
+ * one is missing or stale. So a page reads its own modules' rows, plus one aggregate saying whether
+ * any published module up to the page's last one lacks a fresh row; only then does the course get
+ * evaluated, exactly as ProgressService.forStudent does (which also stores every module's result).
+ * Batched: courses of one request asking in the same tick share two statements.
+ */
+export class ProgressReads {
+  constructor(private readonly ctx: RequestContext) {}
+
+  async forModules(course: Course, userId: number, modules: ContextModule[]): Promise<Map<number, ModuleProgression>> {
+    const published = modules.filter((m) => m.published);
+    if (!published.length) return new Map();
+    const fresh = await this.loader().load({ course, userId, modules: published });
+    return fresh ?? this.ctx.use(ProgressService).forStudent(course, userId);
+  }
+
+  /** Per ask: the stored rows when every module up to the page's end is fresh, else null. */
+  private loader(): DataLoader<Ask, Map<number, ModuleProgression> | null> {
+    return this.ctx.loaders.get('progress:page', () =>
+      new DataLoader<Ask, Map<number, ModuleProgression> | null>(
+        async (asks) => {
+          const ds = this.ctx.ds;
+          const parts: string[] = [];
+          const params: unknown[] = [];
+          asks.forEach((a, i) => {
+            const last = a.modules.reduce((x, m) => (m.position > x.position || (m.position === x.position && m.id > x.id) ? m : x));
+            parts.push(
+              `SELECT ${i} AS k, COUNT(*) AS n FROM context_modules m WHERE m.course_id = ? AND m.workflow_state = 'active' AND (m.position < ? OR (m.position = ? AND m.id <= ?))` +
+                ' AND NOT EXISTS (SELECT 1 FROM module_progressions p WHERE p.module_id = m.id AND p.user_id = ? AND p.stale = 0)',
+            );
+            params.push(a.course.id, last.position, last.position, last.id, a.userId);
+          });
+          const where = { userId: In([...new Set(asks.map((a) => a.userId))]), moduleId: In([...new Set(asks.flatMap((a) => a.modules.map((m) => m.id)))]) };
+          const [counts, rows] = await Promise.all([
+            ds.query(parts.join(' UNION ALL '), params) as Promise<{ k: number | string; n: number | string }[]>,
+            leanFind(ds, ModuleProgression, where).then((r) => r ?? ds.getRepository(ModuleProgression).findBy(where)),
+          ]);
+          return asks.map((a, i) => {
+            if (Number(counts.find((c) => Number(c.k) === i)?.n ?? 1) > 0) return null;
+            const ids = new Set(a.modules.map((m) => m.id));
+            return new Map(rows.filter((r) => r.userId === a.userId && ids.has(r.moduleId)).map((r) => [r.moduleId, r]));
+          });
+        },
+        // Never cached: a read after a write in the same request sees the write.
+        { cache: false },
+      ),
+    );
+  }
+}
