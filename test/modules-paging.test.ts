@@ -1,5 +1,5 @@
 import { parseLinks } from './support/api';
-import type { Api } from './support/api';
+import type { Api, ApiResponse } from './support/api';
 import { ModulesKit, ok, startModulesWorld } from './support/modules';
 import type { TestServer } from './support/server';
 import type { World } from './support/world';
@@ -184,7 +184,7 @@ describe('modules with items, as a student', () => {
     const out = { ids: [] as number[], states: [] as string[], items: [] as number[][] };
     let url: string | null = `${chained.modules()}?include[]=items&per_page=${perPage}`;
     while (url) {
-      const res = await chained.room.student.api.get(url);
+      const res: ApiResponse = await chained.room.student.api.get(url);
       for (const m of ok(res, 'modules page') as any[]) {
         out.ids.push(m.id);
         out.states.push(m.state);

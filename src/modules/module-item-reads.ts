@@ -6,6 +6,7 @@ import type { RequestContext } from '../request/context';
 import { ContentInfo, loadContent } from './content-registry';
 import { ModuleItem } from './module-item.entity';
 import { ItemAudience, itemVisibilitySql, marks, MAX_EMBEDDED_ITEMS, SqlPart, titleContains } from './module-item-sql';
+import { countLoader, pageLoader } from './batched-pages';
 import { ModuleItemView, ModuleView } from './module-views';
 import { itemLinked, itemVisibleToStudents, withheldItem } from './module-visibility';
 import { MasteryPathReads } from './mastery-path-reads';
@@ -18,6 +19,7 @@ export const ITEM_ORDER: readonly SortKey[] = [
   { expr: 'mi.id', dir: 'ASC' },
 ];
 export const itemKey = (v: ModuleItemView) => [v.item.position, v.item.id];
+const byPosition = (a: ModuleItem, b: ModuleItem) => a.position - b.position || a.id - b.id;
 
 /** Module items as a viewer sees them, read per request; progress, sequences and mastery paths build on it. */
 export class ModuleItemReads {
@@ -73,7 +75,8 @@ export class ModuleItemReads {
 
   /**
    * One page of a module's visible items: the rows after the window's key (or its legacy offset), read
-   * with LIMIT limit + 1 on the (module_id, position, id) index.
+   * with LIMIT limit + 1 on the (module_id, position, id) index; the pages of modules asking in the
+   * same tick (a page of modules, each with its items connection) share one statement.
    */
   async page(view: ModuleView, w: KeyWindow, term: string | null): Promise<ModuleItemView[]> {
     const where = await this.where(view, term);
@@ -86,66 +89,62 @@ export class ModuleItemReads {
     }
     const ds = this.ctx.ds;
     const tail = ` LIMIT ${w.limit + 1}${w.offset > 0 ? ` OFFSET ${w.offset}` : ''}`;
-    const rows = await leanRows(ds, ModuleItem, `SELECT ${selectColumns(ds, ModuleItem, 'mi')} FROM module_items mi WHERE ${sql} ORDER BY ${orderSql(ITEM_ORDER)}${tail}`, params);
-    // These entities are plain (no relations or embedded columns): leanRows always maps them.
-    return this.shown(view, rows!);
+    const part = { parent: view.module.id, sql: `SELECT ${selectColumns(ds, ModuleItem, 'mi')} FROM module_items mi WHERE ${sql} ORDER BY ${orderSql(ITEM_ORDER)}${tail}`, params };
+    const key = `items:${this.viewKey(view)}:${JSON.stringify([w, term])}`;
+    return this.shown(view, await pageLoader(this.ctx, key, ModuleItem, (r) => r.moduleId, byPosition).load(part));
   }
 
   /** How many items page() would list in all (totalCount, a Link rel="last"): only when asked. */
   async count(view: ModuleView, term: string | null): Promise<number> {
     const where = await this.where(view, term);
-    const rows: { n: number | string }[] = await this.ctx.ds.query(`SELECT COUNT(*) AS n FROM module_items mi WHERE ${where.sql}`, where.params);
-    return Number(rows[0]?.n ?? 0);
+    return countLoader(this.ctx, `items:${this.viewKey(view)}:${JSON.stringify(term)}`).load({ parent: view.module.id, from: `module_items mi WHERE ${where.sql}`, params: where.params });
+  }
+
+  /** What the visibility of a module's items depends on besides the module (and its course). */
+  private viewKey(view: ModuleView): string {
+    return `${view.showPublished}:${view.student}`;
   }
 
   /**
-   * The first MAX_EMBEDDED_ITEMS + 1 visible items of each module asked in this tick, in one
-   * statement (a LIMIT per module, glued with UNION ALL): embedded item lists never read a long module.
+   * The first MAX_EMBEDDED_ITEMS + 1 visible items of the module (batched across modules like page()):
+   * embedded item lists never read a long module; one more than the bound says it is too long.
    */
-  async firstItems(view: ModuleView): Promise<ModuleItemView[]> {
-    const vis = await this.visibilitySql(view);
-    const ds = this.ctx.ds;
-    const loader = this.ctx.loaders.get(`modules:first-items:${view.course.id}:${view.showPublished}:${view.student}`, () =>
-      new DataLoader<number, ModuleItem[]>(async (ids) => {
-        const one = `SELECT ${selectColumns(ds, ModuleItem, 'mi')} FROM module_items mi WHERE mi.module_id = ? AND ${vis.sql} ORDER BY ${orderSql(ITEM_ORDER)} LIMIT ${MAX_EMBEDDED_ITEMS + 1}`;
-        const sql = ids.map((_, i) => `SELECT * FROM (${one}) t${i}`).join(' UNION ALL ');
-        const rows = (await leanRows(ds, ModuleItem, sql, ids.flatMap((id) => [id, ...vis.params])))!;
-        // UNION ALL keeps no order across its parts: sort each module's rows again.
-        rows.sort((a, b) => a.position - b.position || a.id - b.id);
-        return ids.map((id) => rows.filter((r) => r.moduleId === id));
-      }),
-    );
-    return this.shown(view, await loader.load(view.module.id));
+  firstItems(view: ModuleView): Promise<ModuleItemView[]> {
+    return this.page(view, { after: null, limit: MAX_EMBEDDED_ITEMS, offset: 0 }, null);
   }
 
-  /** Visible items per module beyond what firstItems shows (itemsCount of long modules), batched. */
+  /** Module.itemsCount: from firstItems when the module is short, else counted (batched). */
   async countFor(view: ModuleView): Promise<number> {
     const first = await this.firstItems(view);
-    if (first.length <= MAX_EMBEDDED_ITEMS) return first.length;
-    const vis = await this.visibilitySql(view);
-    const loader = this.ctx.loaders.get(`modules:item-counts:${view.course.id}:${view.showPublished}:${view.student}`, () =>
-      new DataLoader<number, number>(async (ids) => {
-        const rows: { module_id: number | string; n: number | string }[] = await this.ctx.ds.query(
-          `SELECT mi.module_id, COUNT(*) AS n FROM module_items mi WHERE mi.module_id IN (${marks(ids.length)}) AND ${vis.sql} GROUP BY mi.module_id`,
-          [...ids, ...vis.params],
-        );
-        return ids.map((id) => Number(rows.find((r) => Number(r.module_id) === id)?.n ?? 0));
-      }),
-    );
-    return loader.load(view.module.id);
+    return first.length <= MAX_EMBEDDED_ITEMS ? first.length : this.count(view, null);
   }
 
-  /** One visible item of the module by id (batched by id across the request), or null. */
+  /**
+   * One visible item of the module by id, or null. Batched across the request: items of several
+   * courses (whose rules may differ, e.g. by what Mastery Paths withholds) in one statement, each
+   * group of ids under its own condition.
+   */
   async one(view: ModuleView, id: number): Promise<ModuleItemView | null> {
     const vis = await this.visibilitySql(view);
     const ds = this.ctx.ds;
-    const loader = this.ctx.loaders.get(`modules:item-by-id:${view.course.id}:${view.showPublished}:${view.student}`, () =>
-      new DataLoader<number, ModuleItem | null>(async (ids) => {
-        const rows = (await leanRows(ds, ModuleItem, `SELECT ${selectColumns(ds, ModuleItem, 'mi')} FROM module_items mi WHERE mi.id IN (${marks(ids.length)}) AND ${vis.sql}`, [...ids, ...vis.params]))!;
-        return ids.map((i) => rows.find((r) => r.id === i) ?? null);
-      }),
+    const loader = this.ctx.loaders.get(`modules:item-by-id:${this.viewKey(view)}`, () =>
+      new DataLoader<{ id: number; vis: SqlPart }, ModuleItem | null, number>(
+        async (asks) => {
+          const groups = new Map<string, { vis: SqlPart; ids: number[] }>();
+          for (const a of asks) {
+            const k = JSON.stringify(a.vis);
+            const g = groups.get(k) ?? groups.set(k, { vis: a.vis, ids: [] }).get(k)!;
+            g.ids.push(a.id);
+          }
+          const ors = [...groups.values()].map((g) => `(mi.id IN (${marks(g.ids.length)}) AND ${g.vis.sql})`);
+          const params = [...groups.values()].flatMap((g) => [...g.ids, ...g.vis.params]);
+          const rows = (await leanRows(ds, ModuleItem, `SELECT ${selectColumns(ds, ModuleItem, 'mi')} FROM module_items mi WHERE ${ors.join(' OR ')}`, params))!;
+          return asks.map((a) => rows.find((r) => r.id === a.id) ?? null);
+        },
+        { cacheKeyFn: (a) => a.id },
+      ),
     );
-    const item = await loader.load(id);
+    const item = await loader.load({ id, vis });
     if (!item || item.moduleId !== view.module.id) return null;
     return (await this.shown(view, [item]))[0] ?? null;
   }

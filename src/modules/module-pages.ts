@@ -1,6 +1,7 @@
 import type { Course } from '../courses/course.entity';
 import { afterKey, KeyWindow, orderSql, SortKey } from '../common/keyset';
-import { leanRows, selectColumns } from '../db/lean-read';
+import { selectColumns } from '../db/lean-read';
+import { countLoader, pageLoader } from './batched-pages';
 import type { RequestContext } from '../request/context';
 import { itemVisibilitySql, SqlPart, titleContains } from './module-item-sql';
 import { ContextModule } from './module.entity';
@@ -49,7 +50,10 @@ export class ModulePages {
     return { sql: parts.join(' AND '), params };
   }
 
-  /** The page's modules: rows after the window's key (or legacy offset), LIMIT limit + 1. */
+  /**
+   * The page's modules: rows after the window's key (or legacy offset), LIMIT limit + 1; the pages of
+   * courses asking in the same tick (a list of courses with their modules) share one statement.
+   */
   async page(course: Course, student: number | null, showPublished: boolean, search: ModuleSearch, w: KeyWindow): Promise<ContextModule[]> {
     const where = await this.where(course, student, showPublished, search);
     let sql = where.sql;
@@ -61,13 +65,14 @@ export class ModulePages {
     }
     const ds = this.ctx.ds;
     const tail = ` LIMIT ${w.limit + 1}${w.offset > 0 ? ` OFFSET ${w.offset}` : ''}`;
-    // A plain entity: leanRows always maps it.
-    return (await leanRows(ds, ContextModule, `SELECT ${selectColumns(ds, ContextModule, 'm')} FROM context_modules m WHERE ${sql} ORDER BY ${orderSql(MODULE_ORDER)}${tail}`, params))!;
+    const part = { parent: course.id, sql: `SELECT ${selectColumns(ds, ContextModule, 'm')} FROM context_modules m WHERE ${sql} ORDER BY ${orderSql(MODULE_ORDER)}${tail}`, params };
+    return pageLoader(this.ctx, `modules:${JSON.stringify([student, showPublished, search, w])}`, ContextModule, (r) => r.courseId, byPosition).load(part);
   }
 
   async count(course: Course, student: number | null, showPublished: boolean, search: ModuleSearch): Promise<number> {
     const where = await this.where(course, student, showPublished, search);
-    const rows: { n: number | string }[] = await this.ctx.ds.query(`SELECT COUNT(*) AS n FROM context_modules m WHERE ${where.sql}`, where.params);
-    return Number(rows[0]?.n ?? 0);
+    return countLoader(this.ctx, `modules:${JSON.stringify([student, showPublished, search])}`).load({ parent: course.id, from: `context_modules m WHERE ${where.sql}`, params: where.params });
   }
 }
+
+const byPosition = (a: ContextModule, b: ContextModule) => a.position - b.position || a.id - b.id;

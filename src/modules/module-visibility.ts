@@ -51,28 +51,33 @@ export class ModuleVisibility {
     return this.overridesLoader().load(moduleId);
   }
 
-  /** The student's sections and tags in a course, for override targeting. */
+  /** The student's sections and tags in a course, for override targeting (batched across courses and students). */
   private async targets(courseId: number, userId: number): Promise<{ sections: Set<number>; groups: Set<number> }> {
-    const key = `modules:targets:${courseId}:${userId}`;
     return this.ctx.loaders
-      .get(key, () =>
-        new DataLoader<number, { sections: Set<number>; groups: Set<number> }>(async (uids) => {
+      .get('modules:targets', () =>
+        new DataLoader<string, { sections: Set<number>; groups: Set<number> }>(async (keys) => {
+          const pairs = keys.map((k) => k.split(':').map(Number) as [number, number]);
+          const cids = [...new Set(pairs.map(([c]) => c))];
+          const uids = [...new Set(pairs.map(([, u]) => u))];
           const [enrollments, memberships] = await Promise.all([
-            this.ctx.ds.getRepository(Enrollment).findBy({ courseId, userId: In([...uids]), workflowState: In(['active', 'invited']) }),
+            this.ctx.ds.getRepository(Enrollment).findBy({ courseId: In(cids), userId: In(uids), workflowState: In(['active', 'invited']) }),
             this.ctx.ds
               .getRepository(GroupMembership)
               .createQueryBuilder('m')
-              .innerJoin('groups', 'g', "g.id = m.group_id AND g.context_type = 'Course' AND g.context_id = :cid AND g.workflow_state = 'available'", { cid: courseId })
-              .where('m.user_id IN (:...uids) AND m.workflow_state = :a', { uids: [...uids], a: 'accepted' })
-              .getMany(),
+              .innerJoin('groups', 'g', "g.id = m.group_id AND g.context_type = 'Course' AND g.context_id IN (:...cids) AND g.workflow_state = 'available'", { cids })
+              .select('m.userId', 'user_id')
+              .addSelect('m.groupId', 'group_id')
+              .addSelect('g.context_id', 'course_id')
+              .where('m.user_id IN (:...uids) AND m.workflow_state = :a', { uids, a: 'accepted' })
+              .getRawMany<{ user_id: number | string; group_id: number | string; course_id: number | string }>(),
           ]);
-          return uids.map((u) => ({
-            sections: new Set(enrollments.filter((e) => e.userId === u).map((e) => e.courseSectionId)),
-            groups: new Set(memberships.filter((m) => m.userId === u).map((m) => m.groupId)),
+          return pairs.map(([c, u]) => ({
+            sections: new Set(enrollments.filter((e) => e.userId === u && e.courseId === c).map((e) => e.courseSectionId)),
+            groups: new Set(memberships.filter((m) => Number(m.user_id) === u && Number(m.course_id) === c).map((m) => Number(m.group_id))),
           }));
         }),
       )
-      .load(userId);
+      .load(`${courseId}:${userId}`);
   }
 
   /** Whether a student (by id) is assigned a module: true when it has no overrides or one targets them. */
