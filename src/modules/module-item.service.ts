@@ -1,74 +1,23 @@
 import { raise } from '../events/domain-events';
 import { EntityManager, In } from 'typeorm';
 import type { Course } from '../courses/course.entity';
-import { NotFoundError, RequestError, Validator } from '../common/errors';
+import { NotFoundError, RequestError } from '../common/errors';
 import { parseIdParam } from '../common/ids';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
 import type { ConnectionResult } from '../common/relay';
 import { keysetConnection, keyWindow } from '../common/keyset';
-import { ContentInfo, contentAdapter, requirementApplies } from './content-registry';
-import { ITEM_TYPES, ItemType, ModuleItem } from './module-item.entity';
+import { ContentInfo, contentAdapter } from './content-registry';
+import { ItemType, ModuleItem } from './module-item.entity';
+import { ItemInput, parseItemType, requirementOf, resolveContent, validateItemInput } from './module-item-input';
 import { ModuleItemView, ModuleView } from './module-views';
 import { ContextModule } from './module.entity';
 import { placeAt, renumber } from './positions';
-import { REQUIREMENT_TYPES, RequirementType } from './progression-evaluator';
 import { ModuleService } from './module.service';
+
+export type { ItemInput, RequirementInput } from './module-item-input';
 import { itemKey, ModuleItemReads } from './module-item-reads';
 import { ProgressService } from './progress.service';
-
-export interface RequirementInput {
-  type?: string | null;
-  minScore?: number | null;
-  minPercentage?: number | null;
-}
-
-export interface ItemInput {
-  title?: string | null;
-  type?: string | null;
-  contentId?: string | null;
-  position?: number | null;
-  indent?: number | null;
-  pageUrl?: string | null;
-  externalUrl?: string | null;
-  newTab?: boolean | null;
-  completionRequirement?: RequirementInput | null;
-  /** Remove the requirement (the form sends an empty completion_requirement). */
-  clearRequirement?: boolean | null;
-  iframeWidth?: number | null;
-  iframeHeight?: number | null;
-  published?: boolean | null;
-  moduleId?: string | null;
-}
-
-/** Incoming type names: API names case-insensitively, plus Canvas's snake_case aliases. */
-const TYPE_ALIASES: Record<string, ItemType> = {
-  file: 'File',
-  attachment: 'File',
-  page: 'Page',
-  wiki_page: 'Page',
-  wikipage: 'Page',
-  discussion: 'Discussion',
-  discussion_topic: 'Discussion',
-  discussiontopic: 'Discussion',
-  assignment: 'Assignment',
-  quiz: 'Quiz',
-  subheader: 'SubHeader',
-  sub_header: 'SubHeader',
-  context_module_sub_header: 'SubHeader',
-  externalurl: 'ExternalUrl',
-  external_url: 'ExternalUrl',
-  externaltool: 'ExternalTool',
-  external_tool: 'ExternalTool',
-  context_external_tool: 'ExternalTool',
-};
-
-export function parseItemType(raw: string | null | undefined): ItemType | null {
-  if (!raw) return null;
-  return TYPE_ALIASES[raw.trim().toLowerCase()] ?? (ITEM_TYPES as readonly string[]).find((t) => t.toLowerCase() === raw.trim().toLowerCase()) as ItemType ?? null;
-}
-
-const URL_RE = /^https?:\/\/[^\s]+$/i;
 
 export class ModuleItemService {
   constructor(private readonly ctx: RequestContext) {}
@@ -113,66 +62,21 @@ export class ModuleItemService {
 
   // ---- writes -----------------------------------------------------------------------------------
 
-  private async resolveContent(course: Course, type: ItemType, input: ItemInput): Promise<{ contentId: number | null; info: ContentInfo | null }> {
-    if (type === 'SubHeader' || type === 'ExternalUrl') return { contentId: null, info: null };
-    const adapter = contentAdapter(type);
-    if (type === 'Page') {
-      if (!input.pageUrl) throw new RequestError('missing page_url parameter', 400, { message: 'missing page_url parameter' });
-      const page = adapter?.findBySlug ? await adapter.findBySlug(this.ctx, course.id, input.pageUrl) : null;
-      if (!page) throw new RequestError('invalid page_url parameter', 400, { message: 'invalid page_url parameter' });
-      return { contentId: page.id, info: page };
-    }
-    const raw = input.contentId;
-    if (raw == null || raw === '') throw new RequestError('missing content_id parameter', 400, { message: 'missing content_id parameter' });
-    if (!/^\d+$/.test(String(raw))) throw new RequestError('Could not find content', 400, { message: 'Could not find content' });
-    const info = adapter ? (await adapter.load(this.ctx, course.id, [Number(raw)])).get(Number(raw)) ?? null : null;
-    if (!info) throw new RequestError('Could not find content', 400, { message: 'Could not find content' });
-    return { contentId: info.id, info };
-  }
-
-  /** The requirement to store: known type, a number where one is needed, applicable to the item (else dropped). */
-  private requirement(input: RequirementInput | null | undefined, type: ItemType, info: ContentInfo | null): { type: RequirementType | null; minScore: number | null; minPercentage: number | null } | undefined {
-    if (input == null || input.type == null || input.type === '') return undefined;
-    if (!(REQUIREMENT_TYPES as string[]).includes(input.type)) {
-      new Validator().add('completion_requirement', 'invalid', 'Invalid completion requirement type').throwIfInvalid();
-    }
-    const req = input.type as RequirementType;
-    const v = new Validator();
-    if (req === 'min_score') v.check(input.minScore != null && Number.isFinite(input.minScore), 'completion_requirement', 'invalid', 'min_score requires a number');
-    if (req === 'min_percentage') {
-      v.check(input.minPercentage != null && Number.isFinite(input.minPercentage) && input.minPercentage >= 0 && input.minPercentage <= 100, 'completion_requirement', 'invalid', 'min_percentage requires a number from 0 to 100');
-    }
-    v.throwIfInvalid();
-    if (!requirementApplies(req, type, info?.assignmentId != null)) return { type: null, minScore: null, minPercentage: null };
-    return { type: req, minScore: req === 'min_score' ? input.minScore! : null, minPercentage: req === 'min_percentage' ? input.minPercentage! : null };
-  }
-
-  private validateCommon(input: ItemInput, type: ItemType): void {
-    const v = new Validator();
-    if (input.title != null) v.check(input.title.length <= 255, 'title', 'too_long', 'is too long (maximum is 255 characters)');
-    if (input.indent != null) v.check(Number.isInteger(input.indent) && input.indent >= 0 && input.indent <= 20, 'indent', 'invalid', 'indent must be 0 or more');
-    if (input.position != null) v.check(Number.isInteger(input.position) && input.position >= 1, 'position', 'invalid', 'Invalid position');
-    if (input.externalUrl != null && (type === 'ExternalUrl' || type === 'ExternalTool')) v.check(URL_RE.test(input.externalUrl) && input.externalUrl.length <= 2048, 'external_url', 'invalid', 'must be an http(s) URL');
-    if (input.iframeWidth != null) v.check(input.iframeWidth > 0, 'iframe', 'invalid', 'iframe width must be positive');
-    if (input.iframeHeight != null) v.check(input.iframeHeight > 0, 'iframe', 'invalid', 'iframe height must be positive');
-    v.throwIfInvalid();
-  }
-
   async create(courseRaw: string, moduleRaw: string, input: ItemInput): Promise<{ moduleItem: ModuleItemView }> {
     const course = await this.modules.course(courseRaw);
     await this.modules.assertManage(course);
     const module = await this.modules.lookup(course, moduleRaw);
     const type = parseItemType(input.type);
     if (!type) throw new RequestError('invalid module item type', 400, { errors: { type: [{ attribute: 'type', type: 'invalid', message: 'Invalid module item type' }] } });
-    this.validateCommon(input, type);
+    validateItemInput(input, type);
     if ((type === 'ExternalUrl' || type === 'ExternalTool') && !input.externalUrl) {
       throw new RequestError('missing external_url parameter', 400, { errors: { external_url: [{ attribute: 'external_url', type: 'blank', message: 'external_url is required' }] } });
     }
     if (type === 'SubHeader' && !input.title?.trim()) {
       throw new RequestError('missing title', 400, { errors: { title: [{ attribute: 'title', type: 'blank', message: 'title is required for a SubHeader' }] } });
     }
-    const { contentId, info } = await this.resolveContent(course, type, input);
-    const req = this.requirement(input.completionRequirement, type, info);
+    const { contentId, info } = await resolveContent(this.ctx, course, type, input);
+    const req = requirementOf(input.completionRequirement, type, info);
     const title = input.title?.trim() || info?.title || input.externalUrl || '';
     if (!title) throw new RequestError('missing title', 400, { errors: { title: [{ attribute: 'title', type: 'blank', message: 'title is required' }] } });
     return transaction(this.ctx.ds, async (em) => {
@@ -216,7 +120,7 @@ export class ModuleItemService {
     await this.modules.assertManage(course);
     const module = await this.modules.lookup(course, moduleRaw);
     const item = await this.lookup(course, module, itemRaw);
-    this.validateCommon(input, item.contentType);
+    validateItemInput(input, item.contentType);
     let target = module;
     if (input.moduleId != null && input.moduleId !== '' && String(input.moduleId) !== String(module.id)) {
       target = await this.modules.lookup(course, input.moduleId).catch(() => {
@@ -224,7 +128,7 @@ export class ModuleItemService {
       });
     }
     const info = await this.contentOf(course.id, item);
-    const req = input.clearRequirement ? { type: null, minScore: null, minPercentage: null } : this.requirement(input.completionRequirement, item.contentType, info);
+    const req = input.clearRequirement ? { type: null, minScore: null, minPercentage: null } : requirementOf(input.completionRequirement, item.contentType, info);
     return transaction(this.ctx.ds, async (em) => {
       const repo = em.getRepository(ModuleItem);
       if (input.title != null && input.title.trim()) {

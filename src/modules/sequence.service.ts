@@ -2,7 +2,7 @@ import { RequestError } from '../common/errors';
 import type { RequestContext } from '../request/context';
 import { CONTENTLESS, contentAdapter } from './content-registry';
 import { ModuleItemView, ModuleView } from './module-views';
-import { parseItemType } from './module-item.service';
+import { parseItemType } from './module-item-input';
 import type { Course } from '../courses/course.entity';
 import { ModuleService } from './module.service';
 import { MasteryPathReads, type MasteryPathInfo } from './mastery-path-reads';
