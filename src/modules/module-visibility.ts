@@ -101,8 +101,10 @@ export class ModuleVisibility {
   /**
    * visibleModules as a SQL condition over context_modules aliased `m`, so module lists page in the
    * database and read overrides only through it (the overrides' (module_id, workflow_state) index):
-   * the same audience, and an override targets someone through their section, a tag they carry, or
-   * its student list (stored as JSON.stringify of numbers, matched as a whole element).
+   * the same audience, and an override targets someone through their section (an active or invited
+   * enrollment), a tag they carry (an accepted membership of an available group of the course), or
+   * its student list (stored as JSON.stringify of numbers, matched as a whole element). Who is
+   * targeted is looked up inside the condition, only for modules that have overrides.
    */
   async visibleSql(course: Course, asStudent: number | null): Promise<SqlPart> {
     if (asStudent == null && (await this.canSeeUnpublished(course))) return { sql: "m.workflow_state IN ('active', 'unpublished')", params: [] };
@@ -110,19 +112,13 @@ export class ModuleVisibility {
     const overrides = "SELECT 1 FROM module_overrides o WHERE o.module_id = m.id AND o.workflow_state = 'active'";
     const open = `NOT EXISTS (${overrides})`;
     if (!audience.length) return { sql: `m.workflow_state = 'active' AND ${open}`, params: [] };
-    const targets = await Promise.all(audience.map((u) => this.targets(course.id, u)));
-    const sections = [...new Set(targets.flatMap((t) => [...t.sections]))];
-    const groups = [...new Set(targets.flatMap((t) => [...t.groups]))];
-    const ors: string[] = [];
-    const params: unknown[] = [];
-    if (sections.length) {
-      ors.push(`o.course_section_id IN (${marks(sections.length)})`);
-      params.push(...sections);
-    }
-    if (groups.length) {
-      ors.push(`o.group_id IN (${marks(groups.length)})`);
-      params.push(...groups);
-    }
+    const users = marks(audience.length);
+    const ors = [
+      `o.course_section_id IN (SELECT e.course_section_id FROM enrollments e WHERE e.course_id = m.course_id AND e.user_id IN (${users}) AND e.workflow_state IN ('active', 'invited'))`,
+      `o.group_id IN (SELECT gm.group_id FROM group_memberships gm INNER JOIN ${this.ctx.ds.driver.escape('groups')} g ON g.id = gm.group_id WHERE gm.user_id IN (${users}) AND gm.workflow_state = 'accepted'` +
+        " AND g.context_type = 'Course' AND g.context_id = m.course_id AND g.workflow_state = 'available')",
+    ];
+    const params: unknown[] = [...audience, ...audience];
     for (const u of audience) {
       ors.push('o.student_ids LIKE ? OR o.student_ids LIKE ? OR o.student_ids LIKE ? OR o.student_ids LIKE ?');
       params.push(`[${u}]`, `[${u},%`, `%,${u},%`, `%,${u}]`);
