@@ -163,6 +163,29 @@ describe('a long module’s items', () => {
   });
 });
 
+describe('embedded items (include[]=items, Module.moduleItems) of a long module', () => {
+  it('read the first 101 items, and read on when content hides some of them', async () => {
+    const k = await kit.sibling(world, 'Embedded');
+    const m = (await k.module({ name: 'Hundred' })).id;
+    for (let i = 0; i < 100; i++) await k.addItem(m, { type: 'SubHeader', title: `Part ${i}` });
+    const draft = await k.assignment({ name: 'Later' });
+    const linked = [];
+    for (let i = 0; i < 3; i++) linked.push((await k.addItem(m, { type: 'Assignment', content_id: draft.id, position: 1 })).id);
+    await k.publish(m);
+    // The items stay published; their assignment does not: students lose the first three items.
+    ok(await k.teacher.put(`/api/v1/courses/${k.cid}/assignments/${draft.id}`, { assignment: { published: false } }), 'unpublish assignment');
+    const asTeacher = ok(await k.teacher.get(`${k.modules()}?include[]=items`)) as any[];
+    expect(asTeacher[0]).toMatchObject({ items_count: 103 });
+    expect(asTeacher[0]).not.toHaveProperty('items');
+    const asStudent = ok(await k.room.student.api.get(`${k.modules()}?include[]=items`)) as any[];
+    expect(asStudent[0].items_count).toBe(100);
+    expect(asStudent[0].items.map((i: any) => i.id)).toEqual((await itemsInOrder(m)).filter((id) => !linked.includes(id)));
+    const q = `query($c: ID!) { modulesConnection(courseId: $c) { nodes { itemsCount moduleItems { _id } } } }`;
+    const g = await k.room.student.api.graphql(q, { c: String(k.cid) });
+    expect(g.data.modulesConnection.nodes[0].moduleItems.length).toBe(100);
+  });
+});
+
 describe('modules with items, as a student', () => {
   let chained: ModulesKit;
   let mods: { id: number; item: number }[];

@@ -34,7 +34,11 @@ export function pageLoader<T extends ObjectLiteral>(
   return ctx.loaders.get(`modules:pages:${key}`, () =>
     new DataLoader<PagePart, T[], number>(
       async (parts) => {
-        const sql = parts.length === 1 ? parts[0].sql : parts.map((p, i) => `SELECT * FROM (${p.sql}) p${i}`).join(' UNION ALL ');
+        // MariaDB/MySQL take each LIMITed member in parentheses (a derived table would be materialised
+        // per member); SQLite allows ORDER BY and LIMIT in a member only inside a subquery.
+        const mysql = ctx.ds.options.type === 'mysql' || ctx.ds.options.type === 'mariadb';
+        const member = (p: PagePart, i: number) => (mysql ? `(${p.sql})` : `SELECT * FROM (${p.sql}) p${i}`);
+        const sql = parts.length === 1 ? parts[0].sql : parts.map(member).join(' UNION ALL ');
         // Plain entities (no relations or embedded columns): leanRows always maps them.
         const rows = (await leanRows(ctx.ds, entity, sql, parts.flatMap((p) => p.params)))!;
         rows.sort(compare);
