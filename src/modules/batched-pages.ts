@@ -30,6 +30,11 @@ export function pageLoader<T extends ObjectLiteral>(
   entity: EntityTarget<T>,
   parentOf: (row: T) => number,
   compare: (a: T, b: T) => number,
+  /**
+   * Loads what every row needs next (through the request's batched loaders) before any parent's page
+   * resolves: the parents then go on together, and what they ask next (a count) batches again.
+   */
+  prepare?: (rows: T[]) => Promise<unknown>,
 ): DataLoader<PagePart, T[], number> {
   return ctx.loaders.get(`modules:pages:${key}`, () =>
     new DataLoader<PagePart, T[], number>(
@@ -42,6 +47,7 @@ export function pageLoader<T extends ObjectLiteral>(
         // Plain entities (no relations or embedded columns): leanRows always maps them.
         const rows = (await leanRows(ctx.ds, entity, sql, parts.flatMap((p) => p.params)))!;
         rows.sort(compare);
+        if (prepare) await prepare(rows);
         return parts.map((p) => rows.filter((r) => parentOf(r) === p.parent));
       },
       { cacheKeyFn: (p) => p.parent },

@@ -43,6 +43,9 @@ export class ModuleItemReads {
     return this.shown(view, await this.itemsLoader().load(view.module.id));
   }
 
+  /** Content of rows read for several modules at once (see pageLoader's prepare). */
+  private readonly withContent = (rows: ModuleItem[]) => Promise.all(rows.map((r) => this.contentOf(r.courseId, r)));
+
   /** Views of items read for `view`, with the rules applied to their loaded content (the SQL already applied them). */
   private async shown(view: ModuleView, items: ModuleItem[]): Promise<ModuleItemView[]> {
     const withContent = await Promise.all(items.map(async (it) => new ModuleItemView(it, view, await this.contentOf(view.course.id, it))));
@@ -91,7 +94,7 @@ export class ModuleItemReads {
     const tail = ` LIMIT ${w.limit + 1}${w.offset > 0 ? ` OFFSET ${w.offset}` : ''}`;
     const part = { parent: view.module.id, sql: `SELECT ${selectColumns(ds, ModuleItem, 'mi')} FROM module_items mi WHERE ${sql} ORDER BY ${orderSql(ITEM_ORDER)}${tail}`, params };
     const key = `items:${this.viewKey(view)}:${JSON.stringify([w, term])}`;
-    return this.shown(view, await pageLoader(this.ctx, key, ModuleItem, (r) => r.moduleId, byPosition).load(part));
+    return this.shown(view, await pageLoader(this.ctx, key, ModuleItem, (r) => r.moduleId, byPosition, this.withContent).load(part));
   }
 
   /** How many items page() would list in all (totalCount, a Link rel="last"): only when asked. */
@@ -122,7 +125,7 @@ export class ModuleItemReads {
       const k = after ? afterKey(ITEM_ORDER, after) : null;
       const sql = `SELECT ${selectColumns(ds, ModuleItem, 'mi')} FROM module_items mi WHERE mi.module_id = ? AND ${state}${k ? ` AND ${k.sql}` : ''} ORDER BY ${orderSql(ITEM_ORDER)} LIMIT ${MAX_EMBEDDED_ITEMS + 1}`;
       const part = { parent: view.module.id, sql, params: [view.module.id, ...(k?.params ?? [])] };
-      const rows: ModuleItem[] = await pageLoader(this.ctx, `first:${view.showPublished}:${JSON.stringify(after)}`, ModuleItem, (r) => r.moduleId, byPosition).load(part);
+      const rows: ModuleItem[] = await pageLoader(this.ctx, `first:${view.showPublished}:${JSON.stringify(after)}`, ModuleItem, (r) => r.moduleId, byPosition, this.withContent).load(part);
       shown.push(...(await this.shown(view, rows)));
       if (shown.length > MAX_EMBEDDED_ITEMS || rows.length <= MAX_EMBEDDED_ITEMS) return shown.slice(0, MAX_EMBEDDED_ITEMS + 1);
       const last: ModuleItem = rows[rows.length - 1];

@@ -14,6 +14,7 @@ import { ModuleItemView, ModuleView } from './module-views';
 import { ContextModule } from './module.entity';
 import { placeAt, renumber } from './positions';
 import { ModuleService } from './module.service';
+import { publishContent } from './module-publishing';
 
 export type { ItemInput, RequirementInput } from './module-item-input';
 import { itemKey, ModuleItemReads } from './module-item-reads';
@@ -147,7 +148,7 @@ export class ModuleItemService {
       }
       if (input.published != null) {
         item.workflowState = input.published ? 'active' : 'unpublished';
-        if (item.contentId != null) await this.modules.publishContent(em, course, item.contentType, [item.contentId], input.published);
+        if (item.contentId != null) await publishContent(this.ctx, em, course, item.contentType, [item.contentId], input.published);
       }
       if (target.id !== module.id) {
         const oldSiblings = await repo.find({ where: { moduleId: module.id, workflowState: In(['active', 'unpublished']) }, order: { position: 'ASC', id: 'ASC' } });

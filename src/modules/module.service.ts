@@ -4,13 +4,12 @@ import { ForbiddenError, NotFoundError, RequestError, Validator } from '../commo
 import { parseIdParam } from '../common/ids';
 import { nowToSecond } from '../db/columns';
 import { transaction } from '../db/transaction';
-import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
 import type { ConnectionResult } from '../common/relay';
 import { keysetConnection, keyWindow } from '../common/keyset';
 import { ModulePages } from './module-pages';
+import { setModulePublished } from './module-publishing';
 import { ProgressReads } from './progress-reads';
-import { contentAdapter } from './content-registry';
 import { ModuleItem } from './module-item.entity';
 import { ModuleView } from './module-views';
 import { ContextModule } from './module.entity';
@@ -218,33 +217,11 @@ export class ModuleService {
         const fresh = all.map((m) => (m.id === module.id ? module : m));
         module.prerequisites = input.prerequisiteModuleIds?.length ? JSON.stringify(this.prerequisites(fresh, module, input.prerequisiteModuleIds)) : null;
       }
-      if (input.published != null) await this.setPublished(em, course, module, input.published);
+      if (input.published != null) await setModulePublished(this.ctx, em, course, module, input.published);
       await repo.save(module);
       await this.ctx.use(ProgressService).markStale(em, { courseId: course.id });
       return { module: (await this.views(course, [module], null))[0] };
     });
-  }
-
-  /** Publishing a module publishes its items and their content; unpublishing does the reverse where it can. */
-  private async setPublished(em: EntityManager, course: Course, module: ContextModule, published: boolean): Promise<void> {
-    module.workflowState = published ? 'active' : 'unpublished';
-    const items = await em.getRepository(ModuleItem).findBy({ moduleId: module.id, workflowState: In(['active', 'unpublished']) });
-    if (!items.length) return;
-    await em.getRepository(ModuleItem).update({ id: In(items.map((i) => i.id)) }, { workflowState: published ? 'active' : 'unpublished' });
-    const byKind = new Map<string, number[]>();
-    for (const it of items) if (it.contentId != null) byKind.set(it.contentType, [...(byKind.get(it.contentType) ?? []), it.contentId]);
-    for (const [kind, ids] of byKind) await this.publishContent(em, course, kind as ModuleItem['contentType'], ids, published);
-  }
-
-  /**
-   * Publishes (or unpublishes) linked content through a module and says so, so planners, progress and
-   * override states follow as they do for a change made on the content itself.
-   */
-  async publishContent(em: EntityManager, course: Course, kind: ModuleItem['contentType'], ids: number[], published: boolean): Promise<void> {
-    const adapter = contentAdapter(kind);
-    if (!adapter?.setPublished || !ids.length) return;
-    await adapter.setPublished(em, course.id, ids, published);
-    for (const contentId of ids) await raise(em, this.ctx, { type: 'content.changed', courseId: course.id, contentType: kind, contentId, change: 'updated' });
   }
 
   /** Soft-deletes the module and its items; later modules move up. */

@@ -29,8 +29,19 @@ export class ProgressReads {
   async forModules(course: Course, userId: number, modules: ContextModule[]): Promise<Map<number, ModuleProgression>> {
     const published = modules.filter((m) => m.published);
     if (!published.length) return new Map();
-    const fresh = await this.loader().load({ course, userId, modules: published });
-    return fresh ?? this.ctx.use(ProgressService).forStudent(course, userId);
+    // Fields that show the same modules again (an item's module, the items connection's module)
+    // reuse the first answer: forgotten on every write, as ProgressService's own memo is.
+    const progress = this.ctx.use(ProgressService);
+    const key = `${course.id}:${userId}:${published.map((m) => m.id).join(',')}`;
+    let found = progress.pageMemo.get(key);
+    if (!found) {
+      found = this.loader()
+        .load({ course, userId, modules: published })
+        .then((fresh) => fresh ?? progress.forStudent(course, userId));
+      progress.pageMemo.set(key, found);
+      found.catch(() => progress.pageMemo.delete(key));
+    }
+    return found;
   }
 
   /** Per ask: the stored rows when every module up to the page's end is fresh, else null. */

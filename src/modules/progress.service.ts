@@ -68,6 +68,13 @@ export class ProgressService {
 
   /** Progressions read in this request, by "course:student"; any write forgets them all. */
   private readonly memo = new Map<string, Promise<Map<number, ModuleProgression>>>();
+  /** Pages' progressions read in this request (ProgressReads), forgotten with the memo. */
+  readonly pageMemo = new Map<string, Promise<Map<number, ModuleProgression>>>();
+
+  private forget(): void {
+    this.memo.clear();
+    this.pageMemo.clear();
+  }
 
   private async readOrEvaluate(course: Course, userId: number, em?: EntityManager): Promise<Map<number, ModuleProgression>> {
     const [modules, stored] = em
@@ -246,7 +253,7 @@ export class ProgressService {
 
   /** Marks progressions stale so the next read re-evaluates (module structure or student work changed). */
   async markStale(em: EntityManager, where: { courseId: number; userId?: number; moduleIds?: number[] }): Promise<void> {
-    this.memo.clear();
+    this.forget();
     const criteria: Record<string, unknown> = { courseId: where.courseId };
     if (where.userId != null) criteria.userId = where.userId;
     if (where.moduleIds) criteria.moduleId = In(where.moduleIds.concat(-1));
@@ -258,7 +265,7 @@ export class ProgressService {
    * to locked and are re-evaluated from the current prerequisites and requirements.
    */
   async relock(em: EntityManager, module: ContextModule): Promise<number[]> {
-    this.memo.clear();
+    this.forget();
     const modules = await em.getRepository(ContextModule).findBy({ courseId: module.courseId, workflowState: In(['active', 'unpublished']) });
     const relocked = new Set([module.id]);
     for (let grew = true; grew; ) {
@@ -307,7 +314,7 @@ export class ProgressService {
 
   /** Stores the recorded actions of one module and re-evaluates the student's course (completion may unlock others). */
   private async store(em: EntityManager, course: Course, userId: number, moduleId: number, met: MetRequirement[]): Promise<void> {
-    this.memo.clear();
+    this.forget();
     await em.getRepository(ModuleProgression).update({ moduleId, userId }, { requirementsMet: JSON.stringify(met) });
     await this.markStale(em, { courseId: course.id, userId });
     await this.forStudent(course, userId, em);
