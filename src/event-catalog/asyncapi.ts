@@ -26,15 +26,15 @@ export type DeliverySettings = Pick<
 /**
  * Published objects are open (Canvas adds fields over time; receivers should ignore unknown ones), so
  * the closing `additionalProperties: false` zod writes is left out; the test suite closes them again.
- * A date-time's format says it all: zod's equivalent pattern is left out too.
+ * A date-time's or uuid's format says it all: zod's equivalent pattern is left out too.
  */
 function open(s: unknown): unknown {
   if (Array.isArray(s)) return s.map(open);
   if (!s || typeof s !== 'object') return s;
   const out: JsonSchema = {};
-  const dateTime = (s as JsonSchema).format === 'date-time';
+  const formatted = ['date-time', 'uuid'].includes((s as JsonSchema).format);
   for (const [k, v] of Object.entries(s)) {
-    if ((k === 'additionalProperties' && v === false) || k === '$schema' || (dateTime && k === 'pattern')) continue;
+    if ((k === 'additionalProperties' && v === false) || k === '$schema' || (formatted && k === 'pattern')) continue;
     out[k] = open(v);
   }
   return out;

@@ -38,7 +38,9 @@ function typeName(s: JsonSchema): { type: string; nullable: boolean; inner: Json
     const others = s.anyOf.filter((a: JsonSchema) => a.type !== 'null');
     const nullable = others.length < s.anyOf.length;
     if (others.length === 1) return { ...typeName({ ...others[0], description: s.description ?? others[0].description }), nullable };
-    return { type: others.some((o: JsonSchema) => o.$ref) ? 'one of the documents above' : 'one of several shapes', nullable, inner: s };
+    const kinds = others.map((o: JsonSchema) => o.properties?.type?.const).filter(Boolean);
+    const type = others.some((o: JsonSchema) => o.$ref) ? 'one of the webhook documents' : kinds.length === others.length ? `object: ${kinds.join(' | ')}` : 'one of several shapes';
+    return { type, nullable, inner: s };
   }
   if (s.const !== undefined) return { type: typeof s.const === 'string' ? 'string' : typeof s.const, nullable: false, inner: s };
   const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
@@ -81,10 +83,21 @@ function fieldTable(doc: JsonSchema, schema: JsonSchema): string {
   return `<table><thead><tr><th>field</th><th>type</th><th>required</th><th>notes</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
-function messageSection(doc: JsonSchema, key: string, message: JsonSchema): string {
-  return `<section id="${escape(key)}"><h4>${escape(message.title ?? key)}</h4>
-${message.summary ? `<p>${inline(message.summary)}</p>` : ''}
-<details><summary>Payload fields</summary>${fieldTable(doc, message.payload)}</details>
+const payloadId = (message: JsonSchema) => `payload-${String(message.payload?.$ref ?? '').split('/').pop()}`;
+
+/** A channel's messages: what each is, and a link to its payload's fields (listed once for all channels). */
+function messageTable(keys: string[], messages: Record<string, JsonSchema>): string {
+  const body = keys
+    .map((k) => messages[k])
+    .map((m) => `<tr><td>${escape(m.title ?? m.name)}</td><td>${inline(m.summary ?? '')}</td><td><a href="#${escape(payloadId(m))}">${escape(payloadId(m).slice('payload-'.length))}</a></td></tr>`)
+    .join('\n');
+  return `<table><thead><tr><th>message</th><th>what happened</th><th>payload</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
+}
+
+function payloadSection(doc: JsonSchema, key: string, schema: JsonSchema): string {
+  return `<section id="payload-${escape(key)}"><h3>${escape(key)}</h3>
+${schema.description ? `<p>${inline(schema.description)}</p>` : ''}
+<details><summary>Fields</summary>${fieldTable(doc, { $ref: `#/components/schemas/${key}` })}</details>
 </section>`;
 }
 
@@ -101,9 +114,12 @@ export function catalogHtml(doc: JsonSchema): string {
 <div class="desc">${inline(c.description ?? '')}</div>
 ${headers ? `<h3>${k === 'webhookSqs' ? 'Message attributes' : 'Headers'}</h3>${fieldTable(doc, headers)}` : ''}
 <h3>Messages</h3>
-${keys.map((m) => messageSection(doc, m, messages[m])).join('\n')}
+${messageTable(keys, messages)}
 </section>`;
     })
+    .join('\n');
+  const payloads = [...new Set(Object.values(messages).map((m) => payloadId(m).slice('payload-'.length)))]
+    .map((k) => payloadSection(doc, k, doc.components.schemas[k] ?? {}))
     .join('\n');
   const title = `${doc.info.title} ${doc.info.version}`;
   return `<!doctype html>
@@ -123,6 +139,8 @@ ${keys.map((m) => messageSection(doc, m, messages[m])).join('\n')}
 ${toc}
 </ul>
 ${sections}
+<h2 id="payloads">Payloads</h2>
+${payloads}
 </body>
 </html>
 `;
