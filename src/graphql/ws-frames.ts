@@ -36,5 +36,12 @@ export const writable = (socket: WebSocket, raw: Duplex | undefined): raw is Dup
 export function closeNow(socket: WebSocket, raw: Duplex | undefined, code: number, reason: string): void {
   if (socket.readyState !== socket.OPEN) return;
   socket.close(code, reason);
-  if (raw && raw.writable) raw.end();
+  if (!raw || !raw.writable) return;
+  raw.end();
+  // ws ends the connection again as each handshake finishes (on the client's close frame, then on its
+  // end). The connection is already ending, so those calls change nothing, but each builds and drops
+  // an Error with its stack: 20,000 of them, a third of a revoke's CPU, for 10,000 sockets.
+  raw.end = function (this: Duplex) {
+    return this;
+  } as Duplex['end'];
 }
