@@ -226,7 +226,7 @@ function report(o: Options, samples: Sample[]): { flagged: string[] } {
             hi > lo ? `${fmt(growth, 1)}x` : '-',
             ...[lo, hi].filter((s, i, xs) => xs.indexOf(s) === i).map((s) => (at(s) ? fmt(at(s)!.cpuUsPerRequest, 0) : '-')),
             hi > lo ? `${fmt(cpuGrowth, 1)}x` : '-',
-            flag ? 'FLAT? no' : '',
+            flag ? 'GROWS' : '',
           ]);
         }
       }
