@@ -37,6 +37,7 @@ import { baseUrl } from '../api/rest/request-meta';
 import { registerRestRoutes } from '../rest/router';
 import { restRoutes } from './routes';
 import { openApiDocument } from '../rest/openapi';
+import { registerEventCatalog } from '../event-catalog/catalog.routes';
 import { requestMeta } from '../api/rest/request-meta';
 
 export interface BuiltServer {
@@ -152,6 +153,8 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     openApi ??= openApiDocument(restRoutes, { version: packageInfo().version });
     return reply.type('application/json; charset=utf-8').send(openApi);
   });
+  // The event catalog (AsyncAPI): webhook events in both formats and transports, graphql-ws subscriptions.
+  registerEventCatalog(fastify, () => ({ ...packageInfo(), graphqlSchema: app.schema, delivery: app.config }));
   registerFileStorageRoutes(fastify, app);
 
   // Client documents are bounded (src/graphql/limits.ts): tokens while parsing, depth/aliases/directives
