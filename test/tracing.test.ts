@@ -9,7 +9,7 @@ import { ExportedSpan, OtlpReceiver, clientTraceparent } from './support/otlp';
 import { processDatabases } from './support/process';
 import type { TestServer } from './support/server';
 import { wsClient, wsRequest } from './support/ws';
-import { essayAssignment, fastDeliveryEnv, HttpsReceiver, subscription, testCertificate, toolProxy, waitFor } from './support/webhooks';
+import { essayAssignment, fastDeliveryEnv, HttpsReceiver, LocalSqs, startLocalSqs, subscription, testCertificate, toolProxy, waitFor } from './support/webhooks';
 import { World } from './support/world';
 
 /**
@@ -22,6 +22,8 @@ import { World } from './support/world';
  */
 const databaseUrl = processDatabases('lms-tracing-');
 let otlp: OtlpReceiver;
+let sqs: LocalSqs;
+let env: Record<string, string>;
 let receiver: HttpsReceiver;
 let caFile: string;
 let instance: Instance;
@@ -32,14 +34,28 @@ let assignmentId: number;
 
 beforeAll(async () => {
   otlp = await new OtlpReceiver().start();
+  sqs = await startLocalSqs();
   const tls = await testCertificate();
   caFile = tls.caFile;
   receiver = await new HttpsReceiver(tls).up();
   const url = databaseUrl();
   const secret = randomBytes(24).toString('hex');
   // A short batch delay: spans arrive within milliseconds instead of the default 5 s.
-  const env = { DATABASE_URL: url, LMS_SECRET_KEY: secret, RATE_LIMIT: 'off', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '20', OTEL_SERVICE_NAME: 'lms-under-test' };
-  instance = await startInstance({ ...fastDeliveryEnv(caFile), ...env }, `test-admin-${randomBytes(12).toString('hex')}`);
+  env = {
+    ...fastDeliveryEnv(caFile),
+    DATABASE_URL: url,
+    LMS_SECRET_KEY: secret,
+    RATE_LIMIT: 'off',
+    // local-aws-sqs names its queues under account 123456789012.
+    SQS_ENDPOINT: sqs.endpoint,
+    SQS_ACCESS_KEY_ID: 'test',
+    SQS_SECRET_ACCESS_KEY: 'test',
+    SQS_ALLOWED_ACCOUNT_IDS: '123456789012',
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    OTEL_BSP_SCHEDULE_DELAY: '20',
+    OTEL_SERVICE_NAME: 'lms-under-test',
+  };
+  instance = await startInstance(env, `test-admin-${randomBytes(12).toString('hex')}`);
   shared = await sharedDatabase(url, secret);
   server = shared.serverFor(instance);
   room = await contentRoom(new World(server));
@@ -52,6 +68,7 @@ afterAll(async () => {
   await shared?.close();
   await receiver?.down();
   await otlp?.close();
+  await sqs?.close();
   if (caFile) fs.rmSync(caFile, { force: true });
 });
 
@@ -171,6 +188,40 @@ it('a webhook delivery continues the trace of the request that caused it, and ha
   const got = receiver.at('/traced');
   expect(got).toHaveLength(1);
   expect(got[0].headers.traceparent).toBe(`00-${tp.traceId}-${delivery.spanId}-01`);
+});
+
+it('an SQS delivery carries the delivery span\'s traceparent as a message attribute', async () => {
+  const queueUrl = await sqs.queue(`traced-${Date.now()}`);
+  const sub = await subscription(server, { tool: await toolProxy(server), context: { type: 'course', id: room.course.id }, eventTypes: ['grade_change'], transport: 'sqs', url: queueUrl });
+  const tp = clientTraceparent();
+  const res = await room.teacher.api.with({ traceparent: tp.header }).put(`/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions/${room.student.id}`, { submission: { posted_grade: '8' } });
+  expect(res.status).toBe(200);
+  const delivery = await waitFor('SQS delivery span', () => otlp.trace(tp.traceId).find((s) => s.name === 'webhook deliver grade_change' && s.attributes['webhook.subscription_id'] === sub.id));
+  expect(delivery.attributes).toMatchObject({ 'webhook.transport': 'sqs', 'webhook.attempt': 1 });
+  const received = await waitFor('SQS message', async () => {
+    const got = await sqs.receiveAll(queueUrl);
+    return got.length ? got : null;
+  });
+  expect(received).toHaveLength(1);
+  expect(received[0].attributes.traceparent).toBe(`00-${tp.traceId}-${delivery.spanId}-01`);
+});
+
+describe('OTEL_GRAPHQL_FIELDS=on', () => {
+  let fields: Instance;
+  beforeAll(async () => {
+    // A second instance on the same database, delivering nothing (the first one does).
+    fields = await startInstance({ ...env, OTEL_GRAPHQL_FIELDS: 'on', WEBHOOK_DISPATCHER: 'off' }, `test-admin-${randomBytes(12).toString('hex')}`);
+  });
+  afterAll(() => fields?.stop());
+
+  it('adds a span per resolver call below the operation', async () => {
+    const tp = clientTraceparent();
+    const res = await fields.as(room.teacher.token).with({ traceparent: tp.header }).request('POST', '/graphql', { query: 'query FieldTitle($id: ID!) { course(id: $id) { name } }', variables: { id: String(room.course.id) } }, { json: true });
+    expect(res.status).toBe(200);
+    const { root, below } = await requestTrace(tp.traceId, 'graphql FieldTitle');
+    const resolved = below.find((s) => s.name === 'resolve Query.course');
+    expect(resolved).toMatchObject({ parentSpanId: root.spanId, attributes: { 'graphql.field.name': 'course', 'graphql.field.path': 'course' } });
+  });
 });
 
 it('without OTEL_EXPORTER_OTLP_ENDPOINT no OpenTelemetry module is loaded', () => {
