@@ -1,5 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { tracingOn, withSpan } from '../tracing/tracing';
+import { type SpanOptions, tracingOn, withSpan } from '../tracing/tracing';
 
 /**
  * A span per SQL statement while tracing is on, named by the statement's kind and table
@@ -21,10 +21,8 @@ export function traceQueries(ds: DataSource): void {
     wrapped.add(runner);
     const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
     (runner as { query: unknown }).query = (sql: string, ...rest: unknown[]) => {
-      const { kind, table } = statementOf(sql);
-      const attributes: Record<string, string> = { 'db.system.name': system, 'db.operation.name': kind };
-      if (table) attributes['db.collection.name'] = table;
-      return withSpan(table ? `${kind} ${table}` : kind, { kind: 'client', requireParent: true, attributes }, () => query(sql, ...rest));
+      const { name, options } = spanOf(sql, system);
+      return withSpan(name, options, () => query(sql, ...rest));
     };
     return runner;
   };
@@ -35,9 +33,22 @@ function dbSystem(type: string): string {
   return type === 'mariadb' ? 'mariadb' : 'mysql';
 }
 
-/** Parsed statements by text: the same few hundred statements repeat, so each is read once. */
-const parsed = new Map<string, { kind: string; table: string | null }>();
-const MAX_PARSED = 2_000;
+/** Span name and options by statement text: the same few hundred statements repeat, so each is read once. */
+const spans = new Map<string, { name: string; options: SpanOptions }>();
+const MAX_SPANS = 2_000;
+
+function spanOf(sql: string, system: string): { name: string; options: SpanOptions } {
+  let hit = spans.get(sql);
+  if (hit) return hit;
+  const { kind, table } = statementOf(sql);
+  const attributes: Record<string, string> = { 'db.system.name': system, 'db.operation.name': kind };
+  if (table) attributes['db.collection.name'] = table;
+  hit = { name: table ? `${kind} ${table}` : kind, options: { kind: 'client', requireParent: true, attributes } };
+  if (spans.size >= MAX_SPANS) spans.clear();
+  spans.set(sql, hit);
+  return hit;
+}
+
 const IDENT = '[`"]?([A-Za-z_][A-Za-z0-9_$]*)[`"]?';
 const TABLE_AFTER: Record<string, RegExp> = {
   SELECT: new RegExp(`\\bFROM\\s+${IDENT}`, 'i'),
@@ -52,13 +63,8 @@ const TABLE_AFTER: Record<string, RegExp> = {
  * (null when it names none, as BEGIN or SELECT VERSION()). Only identifiers leave this function.
  */
 export function statementOf(sql: string): { kind: string; table: string | null } {
-  const hit = parsed.get(sql);
-  if (hit) return hit;
   const kind = (/^\s*\(?\s*([A-Za-z]+)/.exec(sql)?.[1] ?? 'SQL').toUpperCase();
   const after = TABLE_AFTER[kind === 'WITH' ? 'SELECT' : kind];
   const table = after ? (after.exec(sql)?.[1] ?? null) : null;
-  const entry = { kind, table };
-  if (parsed.size >= MAX_PARSED) parsed.clear();
-  parsed.set(sql, entry);
-  return entry;
+  return { kind, table };
 }

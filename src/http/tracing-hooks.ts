@@ -22,9 +22,10 @@ export function registerRequestTracing(fastify: FastifyInstance): void {
     const s = startServerSpan(`${req.method} ${route ?? '(unmatched)'}`, req.headers, attributes);
     if (!s) return done();
     spans.set(req, s.span);
-    // The body arrives through the request's listeners, after this hook has returned.
-    s.bind(req.raw);
-    s.bind(reply.raw);
+    // A body arrives through the request's listeners, after this hook has returned: they must run
+    // with the span active. Without a body everything runs from here.
+    const { headers } = req.raw;
+    if (headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0') s.bind(req.raw);
     s.run(done);
   });
   /** status: the answer's, or null when the client went away first. */
