@@ -1,6 +1,9 @@
 import type { Course } from '../courses/course.entity';
 import type { Group } from '../groups/group.entity';
 import type { PlannerItemView } from './planner-item-view';
+import { readDate, sqlDate } from '../common/keyset';
+
+export { readDate, sqlDate };
 
 /** Collections in Canvas's merge order: the tie-break after (date, id). */
 export const K = { assignment: 0, quiz: 1, note: 2, page: 3, topic: 4, event: 5 } as const;
@@ -35,10 +38,6 @@ export function decodeCursor(raw: string | null | undefined): Cursor | null {
   }
 }
 
-/** A date as both engines compare it with their datetime columns (SQLite stores this exact text). */
-export const sqlDate = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
-/** A datetime read back from a raw query: a Date (MySQL) or 'YYYY-MM-DD HH:MM:SS.mmm' text (SQLite). */
-export const readDate = (v: unknown): Date => (v instanceof Date ? v : new Date(`${String(v).replace(' ', 'T')}${/[zZ]|[+-]\d\d:?\d\d$/.test(String(v)) ? '' : 'Z'}`));
 export const ints = (xs: Iterable<number>) => [...xs].filter((x) => Number.isSafeInteger(x)).join(', ');
 
 /** One SELECT of the union: rows (k, id, d) of one collection, with its conditions and parameters. */

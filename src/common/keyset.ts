@@ -1,0 +1,153 @@
+import { ConnectionResult, offsetFromCursor } from './relay';
+
+/**
+ * Key set (bookmark) paging. A cursor carries the sort key of the last row shown; the next page is
+ * the rows after that key in the list's order, read from an ordered index with LIMIT. A page then
+ * costs the same on page 1 and page 400, in a list of 20 rows or of 20,000, where an offset makes the
+ * database walk (and sort) every earlier row first.
+ *
+ * Every list's order must end in a unique column (the id) so the key names one position. Keys hold
+ * numbers, strings and null; dates travel as the text both engines compare their datetime columns
+ * with (`sqlDate`), so a key read from a row can be bound straight back as a parameter.
+ */
+export type KeyValue = string | number | null;
+export type SortDir = 'ASC' | 'DESC';
+
+/** One column of a list's order: a SQL expression (already escaped) and its direction. */
+export interface SortKey {
+  expr: string;
+  dir: SortDir;
+  /** The column can hold NULL (both engines sort NULL first ascending, last descending). */
+  nullable?: boolean;
+}
+
+const PREFIX = 'key:';
+
+export function cursorForKey(key: readonly KeyValue[]): string {
+  return Buffer.from(PREFIX + JSON.stringify(key)).toString('base64url');
+}
+
+/** The key a cursor carries, or null when it is not a key set cursor of this arity (then: first page). */
+export function keyFromCursor(cursor: string | null | undefined, arity: number): KeyValue[] | null {
+  if (!cursor || cursor.length > 1024) return null;
+  let text: string;
+  try {
+    text = Buffer.from(cursor, 'base64url').toString('utf8');
+  } catch {
+    return null;
+  }
+  if (!text.startsWith(PREFIX)) return null;
+  try {
+    const v: unknown = JSON.parse(text.slice(PREFIX.length));
+    if (!Array.isArray(v) || v.length !== arity) return null;
+    const ok = v.every((x) => x === null || (typeof x === 'string' && x.length <= 512) || (typeof x === 'number' && Number.isFinite(x)));
+    return ok ? (v as KeyValue[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface KeyWindow {
+  /** The key of the last row of the previous page; null on the first page. */
+  after: KeyValue[] | null;
+  limit: number;
+  /**
+   * A cursor from before key set paging (`offset:N`, still in clients' saved links): honoured with an
+   * OFFSET so the link keeps working; new cursors are always keys.
+   */
+  offset: number;
+}
+
+export function keyWindow(args: { first?: number | null; after?: string | null }, arity: number, dflt = 10, max = 100): KeyWindow {
+  const limit = Math.min(Math.max(args.first ?? dflt, 0), max);
+  const after = keyFromCursor(args.after, arity);
+  const legacy = after ? null : offsetFromCursor(args.after ?? null);
+  return { after, limit, offset: legacy == null ? 0 : legacy + 1 };
+}
+
+/**
+ * The SQL condition "after `key` in the order `sort`", as a disjunction of prefixes:
+ * (a > ?) OR (a = ? AND b > ?) OR (a = ? AND b = ? AND id > ?), with NULL placed where the engines
+ * sort it. Parameters are returned in order.
+ */
+export function afterKey(sort: readonly SortKey[], key: readonly KeyValue[]): { sql: string; params: KeyValue[] } {
+  if (key.length !== sort.length) throw new Error('afterKey: key and order differ in length');
+  const ors: string[] = [];
+  const params: KeyValue[] = [];
+  for (let i = 0; i < sort.length; i++) {
+    const parts: string[] = [];
+    const ps: KeyValue[] = [];
+    for (let j = 0; j < i; j++) {
+      if (key[j] === null) parts.push(`${sort[j].expr} IS NULL`);
+      else {
+        parts.push(`${sort[j].expr} = ?`);
+        ps.push(key[j]);
+      }
+    }
+    const { expr, dir, nullable } = sort[i];
+    const v = key[i];
+    let beyond: string | null;
+    if (dir === 'ASC') {
+      // NULL sorts first: after a NULL come the non-null values; after a value, only greater ones.
+      beyond = v === null ? (nullable ? `${expr} IS NOT NULL` : null) : `${expr} > ?`;
+    } else {
+      // NULL sorts last: nothing comes after a NULL; after a value, smaller ones and then the NULLs.
+      beyond = v === null ? null : nullable ? `(${expr} < ? OR ${expr} IS NULL)` : `${expr} < ?`;
+    }
+    if (beyond == null) continue;
+    if (v !== null) ps.push(v);
+    parts.push(beyond);
+    ors.push(parts.length > 1 ? `(${parts.join(' AND ')})` : parts[0]);
+    params.push(...ps);
+  }
+  return { sql: ors.length ? `(${ors.join(' OR ')})` : '1 = 0', params };
+}
+
+/** `ORDER BY` text for the order. */
+export const orderSql = (sort: readonly SortKey[]) => sort.map((s) => `${s.expr} ${s.dir}`).join(', ');
+
+/** A total computed only when a client selects it (totalCount, a Link rel="last"). */
+export type LazyTotal = () => Promise<number>;
+
+/**
+ * A connection from rows read with LIMIT `limit + 1` after the window's key: the extra row only says
+ * there is a next page. Cursors are encoded when read. `total` runs only if totalCount is selected.
+ */
+export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => KeyValue[], total: LazyTotal): ConnectionResult<T> {
+  const hasNextPage = rows.length > w.limit;
+  const nodes = hasNextPage ? rows.slice(0, w.limit) : rows;
+  const edges = nodes.map((node) => ({
+    node,
+    get cursor() {
+      return cursorForKey(keyOf(node));
+    },
+  }));
+  let counted: Promise<number> | undefined;
+  return {
+    nodes,
+    edges,
+    // A getter: GraphQL reads it only when the field is selected, and then counts once.
+    get totalCount() {
+      return (counted ??= total()) as unknown as number;
+    },
+    pageInfo: {
+      hasNextPage,
+      hasPreviousPage: w.after != null || w.offset > 0,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges[edges.length - 1]?.cursor ?? null;
+      },
+    },
+  };
+}
+
+/** A date as both engines compare it with their datetime columns (SQLite stores this exact text). */
+export const sqlDate = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
+
+/** A datetime read back from a raw query: a Date (MySQL) or 'YYYY-MM-DD HH:MM:SS.mmm' text (SQLite). */
+export const readDate = (v: unknown): Date => (v instanceof Date ? v : new Date(`${String(v).replace(' ', 'T')}${/[zZ]|[+-]\d\d:?\d\d$/.test(String(v)) ? '' : 'Z'}`));
+
+/** A date column's value as a key: its comparable text, or null. */
+export const dateKey = (d: Date | null | undefined): string | null => (d ? sqlDate(d) : null);
