@@ -94,6 +94,8 @@ export function withSpan<T>(name: string, opts: SpanOptions, fn: (span: Span | u
   const parent = parentContext(b, opts.parent);
   if (opts.requireParent && !api.trace.getSpan(parent)) return fn(undefined);
   const span = b.tracer.startSpan(name, { kind: KINDS[opts.kind ?? 'internal'], attributes: opts.attributes, links: linksOf(b, opts.links) }, parent);
+  // Sampled out: nothing to record below it, and no async context to carry (see startServerSpan).
+  if (!span.isRecording()) return fn(undefined);
   return api.context.with(api.trace.setSpan(parent, span), () => {
     let result: T;
     try {
@@ -166,6 +168,9 @@ export function startServerSpan(name: string, headers: Record<string, unknown>, 
   const { api } = b;
   const parent = b.propagator.extract(api.ROOT_CONTEXT, headers, carrierGetter);
   const span = b.tracer.startSpan(name, { kind: KINDS.server, attributes }, parent);
+  // A request the sampler leaves out runs outside any async context: carrying one costs every await
+  // of the request (AsyncLocalStorage on Node 20), and nothing below it would be recorded anyway.
+  if (!span.isRecording()) return { span, run: (fn) => fn(), bind: (emitter) => emitter };
   const ctx = api.trace.setSpan(parent, span);
   return { span, run: (fn) => api.context.with(ctx, fn), bind: (emitter) => api.context.bind(ctx, emitter) };
 }
