@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Runtime } from '../request/runtime';
-import { getOperationAST, GraphQLError, subscribe, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { execute, getOperationAST, GraphQLError, subscribe, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../auth/authenticate';
 import { LiveSockets, type LiveSocket } from '../auth/live-sockets';
@@ -25,6 +25,7 @@ import { SubscriptionGroup } from './ws-groups';
 import { closeNow } from './ws-frames';
 import { startBudget } from './budget';
 import { countSubscription } from '../common/metrics';
+import { tracedWsRun } from './tracing';
 
 interface ConnectionExtra {
   /**
@@ -125,7 +126,9 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
         chargeCost(extra.request, limits, prepared.cost);
         return prepared.args;
       },
-      subscribe: (args) => sharedSubscribe(args),
+      // A span per operation while tracing is on (src/graphql/tracing.ts); graphql-js's own execute otherwise.
+      execute: tracedWsRun(execute),
+      subscribe: tracedWsRun(sharedSubscribe),
 
       // A subscription's stream, counted while it is live (lms_graphql_ws_subscriptions).
       onOperation: (_ctx, _id, _payload, _args, result) => countSubscription(result),
