@@ -84,8 +84,10 @@ export function afterKey(sort: readonly SortKey[], key: readonly KeyValue[]): { 
         ps.push(key[j]);
       }
     }
-    const { expr, dir, nullable } = sort[i];
+    const { expr, dir } = sort[i];
     const v = key[i];
+    // A key that holds NULL proves the column nullable, whatever the caller declared.
+    const nullable = sort[i].nullable || v === null;
     let beyond: string | null;
     if (dir === 'ASC') {
       // NULL sorts first: after a NULL come the non-null values; after a value, only greater ones.
@@ -100,7 +102,17 @@ export function afterKey(sort: readonly SortKey[], key: readonly KeyValue[]): { 
     ors.push(parts.length > 1 ? `(${parts.join(' AND ')})` : parts[0]);
     params.push(...ps);
   }
-  return { sql: ors.length ? `(${ors.join(' OR ')})` : '1 = 0', params };
+  if (!ors.length) return { sql: '1 = 0', params };
+  // The disjunction alone gives the engines no range to seek to: SQLite and MariaDB would walk the
+  // index from the parent's first row and filter, so page 400 would cost 400 pages. A redundant
+  // bound on the first column (implied by every branch) lets both seek straight to the key.
+  const first = sort[0];
+  const v0 = key[0];
+  let seek: string | null = null;
+  if (v0 !== null && first.dir === 'ASC') seek = `${first.expr} >= ?`;
+  else if (v0 !== null && first.dir === 'DESC' && !first.nullable) seek = `${first.expr} <= ?`;
+  const or = ors.length > 1 ? `(${ors.join(' OR ')})` : ors[0];
+  return seek ? { sql: `(${seek} AND ${or})`, params: [v0, ...params] } : { sql: `(${or})`, params };
 }
 
 /** `ORDER BY` text for the order. */

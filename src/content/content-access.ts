@@ -138,7 +138,7 @@ export class ContentAccess {
         }),
       );
     const readable = courses.filter((_, i) => !(sees[i] instanceof Error)).map((c) => c.id);
-    const pages = await pagePerParent(qb, 'course_id', order, readable, pageWindow(args));
+    const pages = await pagePerParent(qb, 'course_id', order, readable, args);
     return courses.map((c, i) => (sees[i] instanceof Error ? (sees[i] as Error) : pages.get(c.id)!));
   }
 

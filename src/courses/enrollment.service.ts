@@ -219,7 +219,7 @@ export class EnrollmentService {
         }
       }),
     );
-    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], readable.map((c) => c.id), pageWindow(filter));
+    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], readable.map((c) => c.id), filter);
     return courses.map((c, i) => (perCourse[i] instanceof Error ? (perCourse[i] as Error) : pages.get(c.id)!));
   }
 }

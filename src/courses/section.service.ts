@@ -77,7 +77,7 @@ export class SectionService {
   async listForCourses(courses: readonly Course[], args: { first?: number | null; after?: string | null }): Promise<(ConnectionResult<CourseSection> | Error)[]> {
     const allowed = await Promise.all(courses.map((c) => this.ctx.authz.canCourse(c, 'read_roster')));
     const qb = this.ctx.ds.getRepository(CourseSection).createQueryBuilder('s').where('s.workflow_state = :active', { active: 'active' });
-    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], courses.filter((_, i) => allowed[i]).map((c) => c.id), pageWindow(args));
+    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], courses.filter((_, i) => allowed[i]).map((c) => c.id), args);
     return courses.map((c, i) => (allowed[i] ? pages.get(c.id)! : new ForbiddenError()));
   }
 }

@@ -75,7 +75,7 @@ export class TopicListService {
         : orderBy === 'recent_activity'
           ? [['last_reply_at', 'DESC'], ['posted_at', 'DESC'], ['id', 'DESC']]
           : [['pinned', 'DESC'], ['position', 'ASC'], ['created_at', 'DESC'], ['id', 'DESC']];
-    const pages = await pagePerParent(qb, 'context_id', order, readable.map((c) => c.id), pageWindow(args));
+    const pages = await pagePerParent(qb, 'context_id', order, readable.map((c) => c.id), args);
     // The loader cache learns the rows, so per-topic lookups by id that follow cost nothing.
     for (const page of pages.values()) for (const r of page.nodes) this.ctx.loaders.byId(DiscussionTopic).prime(r.id, r);
     return contexts.map((c, i) => (rights[i] instanceof Error ? (rights[i] as Error) : pages.get(c.id)!));

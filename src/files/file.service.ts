@@ -184,7 +184,7 @@ export class FileService {
       .getRepository(Attachment)
       .createQueryBuilder('a')
       .where('a.context_type = :type AND a.workflow_state = :available', { type: fcs[0]?.type, available: 'available' });
-    const pages = await pagePerParent(qb, 'context_id', [['display_name', 'ASC'], ['id', 'ASC']], fcs.filter((_, i) => readable[i]).map((fc) => fc.id), pageWindow(args));
+    const pages = await pagePerParent(qb, 'context_id', [['display_name', 'ASC'], ['id', 'ASC']], fcs.filter((_, i) => readable[i]).map((fc) => fc.id), args);
     return fcs.map((fc, i) => (readable[i] ? pages.get(fc.id)! : new ForbiddenError()));
   }
 

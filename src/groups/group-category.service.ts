@@ -275,7 +275,7 @@ export class GroupCategoryService {
         }),
       );
     const readable = contexts.filter((_, i) => ok(i)).map((c) => c.id);
-    const pages = await pagePerParent(qb, 'context_id', [['name', 'ASC'], ['id', 'ASC']], readable, pageWindow(args));
+    const pages = await pagePerParent(qb, 'context_id', [['name', 'ASC'], ['id', 'ASC']], readable, args);
     return contexts.map((c, i) => (rights[i] instanceof Error ? (rights[i] as Error) : pages.get(c.id)!));
   }
 }

@@ -60,7 +60,7 @@ export class GroupRosterService {
         inCourses.forEach((g, j) => b.orWhere(`(m.group_id = :g${j} AND u.id IN (SELECT e.user_id FROM enrollments e WHERE e.course_id = :c${j} AND e.workflow_state = 'active'))`, { [`g${j}`]: g.id, [`c${j}`]: g.contextId }));
       }));
     }
-    const pages = await pagePerParent(qb, { expression: `${qb.escape('m')}.${qb.escape('group_id')}` }, [['sortable_name', 'ASC'], ['id', 'ASC']], groups.map((g) => g.id), pageWindow(args));
+    const pages = await pagePerParent(qb, { expression: `${qb.escape('m')}.${qb.escape('group_id')}` }, [['sortable_name', 'ASC'], ['id', 'ASC']], groups.map((g) => g.id), args);
     return groups.map((g) => pages.get(g.id)!);
   }
 

@@ -129,7 +129,7 @@ export class PageService {
     const dir = (args.order ?? (sort === 'title' ? 'asc' : 'desc')).toLowerCase() === 'desc' ? 'DESC' : 'ASC';
     // Titles sort without regard to case on both engines (Canvas sorts by a collation key).
     const by = sort === 'title' ? { expression: `LOWER(${qb.escape('p')}.${qb.escape('title')})` } : sort === 'createdAt' ? 'created_at' : 'updated_at';
-    const pages = await pagePerParent(qb, 'course_id', [[by, dir], ['id', 'ASC']], [...groups.values()].flat(), pageWindow(args));
+    const pages = await pagePerParent(qb, 'course_id', [[by, dir], ['id', 'ASC']], [...groups.values()].flat(), args);
     return courses.map((c, i) => (sees[i] instanceof Error ? (sees[i] as Error) : pages.get(c.id)!));
   }
 
