@@ -1,4 +1,4 @@
-import { ConnectionResult, offsetFromCursor } from './relay';
+import { ConnectionResult, cursorForOffset, offsetFromCursor, PageWindow } from './relay';
 
 /**
  * Key set (bookmark) paging. A cursor carries the sort key of the last row shown; the next page is
@@ -152,6 +152,25 @@ export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => 
         return edges[edges.length - 1]?.cursor ?? null;
       },
     },
+  };
+}
+
+/**
+ * An offset page read with LIMIT `limit + 1` (lists not yet paged by key): the extra row says there is
+ * a next page, and the total is counted only when totalCount is selected.
+ */
+export function offsetConnection<T>(rows: T[], w: PageWindow, total: LazyTotal): ConnectionResult<T> {
+  const hasNextPage = rows.length > w.limit;
+  const nodes = hasNextPage ? rows.slice(0, w.limit) : rows;
+  const edges = nodes.map((node, i) => ({ cursor: cursorForOffset(w.offset + i), node }));
+  let counted: Promise<number> | undefined;
+  return {
+    nodes,
+    edges,
+    get totalCount() {
+      return (counted ??= total()) as unknown as number;
+    },
+    pageInfo: { hasNextPage, hasPreviousPage: w.offset > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges[edges.length - 1]?.cursor ?? null },
   };
 }
 
