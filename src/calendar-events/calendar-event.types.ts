@@ -96,7 +96,7 @@ export const CalendarEventPayload = PayloadType('CalendarEventPayload', { calend
 
 @ArgsType()
 export class CalendarEventsArgs extends ConnectionArgs {
-  @Field(() => String, { nullable: true, description: 'event (default) or assignment (assignment events are not served yet: always empty).' })
+  @Field(() => String, { nullable: true, description: 'event (the default; assignments on the calendar are listed by assignmentEvents).' })
   type?: string | null;
   @Field(() => [String], { nullable: true, description: "course_N, group_N, user_N; default the viewer's own calendar. Codes the viewer cannot read are dropped." })
   contextCodes?: string[] | null;
