@@ -3,7 +3,7 @@ import { parseIdParam } from '../common/ids';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
 import { pagePerParent } from '../db/page-per-parent';
-import { ConnectionResult, pageWindow } from '../common/relay';
+import { ConnectionResult } from '../common/relay';
 import { Course } from './course.entity';
 import { CourseSection } from './section.entity';
 import { CourseService } from './course.service';

@@ -7,7 +7,7 @@ import { nowToSecond } from '../db/columns';
 import { pagePerParent } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, parseAnyId } from '../common/relay';
+import { ConnectionResult, parseAnyId } from '../common/relay';
 import { Attachment } from './attachment.entity';
 import { assertManageFiles, canReadFiles, FileContext, FileContextType, loadFileContext } from './file-context';
 import { cleanName, renamed, safeFilename } from './file-names';

@@ -5,7 +5,7 @@ import { nowToSecond } from '../db/columns';
 import { pagePerParent, settleEach } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow } from '../common/relay';
+import { ConnectionResult } from '../common/relay';
 import { CategoryRole, GroupCategory } from './group-category.entity';
 import { GroupContext, loadContext, lookupContext } from './group-context';
 import { Group } from './group.entity';

@@ -76,10 +76,10 @@ export async function walkGraphql(
   const ids: string[] = [];
   let after: string | null = null;
   for (let page = 1; page < 100; page++) {
-    const res = await api.graphql(query, { ...vars, after });
+    const res: { data: any; errors?: unknown[] } = await api.graphql(query, { ...vars, after });
     if (res.errors?.length) throw new Error(JSON.stringify(res.errors));
-    const conn = root.split('.').reduce((o: any, k) => o?.[k], res.data);
-    ids.push(...conn.nodes.map((x: { _id: string }) => x._id));
+    const conn: { nodes: { _id: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } = root.split('.').reduce((o: any, k) => o?.[k], res.data);
+    ids.push(...conn.nodes.map((x) => x._id));
     if (!conn.pageInfo.hasNextPage) break;
     after = conn.pageInfo.endCursor;
     if (between) await between(page);

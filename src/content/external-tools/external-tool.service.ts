@@ -3,7 +3,7 @@ import type { Course } from '../../courses/course.entity';
 import { pagePerParent, settleEach } from '../../db/page-per-parent';
 import { transaction } from '../../db/transaction';
 import type { RequestContext } from '../../request/context';
-import { ConnectionResult, pageWindow } from '../../common/relay';
+import { ConnectionResult } from '../../common/relay';
 import { fitText } from '../content-columns';
 import { ExternalTool, PRIVACY_LEVELS } from './external-tool.entity';
 import { ContentAccess } from '../content-access';

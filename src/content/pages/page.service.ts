@@ -6,7 +6,7 @@ import type { Course } from '../../courses/course.entity';
 import { pagePerParent, settleEach } from '../../db/page-per-parent';
 import { transaction } from '../../db/transaction';
 import type { RequestContext } from '../../request/context';
-import { ConnectionResult, pageWindow } from '../../common/relay';
+import { ConnectionResult } from '../../common/relay';
 import { anyId } from '../content-access';
 import { fitText } from '../content-columns';
 import { PageState, WikiPage } from './page.entity';
