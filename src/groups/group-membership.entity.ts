@@ -10,7 +10,7 @@ export const LISTED_STATES: MembershipState[] = ['accepted', 'invited', 'request
 @Entity('group_memberships')
 @Index(['groupId', 'userId'], { unique: true })
 @Index(['userId', 'workflowState'])
-@Index(['groupId', 'workflowState', 'sortableName', 'userId'])
+@Index(['groupId', 'sortableName', 'userId'])
 @Index(['groupId', 'id'])
 export class GroupMembership extends Timestamped {
   @IntColumn()
