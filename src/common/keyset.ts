@@ -111,8 +111,8 @@ export function afterKey(sort: readonly SortKey[], key: readonly KeyValue[]): { 
   let seek: string | null = null;
   if (v0 !== null && first.dir === 'ASC') seek = `${first.expr} >= ?`;
   else if (v0 !== null && first.dir === 'DESC' && !first.nullable) seek = `${first.expr} <= ?`;
-  const or = ors.length > 1 ? `(${ors.join(' OR ')})` : ors[0];
-  return seek ? { sql: `(${seek} AND ${or})`, params: [v0, ...params] } : { sql: `(${or})`, params };
+  const or = `(${ors.join(' OR ')})`;
+  return seek ? { sql: `(${seek} AND ${or})`, params: [v0, ...params] } : { sql: or, params };
 }
 
 /** `ORDER BY` text for the order. */
