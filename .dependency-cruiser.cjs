@@ -5,7 +5,7 @@
  */
 const LAYERS = [
   ['composition root', '^src/app/'],
-  ['doors', '^src/(rest|graphql|http|graphiql|metrics|cli)/'],
+  ['doors', '^src/(rest|graphql|http|graphiql|metrics|cli|event-catalog)/'],
   ['feature areas', '^src/(planner|modules|webhooks|discussions|quiz-extensions|blackout-dates|error-reports|calendar-events|todo)/'],
   ['shared areas', '^src/(content|groups|files)/'],
   ['platform areas', '^src/(courses|users|accounts|lti|auth)/'],

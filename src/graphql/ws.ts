@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Runtime } from '../request/runtime';
@@ -21,6 +22,7 @@ import { chargeCost, graphqlLimits } from './limits';
 import { coalescingKey, prepareWsOperation, tooManySubscriptions } from './ws-limits';
 import { EventCharges, eventThrottled } from './ws-charges';
 import { SubscriptionGroup } from './ws-groups';
+import { closeNow } from './ws-frames';
 import { startBudget } from './budget';
 import { countSubscription } from '../common/metrics';
 
@@ -34,6 +36,8 @@ interface ConnectionExtra {
   /** The origin (scheme://host) the socket connected to, read once from the upgrade request. */
   origin?: string;
   socket: WebSocket;
+  /** The upgraded connection under `socket`: fan-out frames and fast closes are written to it (ws-frames.ts). */
+  raw?: Duplex;
   /** The connection's credentials, re-checked before every operation (src/auth/socket-auth.ts). */
   auth?: SocketAuth;
   viewer?: User;
@@ -67,7 +71,8 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
   const limits = graphqlLimits(app.config);
   const origin = originSettings(app.config);
   // A frame past maxPayload closes the socket with 1009 before it is buffered (the ws default is 100 MiB).
-  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: app.config.GRAPHQL_WS_MAX_PAYLOAD_BYTES });
+  // No compression: fan-out frames are written straight to the connection (ws-frames.ts).
+  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: app.config.GRAPHQL_WS_MAX_PAYLOAD_BYTES, perMessageDeflate: false });
   const sockets = new LiveSockets(app, app.config.GRAPHQL_WS_REVERIFY_MS);
   const charges = throttle ? new EventCharges(throttle, app.config.GRAPHQL_WS_EVENT_COST) : null;
   const maxSubscriptions = app.config.GRAPHQL_WS_MAX_SUBSCRIPTIONS;
@@ -91,7 +96,7 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
           return false;
         }
         sockets.add(live);
-        Object.assign(extra, { auth, live, bucket, origin: base, subscriptions: new Set(), serial: ++serials });
+        Object.assign(extra, { auth, live, bucket, origin: base, raw: extra.request.socket, subscriptions: new Set(), serial: ++serials });
         extra.request = { socket: { remoteAddress: extra.request.socket?.remoteAddress } } as IncomingMessage;
         // The credentials were checked: the socket keeps no copy of its bearer token.
         const kept = ctx.connectionParams as Record<string, unknown> | undefined;
@@ -176,7 +181,7 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
     coalescable.delete(args);
     const { extra, id, key } = c;
     const existing = await groups.get(key);
-    if (existing?.open) return existing.join(extra.socket, id, extra.bucket);
+    if (existing?.open) return existing.join(extra.socket, extra.raw, id, extra.bucket);
     // Claimed before the first await, so an identical subscribe arriving meanwhile waits for this one.
     let settle!: (g: SubscriptionGroup | null) => void;
     const claim = new Promise<SubscriptionGroup | null>((resolve) => (settle = resolve));
@@ -190,7 +195,7 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
       const source = (result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]();
       const group = new SubscriptionGroup(source, groupCharges, () => groups.get(key) === claim && groups.delete(key));
       settle(group);
-      return group.join(extra.socket, id, extra.bucket);
+      return group.join(extra.socket, extra.raw, id, extra.bucket);
     } catch (e) {
       settle(null);
       throw e;
@@ -245,7 +250,7 @@ function refresh(extra: ConnectionExtra): void {
 /** Closes the socket with 4403 (as a refused connection_init does): a closing socket sends nothing more. */
 function refuse(extra: ConnectionExtra): void {
   Object.assign(extra, { viewer: undefined, token: undefined, tool: undefined });
-  extra.socket.close(4403, 'Forbidden');
+  closeNow(extra.socket, extra.raw, 4403, 'Forbidden');
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   reads,
   submissionBody,
 } from './live-event.format';
+import type { AttachmentCreatedBody, CalendarEventBody, LiveEventMetadata, QuizSubmittedBody } from './event-schemas';
 import { EventScope, subscriptionsInScope, wants } from './subscription-match';
 import type { WebhookSubscription } from './webhook-subscription.entity';
 import { afterCommit } from '../db/transaction';
@@ -48,9 +49,11 @@ export interface PublishedMessage {
   document: Json;
 }
 
+type EventName = LiveEventMetadata['event_name'];
+
 /** One live event to produce, once its subscribers are known. */
 interface Planned {
-  eventName: string;
+  eventName: EventName;
   build: () => Promise<LiveEvent | null>;
 }
 
@@ -65,7 +68,7 @@ const createdInTx = new WeakMap<EntityManager, Set<number>>();
 
 async function plan(em: EntityManager, ctx: RequestContext, event: DomainEvent, at: Date): Promise<Plan | null> {
   const r = reads(em);
-  const liveEvent = async (eventName: string, context: EventContext | null, body: (c: EventContext) => Promise<Json>): Promise<LiveEvent | null> => {
+  const liveEvent = async (eventName: EventName, context: EventContext | null, body: (c: EventContext) => Promise<Json>): Promise<LiveEvent | null> => {
     if (!context) return null;
     const { metadata, actor } = await buildMetadata(r, ctx, eventName, at, context);
     return { eventName, metadata, body: await body(context), baseUrl: baseUrlOf(ctx), actor };
@@ -90,7 +93,7 @@ async function plan(em: EntityManager, ctx: RequestContext, event: DomainEvent, 
       const events = async (): Promise<Planned[]> => {
         const s = await em.getRepository(Submission).findOneBy({ id: event.submissionId });
         if (!s) return [];
-        const names: string[] = [];
+        const names: EventName[] = [];
         if (event.type === 'submission.submitted') names.push('submission_created');
         else if (event.type === 'submission.plagiarism_resubmit') names.push('plagiarism_resubmit');
         else {
@@ -123,7 +126,7 @@ async function plan(em: EntityManager, ctx: RequestContext, event: DomainEvent, 
               liveEvent('quiz_submitted', await courseContext(r, event.courseId), async () => ({
                 submission_id: idString(event.quizSubmissionId),
                 quiz_id: idString(event.quizId),
-              })),
+              }) satisfies QuizSubmittedBody),
           },
         ],
       };
@@ -151,7 +154,7 @@ async function plan(em: EntityManager, ctx: RequestContext, event: DomainEvent, 
                 unlock_at: null,
                 lock_at: null,
                 updated_at: formatDateTime(att.updatedAt),
-              })),
+              }) satisfies AttachmentCreatedBody),
           },
         ],
       };
@@ -185,7 +188,7 @@ async function plan(em: EntityManager, ctx: RequestContext, event: DomainEvent, 
                 user_id: idString(e.userId),
                 created_at: formatDateTime(e.createdAt),
                 updated_at: formatDateTime(e.updatedAt),
-              })),
+              }) satisfies CalendarEventBody),
           },
         ],
       };
