@@ -1,4 +1,4 @@
-import { ConnectionResult, offsetFromCursor } from './relay';
+import { ConnectionResult, cursorForOffset, offsetFromCursor, PageWindow } from './relay';
 
 /**
  * Key set (bookmark) paging. A cursor carries the sort key of the last row shown; the next page is
@@ -84,8 +84,10 @@ export function afterKey(sort: readonly SortKey[], key: readonly KeyValue[]): { 
         ps.push(key[j]);
       }
     }
-    const { expr, dir, nullable } = sort[i];
+    const { expr, dir } = sort[i];
     const v = key[i];
+    // A key that holds NULL proves the column nullable, whatever the caller declared.
+    const nullable = sort[i].nullable || v === null;
     let beyond: string | null;
     if (dir === 'ASC') {
       // NULL sorts first: after a NULL come the non-null values; after a value, only greater ones.
@@ -100,7 +102,17 @@ export function afterKey(sort: readonly SortKey[], key: readonly KeyValue[]): { 
     ors.push(parts.length > 1 ? `(${parts.join(' AND ')})` : parts[0]);
     params.push(...ps);
   }
-  return { sql: ors.length ? `(${ors.join(' OR ')})` : '1 = 0', params };
+  if (!ors.length) return { sql: '1 = 0', params };
+  // The disjunction alone gives the engines no range to seek to: SQLite and MariaDB would walk the
+  // index from the parent's first row and filter, so page 400 would cost 400 pages. A redundant
+  // bound on the first column (implied by every branch) lets both seek straight to the key.
+  const first = sort[0];
+  const v0 = key[0];
+  let seek: string | null = null;
+  if (v0 !== null && first.dir === 'ASC') seek = `${first.expr} >= ?`;
+  else if (v0 !== null && first.dir === 'DESC' && !first.nullable) seek = `${first.expr} <= ?`;
+  const or = `(${ors.join(' OR ')})`;
+  return seek ? { sql: `(${seek} AND ${or})`, params: [v0, ...params] } : { sql: or, params };
 }
 
 /** `ORDER BY` text for the order. */
@@ -140,6 +152,25 @@ export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => 
         return edges[edges.length - 1]?.cursor ?? null;
       },
     },
+  };
+}
+
+/**
+ * An offset page read with LIMIT `limit + 1` (lists not yet paged by key): the extra row says there is
+ * a next page, and the total is counted only when totalCount is selected.
+ */
+export function offsetConnection<T>(rows: T[], w: PageWindow, total: LazyTotal): ConnectionResult<T> {
+  const hasNextPage = rows.length > w.limit;
+  const nodes = hasNextPage ? rows.slice(0, w.limit) : rows;
+  const edges = nodes.map((node, i) => ({ cursor: cursorForOffset(w.offset + i), node }));
+  let counted: Promise<number> | undefined;
+  return {
+    nodes,
+    edges,
+    get totalCount() {
+      return (counted ??= total()) as unknown as number;
+    },
+    pageInfo: { hasNextPage, hasPreviousPage: w.offset > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges[edges.length - 1]?.cursor ?? null },
   };
 }
 

@@ -173,7 +173,7 @@ async function handle(app: Runtime, row: CompiledRoute, req: FastifyRequest, rep
     const path = req.url.split('?')[0];
     const rawQuery = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
     if (listOpts.bookmark) reply.header('Link', bookmarkLinkHeader(baseUrl(req), path, rawQuery, page!.perPage, pageArgs.after as string | null, value?.pageInfo));
-    else reply.header('Link', linkHeader(baseUrl(req), path, rawQuery, page!, value?.totalCount ?? null));
+    else reply.header('Link', linkHeader(baseUrl(req), path, rawQuery, page!, value?.totalCount ?? null, value?.pageInfo?.hasNextPage));
   } else {
     body = route.present ? route.present(value, input) : value;
   }
