@@ -5,12 +5,12 @@
  */
 const LAYERS = [
   ['composition root', '^src/app/'],
-  ['doors', '^src/(rest|graphql|http|graphiql|metrics|cli)/'],
+  ['doors', '^src/(rest|graphql|http|graphiql|metrics|cli|event-catalog)/'],
   ['feature areas', '^src/(planner|modules|webhooks|discussions|quiz-extensions|blackout-dates|error-reports|calendar-events|todo)/'],
   ['shared areas', '^src/(content|groups|files)/'],
   ['platform areas', '^src/(courses|users|accounts|lti|auth)/'],
   ['kernel', '^src/(request|events|messaging|api|storage)/'],
-  ['ground', '^src/(db|common)/|^src/config[.]ts$'],
+  ['ground', '^src/(db|common|tracing)/|^src/config[.]ts$'],
 ];
 
 const upward = LAYERS.slice(1).map(([name, path], i) => ({

@@ -7,6 +7,8 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }],
   },
   setupFiles: ['reflect-metadata'],
+  // Fails a test during which a webhook delivery or graphql-ws result drifted from the event catalog.
+  setupFilesAfterEnv: ['<rootDir>/test/support/after-each.ts'],
   // A guard against hangs, not a speed check: world-building hooks run long when both workers start processes.
   testTimeout: 90000,
   maxWorkers: 2,

@@ -402,6 +402,16 @@ const ROWS: Row[] = [
     allowed: () => ({ api: victim.api, probe: q(`query($id: ID!) { x: plannerOverride(id: $id) { _id markedComplete } }`, { id: String(ids.override) }) }),
   },
   {
+    type: 'assignment event',
+    texts: () => [S.assignment],
+    rest: () => `/api/v1/calendar_events/assignment_${ids.assignment}`,
+    top: () => q(`query($id: ID!) { x: assignmentEvent(id: $id) { title } }`, { id: `assignment_${ids.assignment}` }),
+    nested: () => [
+      q(`query($c: [String!]) { x: assignmentEvents(contextCodes: $c, allEvents: true, first: 50) { nodes { title assignment { name } } } }`, { c: [`course_${courseA.id}`] }),
+    ],
+    allowed: () => ({ api: teacher.api, probe: { rest: `/api/v1/calendar_events/assignment_${ids.assignment}` } }),
+  },
+  {
     type: 'calendar event (course)',
     texts: () => [S.courseEvent],
     rest: () => `/api/v1/calendar_events/${ids.courseEvent}`,

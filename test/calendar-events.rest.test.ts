@@ -163,16 +163,106 @@ describe('GET /api/v1/calendar_events', () => {
     expect(ids(second.body).some((id: number) => ids(first.body).includes(id))).toBe(false);
   });
 
-  it("drops codes the caller cannot read (an outsider sees nothing of the course) and answers type=assignment with an empty list", async () => {
+  it("drops codes the caller cannot read (an outsider sees nothing of the course)", async () => {
     const outsider = await room.outsider.api.get(`${EVENTS}?context_codes[]=${course()}&all_events=1`);
     expect(outsider.status).toBe(200);
     expect(outsider.body).toEqual([]);
     expect((await room.outsider.api.get(`${EVENTS}/${inWindow}`)).status).toBe(401);
-    const assignments = await room.student.api.get(`${EVENTS}?type=assignment&context_codes[]=${course()}&all_events=1`);
-    expect(assignments.status).toBe(200);
-    expect(assignments.body).toEqual([]);
     expect((await room.student.api.get(`${EVENTS}?type=meeting`)).status).toBe(400);
     expect((await room.student.api.get(`${EVENTS}?start_date=yesterday`)).status).toBe(400);
+  });
+});
+
+describe('GET /api/v1/calendar_events?type=assignment', () => {
+  const A = () => `/api/v1/courses/${room.course.id}/assignments`;
+  let due: number;
+  let dueAllDay: number;
+  let undatedA: number;
+  let draft: number;
+  beforeAll(async () => {
+    const make = async (assignment: Record<string, unknown>) => {
+      const res = await room.teacher.api.post(A(), { assignment });
+      expect(res.status).toBe(201);
+      return res.body.id as number;
+    };
+    due = await make({ name: 'Essay on the calendar', due_at: at(30, 15), published: true, submission_types: ['online_text_entry', 'online_upload'] });
+    dueAllDay = await make({ name: 'Due all day', due_at: at(31, 23, 59), published: true, description: '<p>Read <b>this</b></p>' });
+    undatedA = await make({ name: 'No due date', published: true });
+    draft = await make({ name: 'Draft on the calendar', due_at: at(30, 16), published: false });
+  });
+  const ids = (body: any[]) => body.map((e) => e.id);
+
+  it("lists the course's assignments due in the window as Canvas's assignment events", async () => {
+    const res = await room.student.api.get(`${EVENTS}?type=assignment&context_codes[]=${course()}&start_date=${day(29)}&end_date=${day(31)}`);
+    expect(res.status).toBe(200);
+    expect(ids(res.body)).toEqual([`assignment_${due}`, `assignment_${dueAllDay}`]);
+    expect(res.body[0]).toMatchObject({
+      id: `assignment_${due}`, type: 'assignment', title: 'Essay on the calendar', start_at: at(30, 15), end_at: at(30, 15), all_day: false,
+      all_day_date: null, workflow_state: 'published', submission_types: 'online_text_entry,online_upload', context_code: course(),
+      context_name: room.course.name, important_dates: false,
+    });
+    expect(res.body[0].url).toMatch(new RegExp(`/api/v1/calendar_events/assignment_${due}$`));
+    expect(res.body[0].html_url).toMatch(new RegExp(`/courses/${room.course.id}/assignments/${due}$`));
+    expect(res.body[0].assignment).toMatchObject({ id: due, name: 'Essay on the calendar', course_id: room.course.id, due_at: at(30, 15) });
+    expect(res.body[1]).toMatchObject({ all_day: true, all_day_date: day(31), description: '<p>Read <b>this</b></p>' });
+    // excludes[] drops the description and the nested assignment, as Canvas does.
+    const lean = await room.student.api.get(`${EVENTS}?type=assignment&context_codes[]=${course()}&all_events=1&excludes[]=assignment&excludes[]=description`);
+    expect(lean.body.length).toBeGreaterThan(0);
+    for (const e of lean.body) {
+      expect(e).not.toHaveProperty('assignment');
+      expect(e).not.toHaveProperty('description');
+    }
+  });
+
+  it('undated, all_events; drafts only for those who see unpublished content; other calendars hold no assignments', async () => {
+    const u = await room.student.api.get(`${EVENTS}?type=assignment&context_codes[]=${course()}&undated=1`);
+    expect(ids(u.body)).toContain(`assignment_${undatedA}`);
+    expect(u.body.every((e: any) => e.start_at === null)).toBe(true);
+    const student = await room.student.api.get(`${EVENTS}?type=assignment&context_codes[]=${course()}&all_events=1&per_page=100`);
+    expect(ids(student.body)).toEqual(expect.arrayContaining([`assignment_${due}`, `assignment_${dueAllDay}`, `assignment_${undatedA}`]));
+    expect(ids(student.body)).not.toContain(`assignment_${draft}`);
+    const teacher = await room.teacher.api.get(`${EVENTS}?type=assignment&context_codes[]=${course()}&all_events=1&per_page=100`);
+    expect(teacher.body.find((e: any) => e.id === `assignment_${draft}`)).toMatchObject({ workflow_state: 'unpublished' });
+    // Default (the caller's own calendar) and user codes: no assignments; an outsider's course code is dropped.
+    expect((await room.student.api.get(`${EVENTS}?type=assignment&all_events=1`)).body).toEqual([]);
+    expect((await room.student.api.get(`${EVENTS}?type=assignment&context_codes[]=user_${room.student.id}&all_events=1`)).body).toEqual([]);
+    expect((await room.outsider.api.get(`${EVENTS}?type=assignment&context_codes[]=${course()}&all_events=1`)).body).toEqual([]);
+    expect((await room.student.api.get(`${EVENTS}?type=assignment&context_codes[]=${course()}&start_date=soon`)).status).toBe(400);
+  });
+
+  it('pages by due date with a Link header', async () => {
+    const first = await room.student.api.get(`${EVENTS}?type=assignment&context_codes[]=${course()}&all_events=1&per_page=1`);
+    expect(first.body).toHaveLength(1);
+    const next = parseLinks(first.headers.get('link')).next!;
+    expect(next).toContain('type=assignment');
+    const second = await room.student.api.get(next.replace(/^https?:\/\/[^/]+/, ''));
+    expect(second.body).toHaveLength(1);
+    expect(second.body[0].id).not.toBe(first.body[0].id);
+  });
+
+  it('GET /calendar_events/assignment_<id> shows one; drafts and outsiders are refused', async () => {
+    const one = await room.student.api.get(`${EVENTS}/assignment_${due}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ id: `assignment_${due}`, type: 'assignment', assignment: { id: due } });
+    expect((await room.student.api.get(`${EVENTS}/assignment_${draft}`)).status).toBe(404);
+    expect((await room.teacher.api.get(`${EVENTS}/assignment_${draft}`)).status).toBe(200);
+    expect((await room.outsider.api.get(`${EVENTS}/assignment_${due}`)).status).toBe(401);
+    expect((await room.student.api.get(`${EVENTS}/assignment_99999999`)).status).toBe(404);
+    expect((await room.student.api.get(`${EVENTS}/assignment_x`)).status).toBe(404);
+  });
+
+  it('GraphQL: assignmentEvents and assignmentEvent, with the assignment nested', async () => {
+    const q = `query($codes: [String!]) { assignmentEvents(contextCodes: $codes, allEvents: true, first: 50) { totalCount nodes { id title startAt allDay contextCode assignment { _id name published } } } }`;
+    const res = await room.student.api.graphql(q, { codes: [course()] });
+    expect(res.errors).toBeUndefined();
+    const nodes = res.data.assignmentEvents.nodes;
+    expect(nodes.map((n: any) => n.id)).toEqual(expect.arrayContaining([`assignment_${due}`]));
+    expect(nodes.map((n: any) => n.id)).not.toContain(`assignment_${draft}`);
+    expect(nodes.find((n: any) => n.id === `assignment_${due}`)).toMatchObject({ title: 'Essay on the calendar', contextCode: course(), assignment: { _id: String(due), published: true } });
+    const one = await room.student.api.graphql(`query($id: ID!) { assignmentEvent(id: $id) { id title } }`, { id: `assignment_${due}` });
+    expect(one.data.assignmentEvent).toEqual({ id: `assignment_${due}`, title: 'Essay on the calendar' });
+    const hidden = await room.student.api.graphql(`query($id: ID!) { assignmentEvent(id: $id) { id } }`, { id: `assignment_${draft}` });
+    expect(hidden.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
 });
 

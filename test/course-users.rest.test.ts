@@ -69,7 +69,8 @@ describe('GET /api/v1/courses/:course_id/users', () => {
     expect(names(first.body)).toEqual(['Alice Anders', 'Bob Brown', 'Carol Cole']);
     const links = parseLinks(first.headers.get('link'));
     expect(links.next).toContain('page=2&per_page=3');
-    expect(links.last).toContain('page=3&per_page=3');
+    // Canvas counts no total for this list (total_entries: nil): no rel="last".
+    expect(links.last).toBeUndefined();
     const second = await p.teach.api.get(links.next.replace(server.url, ''));
     expect(names(second.body)).toEqual(['Dina Designer', 'Walt Watcher', 'Larry Young']);
   });

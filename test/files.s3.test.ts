@@ -193,6 +193,11 @@ describe('presigned POST uploads (S3_UPLOAD=presigned)', () => {
     expect((await via(a, await world.user('Not Me')).get(sent.location!.replace(a.url, ''))).status).toBe(404);
     expect((await row(id)).workflow_state).toBe('pending_upload');
 
+    // The redirect is followed without the token, as clients following the bucket's 303 do: the uuid is the credential.
+    expect((await fetch(sent.location!.replace(/uuid=[^&]+/, 'uuid=00000000-0000-4000-8000-000000000000'))).status).toBe(404);
+    const anonymous = await fetch(sent.location!);
+    expect(anonymous.status).toBe(200);
+    expect(await anonymous.json()).toMatchObject({ id, uuid, display_name: 'direct.txt', size: bytes.length, upload_status: 'success' });
     const done = await me.api.get(sent.location!.replace(a.url, ''));
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ id, uuid, display_name: 'direct.txt', size: bytes.length, upload_status: 'success', 'content-type': 'text/plain' });

@@ -1,12 +1,13 @@
 import { ModulesKit, ok, startModulesWorld } from './support/modules';
+import { captureStatements } from './support/paging';
 import type { TestServer } from './support/server';
 import type { World } from './support/world';
 
 /**
  * The page statements of a long module's items and of a course's modules read their rows from an
  * ordered index: no full scan of module_items or context_modules, no temporary sort of a whole
- * module or course. The statements are the ones real requests run (captured from the data source's
- * logger while the requests go through REST and GraphQL), explained with their own parameters.
+ * module or course. The statements are the ones real requests run (captured while the requests go
+ * through REST and GraphQL), explained with their own parameters.
  */
 
 let server: TestServer;
@@ -14,38 +15,24 @@ let world: World;
 let kit: ModulesKit;
 const mysql = (process.env.DATABASE_URL ?? '').startsWith('mysql');
 
-/** Statements (with parameters) run while `fn` runs. */
-async function capture(fn: () => Promise<unknown>): Promise<{ sql: string; params: unknown[] }[]> {
-  const logger = server.app.ds.logger as { logQuery: (q: string, p?: unknown[], r?: unknown) => void };
-  const original = logger.logQuery;
-  const seen: { sql: string; params: unknown[] }[] = [];
-  logger.logQuery = function (q: string, p?: unknown[], r?: unknown) {
-    seen.push({ sql: q, params: p ?? [] });
-    return original.call(this, q, p, r);
-  };
-  try {
-    await fn();
-  } finally {
-    logger.logQuery = original;
-  }
-  return seen;
-}
+/** Statements (with parameters) run while `fn` runs: the server's own statement listener. */
+const capture = (fn: () => Promise<unknown>) => captureStatements(server, fn);
 
 /** Problems of the statement's plan: full scans of the paged tables, temporary sorts. */
-async function planProblems(stmt: { sql: string; params: unknown[] }): Promise<string[]> {
+async function planProblems(stmt: { sql: string; params: readonly unknown[] }): Promise<string[]> {
   const ds = server.app.ds;
   if (mysql) {
-    const rows: Record<string, unknown>[] = await ds.query(`EXPLAIN ${stmt.sql}`, stmt.params);
+    const rows: Record<string, unknown>[] = await ds.query(`EXPLAIN ${stmt.sql}`, [...stmt.params]);
     return rows
       .filter((r) => ['m', 'mi'].includes(String(r.table)) && (r.type === 'ALL' || /filesort|temporary/i.test(String(r.Extra ?? ''))))
       .map((r) => `${r.table}: type=${r.type} ${r.Extra ?? ''}`);
   }
-  const rows: { detail: string }[] = await ds.query(`EXPLAIN QUERY PLAN ${stmt.sql}`, stmt.params);
+  const rows: { detail: string }[] = await ds.query(`EXPLAIN QUERY PLAN ${stmt.sql}`, [...stmt.params]);
   return rows.map((r) => r.detail).filter((d) => /^SCAN (mi|m|module_items|context_modules)\b/.test(d) || /TEMP B-TREE/.test(d));
 }
 
 /** The one statement of `captured` matching `re`. */
-function only(captured: { sql: string; params: unknown[] }[], re: RegExp) {
+function only(captured: { sql: string; params: readonly unknown[] }[], re: RegExp) {
   const found = captured.filter((s) => re.test(s.sql));
   expect(found.length).toBeGreaterThanOrEqual(1);
   return found[0];

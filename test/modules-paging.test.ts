@@ -169,7 +169,7 @@ describe('embedded items (include[]=items, Module.moduleItems) of a long module'
     const m = (await k.module({ name: 'Hundred' })).id;
     for (let i = 0; i < 100; i++) await k.addItem(m, { type: 'SubHeader', title: `Part ${i}` });
     const draft = await k.assignment({ name: 'Later' });
-    const linked = [];
+    const linked: number[] = [];
     for (let i = 0; i < 3; i++) linked.push((await k.addItem(m, { type: 'Assignment', content_id: draft.id, position: 1 })).id);
     await k.publish(m);
     // The items stay published; their assignment does not: students lose the first three items.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
+import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import multipart from '@fastify/multipart';
 import Fastify, { FastifyInstance, LogController } from 'fastify';
 import { GraphQLError } from 'graphql';
@@ -13,10 +13,13 @@ import { packageInfo } from '../common/package-info';
 import { registerGraphiql } from '../graphiql/graphiql.routes';
 import { registerHealth } from '../http/health';
 import { registerLandingPage } from '../http/landing-page';
-import { apolloMetricsPlugin } from '../metrics/apollo-metrics';
+import { registerRequestTracing } from '../http/tracing-hooks';
+import { tracingPlugins } from '../graphql/tracing';
 import { countWsConnections } from '../common/metrics';
 import { registerMetrics } from '../metrics/metrics.routes';
-import { bindRawRequest, graphqlLimitsPlugin, stringifyWithinLimit } from '../graphql/apollo-limits';
+import { bindRawRequest, stringifyWithinLimit } from '../graphql/apollo-limits';
+import { apolloFastifyHandler } from '../graphql/apollo-handler';
+import { graphqlRequestPlugin } from './graphql-plugin';
 import type { RequestContext } from '../request/context';
 import { graphqlLimits, limitRules, parseOptions } from '../graphql/limits';
 import { attachGraphqlWs } from '../graphql/ws';
@@ -25,17 +28,18 @@ import { formatGraphqlError } from '../graphql/format-error';
 import { isDbUnavailable } from '../db/unavailable';
 import { Throttle } from '../http/throttle';
 import { registerThrottle } from '../http/throttle-hooks';
-import { rethrowUnavailable, sendUnavailable, unavailablePlugin } from '../http/unavailable';
+import { rethrowUnavailable, sendUnavailable } from '../http/unavailable';
 import { registerFileStorageRoutes } from '../files/file-storage.routes';
 import { closeFileStore } from '../storage';
 import { discardTempUploads, MULTIPART_LIMITS, readMultipartBody } from '../files/temp-uploads';
 import { INTERNAL_BODY, NOT_FOUND_BODY } from '../api/rest/errors';
-import { httpSubscriptionsRefused, refuseGetSubscriptions } from '../graphql/http-subscriptions';
+import { refuseGetSubscriptions } from '../graphql/http-subscriptions';
 import { parsePairs } from '../api/rest/params';
 import { baseUrl } from '../api/rest/request-meta';
 import { registerRestRoutes } from '../rest/router';
 import { restRoutes } from './routes';
 import { openApiDocument } from '../rest/openapi';
+import { registerEventCatalog } from '../event-catalog/catalog.routes';
 import { requestMeta } from '../api/rest/request-meta';
 
 export interface BuiltServer {
@@ -65,6 +69,8 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     // While draining, requests already on open connections are still served in full.
     return503OnClosing: false,
   });
+  // First of all hooks, so everything after runs inside the request's span (when tracing is on).
+  registerRequestTracing(fastify);
   // Read by baseUrl(req): every absolute URL of a response comes from PUBLIC_URL or the trusted host.
   fastify.decorate('originSettings', originSettings(app.config));
 
@@ -151,6 +157,8 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     openApi ??= openApiDocument(restRoutes, { version: packageInfo().version });
     return reply.type('application/json; charset=utf-8').send(openApi);
   });
+  // The event catalog (AsyncAPI): webhook events in both formats and transports, graphql-ws subscriptions.
+  registerEventCatalog(fastify, () => ({ ...packageInfo(), graphqlSchema: app.schema, delivery: app.config }));
   registerFileStorageRoutes(fastify, app);
 
   // Client documents are bounded (src/graphql/limits.ts): tokens while parsing, depth/aliases/directives
@@ -168,16 +176,15 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     validationRules: limitRules(limits),
     // Cache control and inline traces are Apollo's defaults; each hooks willResolveField, which makes
     // Apollo wrap every field of the schema in its instrumentation: a third of GraphQL's CPU on a page of
-    // 1,000 module items, and no compiled property reads. We send no cache hints or traces.
+    // 1,000 module items, and no compiled property reads. We send no cache hints or traces. Our own
+    // per-request work is one plugin (graphql-plugin.ts): Apollo awaits each plugin at each hook.
     plugins: [
       fastifyApolloDrainPlugin(fastify),
-      unavailablePlugin,
-      httpSubscriptionsRefused(),
-      graphqlLimitsPlugin(limits),
+      graphqlRequestPlugin(limits),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginInlineTraceDisabled(),
-      apolloMetricsPlugin(),
+      ...tracingPlugins<RequestContext>(),
     ],
   });
   await apollo.start();
@@ -190,22 +197,20 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     preHandler: refuseGetSubscriptions(parseOptions(limits)),
     // The Authorization header only (no access_token param): the throttle charges the same credential.
     config: { credential: HEADER_CREDENTIAL },
-    handler: fastifyApolloHandler<RequestContext>(apollo, {
-      context: async (req) => {
-        const ctx = await requestContext(app, {
-          token: HEADER_CREDENTIAL.token(req),
-          requireUser: false,
-          baseUrl: baseUrl(req),
-          log: req.log,
-          allowTool: true,
-        }).catch(rethrowUnavailable);
-        if (isRestError(ctx)) {
-          throw new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
-        }
-        ctx.request = requestMeta(req);
-        bindRawRequest(ctx, req.raw);
-        return ctx;
-      },
+    handler: apolloFastifyHandler<RequestContext>(apollo, async (req) => {
+      const ctx = await requestContext(app, {
+        token: HEADER_CREDENTIAL.token(req),
+        requireUser: false,
+        baseUrl: baseUrl(req),
+        log: req.log,
+        allowTool: true,
+      }).catch(rethrowUnavailable);
+      if (isRestError(ctx)) {
+        throw new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+      }
+      ctx.request = requestMeta(req);
+      bindRawRequest(ctx, req.raw);
+      return ctx;
     }),
   });
 

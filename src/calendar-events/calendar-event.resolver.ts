@@ -3,6 +3,7 @@ import { NodeResolver, NodeType, registerNode } from '../api/graphql/node';
 import { mutationPayload } from '../api/graphql/payload';
 import { ListBound } from '../common/list-bounds';
 import type { RequestContext } from '../request/context';
+import { AssignmentEventResolver } from './assignment-event.resolver';
 import { CalendarEvent } from './calendar-event.entity';
 import { CalendarEventFields, CalendarEventService } from './calendar-event.service';
 import {
@@ -95,4 +96,4 @@ export class CalendarEventResolver extends NodeResolver(NodeType.CalendarEvent, 
   }
 }
 
-export const calendarEventResolvers = [CalendarEventResolver] as const;
+export const calendarEventResolvers = [CalendarEventResolver, AssignmentEventResolver] as const;

@@ -1,5 +1,6 @@
 import { strArray } from '../api/rest/params';
 import { CalendarEventSchema } from './calendar-event.schemas';
+import { AssignmentEventSchema, presentAssignmentEvent } from './assignment-event.present';
 import { numericIds } from '../api/rest/present';
 import { defineFragment, PAYLOAD_ERRORS, RestInput, RestRoute } from '../api/rest/route';
 import { bool, date, hash, id, list, model, nullableText, obj, params, text, z } from '../api/rest/input';
@@ -95,11 +96,24 @@ const P = {
     all_events: bool().optional(),
     excludes: excludes.optional(),
   }),
-  one: params({ id: id(), excludes: excludes.optional() }),
+  // assignment_<id> names an assignment event.
+  one: params({ id: z.union([id(), z.string().regex(/^assignment_\d{1,15}$/)], { error: 'must be an id or assignment_<id>' }), excludes: excludes.optional() }),
   create: params({ calendar_event: eventHash(true).optional() }),
   update: params({ id: id(), calendar_event: eventHash(false).optional() }),
   delete: params({ id: id(), cancel_reason: nullableText({ max: 255 }).optional() }),
 };
+
+/** type=assignment (and assignment_<id>) answer assignment events. */
+const EVENT_OR_ASSIGNMENT = { anyOf: [CalendarEventSchema, AssignmentEventSchema] };
+
+const listVariables = ({ values: v }: RestInput): Record<string, unknown> => ({
+  type: v.type,
+  contextCodes: v.context_codes !== undefined ? (v.context_codes as string[]).filter((c) => c !== '') : undefined,
+  startDate: v.start_date,
+  endDate: v.end_date,
+  undated: v.undated ?? undefined,
+  allEvents: v.all_events ?? undefined,
+});
 
 const MUTATION = (name: string, input: string) => `mutation($input: ${input}!) { ${name}(input: $input) { calendarEvent { ...CalendarEventJson } ${PAYLOAD_ERRORS} } }`;
 
@@ -107,32 +121,45 @@ export const calendarEventRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/calendar_events',
-    response: CalendarEventSchema,
+    response: EVENT_OR_ASSIGNMENT,
     accepts: P.index,
     operation: `query($type: String, $contextCodes: [String!], $startDate: String, $endDate: String, $undated: Boolean, $allEvents: Boolean, $first: Int, $after: String) {
       calendarEvents(type: $type, contextCodes: $contextCodes, startDate: $startDate, endDate: $endDate, undated: $undated, allEvents: $allEvents, first: $first, after: $after) { nodes { ...CalendarEventJson } totalCount }
     }`,
-    variables: ({ values: v }) => ({
-      type: v.type,
-      contextCodes: v.context_codes !== undefined ? (v.context_codes as string[]).filter((c) => c !== '') : undefined,
-      startDate: v.start_date,
-      endDate: v.end_date,
-      undated: v.undated ?? undefined,
-      allEvents: v.all_events ?? undefined,
-    }),
+    variables: listVariables,
     root: 'calendarEvents',
     list: true,
     present: presentCalendarEvent,
+    variants: [
+      {
+        when: (v) => v.type === 'assignment',
+        operation: `query($contextCodes: [String!], $startDate: String, $endDate: String, $undated: Boolean, $allEvents: Boolean, $first: Int, $after: String) {
+          assignmentEvents(contextCodes: $contextCodes, startDate: $startDate, endDate: $endDate, undated: $undated, allEvents: $allEvents, first: $first, after: $after) { nodes { ...AssignmentEventJson } totalCount }
+        }`,
+        variables: (input) => ({ ...listVariables(input), type: undefined }),
+        root: 'assignmentEvents',
+        present: presentAssignmentEvent,
+      },
+    ],
   },
   {
     method: 'GET',
     path: '/api/v1/calendar_events/:id',
-    response: CalendarEventSchema,
+    response: EVENT_OR_ASSIGNMENT,
     accepts: P.one,
     operation: 'query($id: ID!) { calendarEvent(id: $id) { ...CalendarEventJson } }',
     variables: ({ values: v }) => ({ id: v.id }),
     root: 'calendarEvent',
     present: presentCalendarEvent,
+    variants: [
+      {
+        when: (v) => String(v.id).startsWith('assignment_'),
+        operation: 'query($id: ID!) { assignmentEvent(id: $id) { ...AssignmentEventJson } }',
+        variables: ({ values: v }) => ({ id: v.id }),
+        root: 'assignmentEvent',
+        present: presentAssignmentEvent,
+      },
+    ],
   },
   {
     method: 'POST',

@@ -1,6 +1,5 @@
 import { Brackets, EntityManager, In } from 'typeorm';
-import { NotFoundError, RequestError, ValidationError } from '../common/errors';
-import { parseCanvasDate } from '../common/dates';
+import { NotFoundError, ValidationError } from '../common/errors';
 import { ConnectionResult, parseAnyId, pageWindow, toConnection } from '../common/relay';
 import { CourseSection } from '../courses/section.entity';
 import { transaction } from '../db/transaction';
@@ -9,35 +8,16 @@ import type { RequestContext } from '../request/context';
 import { CalendarAccess, contextCode, parseCode, unauthorized } from './calendar-event.access';
 import { CalendarEvent } from './calendar-event.entity';
 import { applyFields, CalendarEventFields, ChildRow } from './calendar-event.fields';
+import { calendarWindow, CalendarWindowArgs } from './calendar-window';
 
 export type { CalendarEventFields, ChildEventFields } from './calendar-event.fields';
 
-export interface CalendarListArgs {
+export interface CalendarListArgs extends CalendarWindowArgs {
   type?: string | null;
   contextCodes?: string[] | null;
-  startDate?: string | null;
-  endDate?: string | null;
-  undated?: boolean | null;
-  allEvents?: boolean | null;
   first?: number | null;
   after?: string | null;
 }
-
-const DAY = 86_400_000;
-const DATE_ONLY = /^\s*\d{4}-\d{2}-\d{2}\s*$/;
-
-/** Canvas's 400 for a list date it cannot read. */
-function listDate(name: string, raw: string | null | undefined): Date | null {
-  if (raw == null || raw.trim() === '') return null;
-  const d = parseCanvasDate(raw);
-  if (!d) {
-    const message = `Invalid date or datetime for ${name}`;
-    throw new RequestError(message, 400, { errors: message });
-  }
-  return d;
-}
-
-const midnight = (d: Date) => new Date(Math.floor(d.getTime() / DAY) * DAY);
 
 /**
  * Calendar events (Canvas's CalendarEventsApiController): lists by context codes and date window, one
@@ -57,10 +37,9 @@ export class CalendarEventService {
     const w = pageWindow(args, 10, 100);
     const type = args.type ?? 'event';
     if (type !== 'event' && type !== 'assignment') throw ValidationError.of('type', 'inclusion', 'type must be event or assignment');
-    const start = listDate('start_date', args.startDate);
-    const endRaw = listDate('end_date', args.endDate);
-    // Assignment events are not served yet: the list is empty, as for a caller with no dated assignments.
-    if (type === 'assignment') return toConnection([], 0, w);
+    // Assignments are listed by assignmentEvents (REST: the same path with type=assignment).
+    if (type === 'assignment') throw ValidationError.of('type', 'inclusion', 'assignment events are listed by assignmentEvents');
+    const window = calendarWindow(args);
     // Without context codes Canvas shows the caller's own calendar only.
     const codes = args.contextCodes?.length ? args.contextCodes : [`user_${viewer.id}`];
     const own: string[] = [];
@@ -95,13 +74,9 @@ export class CalendarEventService {
           if (sectionIds.length) b.orWhere("(e.context_type = 'CourseSection' AND e.context_id IN (:...sectionIds))", { sectionIds });
         }),
       );
-    if (args.undated) qb.andWhere('e.start_at IS NULL');
-    else if (!args.allEvents) {
-      // Neither date: today. A date-only end_date runs to the end of that day; no end_date: the start's day.
-      const from = start ?? midnight(new Date());
-      let to = endRaw ?? new Date(midnight(from).getTime() + DAY - 1);
-      if (endRaw && args.endDate && DATE_ONLY.test(args.endDate)) to = new Date(endRaw.getTime() + DAY - 1);
-      qb.andWhere('e.start_at IS NOT NULL AND e.start_at <= :to AND COALESCE(e.end_at, e.start_at) >= :from', { from, to });
+    if (window.kind === 'undated') qb.andWhere('e.start_at IS NULL');
+    else if (window.kind === 'range') {
+      qb.andWhere('e.start_at IS NOT NULL AND e.start_at <= :to AND COALESCE(e.end_at, e.start_at) >= :from', { from: window.from, to: window.to });
     }
     const [rows, total] = await qb.orderBy('e.start_at', 'ASC').addOrderBy('e.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
     return toConnection(rows, total, w);

@@ -24,6 +24,8 @@ export function parseCanvasDate(input: string): Date | null {
 }
 
 /** `YYYY-MM-DDTHH:MM:SSZ`, Canvas's API rendering. */
+export function formatDateTime(d: Date): string;
+export function formatDateTime(d: Date | null | undefined): string | null;
 export function formatDateTime(d: Date | null | undefined): string | null {
   if (!d) return null;
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');

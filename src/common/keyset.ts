@@ -1,4 +1,4 @@
-import { ConnectionResult, offsetFromCursor } from './relay';
+import { ConnectionResult, cursorForOffset, offsetFromCursor, PageWindow } from './relay';
 
 /**
  * Key set (bookmark) paging. A cursor carries the sort key of the last row shown; the next page is
@@ -111,8 +111,8 @@ export function afterKey(sort: readonly SortKey[], key: readonly KeyValue[]): { 
   let seek: string | null = null;
   if (v0 !== null && first.dir === 'ASC') seek = `${first.expr} >= ?`;
   else if (v0 !== null && first.dir === 'DESC' && !first.nullable) seek = `${first.expr} <= ?`;
-  const or = ors.length > 1 ? `(${ors.join(' OR ')})` : ors[0];
-  return seek ? { sql: `(${seek} AND ${or})`, params: [v0, ...params] } : { sql: `(${or})`, params };
+  const or = `(${ors.join(' OR ')})`;
+  return seek ? { sql: `(${seek} AND ${or})`, params: [v0, ...params] } : { sql: or, params };
 }
 
 /** `ORDER BY` text for the order. */
@@ -126,12 +126,20 @@ export type LazyTotal = () => Promise<number>;
  * there is a next page. Cursors are encoded when read. `total` runs only if totalCount is selected.
  */
 export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => KeyValue[], total: LazyTotal): ConnectionResult<T> {
-  const hasNextPage = rows.length > w.limit;
-  const nodes = hasNextPage ? rows.slice(0, w.limit) : rows;
-  const edges = nodes.map((node) => ({
+  return lazyConnection(rows, w.limit, w.after != null || w.offset > 0, (node) => cursorForKey(keyOf(node)), total);
+}
+
+/**
+ * A page read with LIMIT `limit + 1` (the extra row only says there is a next page), its cursors
+ * encoded when read and its total counted once, only if totalCount is selected.
+ */
+function lazyConnection<T>(rows: T[], limit: number, hasPreviousPage: boolean, cursorOf: (node: T, i: number) => string, total: LazyTotal): ConnectionResult<T> {
+  const hasNextPage = rows.length > limit;
+  const nodes = hasNextPage ? rows.slice(0, limit) : rows;
+  const edges = nodes.map((node, i) => ({
     node,
     get cursor() {
-      return cursorForKey(keyOf(node));
+      return cursorOf(node, i);
     },
   }));
   let counted: Promise<number> | undefined;
@@ -144,7 +152,7 @@ export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => 
     },
     pageInfo: {
       hasNextPage,
-      hasPreviousPage: w.after != null || w.offset > 0,
+      hasPreviousPage,
       get startCursor() {
         return edges[0]?.cursor ?? null;
       },
@@ -153,6 +161,14 @@ export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => 
       },
     },
   };
+}
+
+/**
+ * An offset page read with LIMIT `limit + 1` (lists not yet paged by key): the extra row says there is
+ * a next page, and the total is counted only when totalCount is selected.
+ */
+export function offsetConnection<T>(rows: T[], w: PageWindow, total: LazyTotal): ConnectionResult<T> {
+  return lazyConnection(rows, w.limit, w.offset > 0, (_node, i) => cursorForOffset(w.offset + i), total);
 }
 
 /** A date as both engines compare it with their datetime columns (SQLite stores this exact text). */

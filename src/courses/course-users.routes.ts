@@ -90,7 +90,7 @@ const listRoute = (path: string): RestRoute => ({
   operation: `query($id: ID!, $first: Int, $after: String, $searchTerm: String, $types: [String!], $roleId: ID, $states: [String!], $userIds: [ID!], $sort: String, $order: String, ${FLAG_VARS}) {
     course(id: $id) { usersConnection(first: $first, after: $after, searchTerm: $searchTerm, enrollmentTypes: $types, enrollmentRoleId: $roleId,
       enrollmentStates: $states, userIds: $userIds, sort: $sort, order: $order) {
-      nodes { ...CourseUserJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+      nodes { ...CourseUserJson } pageInfo { hasNextPage endCursor } } } }`,
   variables: (input) => {
     const v = input.values;
     const types = (v.enrollment_type as string[] | undefined) ?? [];

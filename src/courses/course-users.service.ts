@@ -1,6 +1,7 @@
 import { Brackets, In } from 'typeorm';
 import { ForbiddenError, NotFoundError, RequestError } from '../common/errors';
 import { containsPattern } from '../common/like';
+import { offsetConnection } from '../common/keyset';
 import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
 import type { RequestContext } from '../request/context';
 import { User } from '../users/user.entity';
@@ -133,8 +134,9 @@ export class CourseUsersService {
       qb.orderBy('u.sortable_name', dir);
     }
     qb.addOrderBy('u.id', dir);
-    const [rows, total] = await qb.skip(w.offset).take(w.limit).getManyAndCount();
-    return toConnection(rows, total, w);
+    // Canvas counts no total for this list (no rel="last"): only a GraphQL totalCount asks for one.
+    const rows = await qb.clone().offset(w.offset).limit(w.limit + 1).getMany();
+    return offsetConnection(rows, w, () => qb.orderBy().getCount());
   }
 
   /** One person of the course: 404 unless they hold an enrollment there the viewer may read. */

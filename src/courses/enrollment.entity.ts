@@ -33,6 +33,7 @@ export const ROLE_OF_TYPE: Record<EnrollmentType, string> = {
 @Entity('enrollments')
 @Index(['courseId', 'type'])
 @Index(['userId', 'courseId'])
+@Index(['courseId', 'id'])
 export class Enrollment extends Timestamped {
   @IntColumn()
   userId: number;

@@ -106,6 +106,8 @@ const confirmRoute = (method: 'GET' | 'POST'): RestRoute => ({
   payloadKey: 'file',
   present: presentFile,
   response: FileSchema,
+  // The id and uuid authenticate (a bucket's redirect is followed without the token), as in Canvas.
+  anonymous: true,
 });
 
 export const fileRoutes: RestRoute[] = [

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import { In, Not } from 'typeorm';
 import { ForbiddenError, NotFoundError, RequestError } from '../common/errors';
@@ -6,7 +7,7 @@ import { nowToSecond } from '../db/columns';
 import { pagePerParent } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, parseAnyId } from '../common/relay';
+import { ConnectionResult, parseAnyId } from '../common/relay';
 import { Attachment } from './attachment.entity';
 import { assertManageFiles, canReadFiles, FileContext, FileContextType, loadFileContext } from './file-context';
 import { cleanName, renamed, safeFilename } from './file-names';
@@ -90,14 +91,20 @@ export class FileService {
 
   // ---- step 3: confirm ----------------------------------------------------------------------
 
-  /** GET/POST /api/v1/files/:id/create_success?uuid=…: the uploader makes the file available. */
+  /**
+   * GET/POST /api/v1/files/:id/create_success?uuid=…: the upload becomes the available file. As in
+   * Canvas, the id with its uuid (122 random bits, handed only to the uploader at preflight) is the
+   * credential: a bucket's success_action_redirect is followed without the caller's token. A signed-in
+   * caller still confirms only their own upload, and keeps needing the right to manage the files.
+   */
   async confirm(rawId: string, uuid: string | null | undefined): Promise<{ file: Attachment }> {
-    const viewer = this.ctx.authz.requireViewer();
+    const viewer = this.ctx.viewer;
     const found = await this.ctx.loaders.byId(Attachment).load(numericId(rawId));
-    if (!found || found.workflowState === 'deleted' || !uuid || found.uuid !== uuid || found.userId !== viewer.id) throw new NotFoundError();
+    if (!found || found.workflowState === 'deleted' || !uuid || !sameSecret(found.uuid, uuid)) throw new NotFoundError();
+    if (viewer && found.userId !== viewer.id) throw new NotFoundError();
     const fc = await loadFileContext(this.ctx, found.contextType, found.contextId);
     if (!fc) throw new NotFoundError();
-    await assertManageFiles(this.ctx, fc);
+    if (viewer) await assertManageFiles(this.ctx, fc);
     if (found.workflowState === 'available') return { file: found };
     assertUploadOpen(this.ctx.app.config, found);
     // With presigned uploads the bytes went to the bucket: this is where they are checked and kept.
@@ -184,7 +191,7 @@ export class FileService {
       .getRepository(Attachment)
       .createQueryBuilder('a')
       .where('a.context_type = :type AND a.workflow_state = :available', { type: fcs[0]?.type, available: 'available' });
-    const pages = await pagePerParent(qb, 'context_id', [['display_name', 'ASC'], ['id', 'ASC']], fcs.filter((_, i) => readable[i]).map((fc) => fc.id), pageWindow(args));
+    const pages = await pagePerParent(qb, 'context_id', [['display_name', 'ASC'], ['id', 'ASC']], fcs.filter((_, i) => readable[i]).map((fc) => fc.id), args);
     return fcs.map((fc, i) => (readable[i] ? pages.get(fc.id)! : new ForbiddenError()));
   }
 
@@ -222,4 +229,11 @@ export class FileService {
   thumbnailUrl(att: Attachment): string | null {
     return att.isImage ? `${this.ctx.baseUrl}/images/thumbnails/${att.id}/${att.uuid}` : null;
   }
+}
+
+/** Compares a stored secret with a presented one without leaking, through timing, how much of it matched. */
+function sameSecret(stored: string, given: string): boolean {
+  const a = Buffer.from(stored);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

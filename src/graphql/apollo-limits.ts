@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLRequestContextDidResolveOperation } from '@apollo/server';
 import type { FormattedExecutionResult } from 'graphql';
 import { budgetError, startBudget } from './budget';
 import type { RequestContext } from '../request/context';
@@ -19,31 +19,25 @@ export function bindRawRequest(ctx: RequestContext, raw: IncomingMessage): void 
 }
 
 /**
- * HTTP GraphQL's caller- and variable-dependent limits (introspection, cost). Runs once the operation
- * is parsed (token limit) and validated (depth, alias, directive rules) and before anything executes;
- * a refusal is a 400 with the error's extensions.code.
+ * HTTP GraphQL's caller- and variable-dependent limits (introspection, cost), for Apollo's
+ * didResolveOperation: the operation is parsed (token limit) and validated (depth, alias, directive
+ * rules) and nothing has executed yet. Throws the refusal (a 400 with the error's extensions.code);
+ * otherwise starts the operation's execution budget and charges its cost to the HTTP request.
  */
-export function graphqlLimitsPlugin(limits: GraphqlLimits): ApolloServerPlugin<RequestContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ schema, document, operationName, request, contextValue }) {
-          const result = checkOperation(limits, {
-            schema,
-            document,
-            operationName,
-            variables: request.variables,
-            authenticated: Boolean(contextValue.viewer || contextValue.tool),
-          });
-          if ('error' in result) throw result.error;
-          // What it may do while it runs, whatever the estimate said (budget.ts; jit-executor.ts reports it).
-          startBudget(contextValue, limits.budget);
-          const raw = (contextValue as WithRawRequest)[RAW_REQUEST];
-          if (raw) chargeCost(raw, limits, result.cost);
-        },
-      };
-    },
-  };
+export function applyGraphqlLimits(limits: GraphqlLimits, rc: GraphQLRequestContextDidResolveOperation<RequestContext>): void {
+  const { schema, document, operationName, request, contextValue } = rc;
+  const result = checkOperation(limits, {
+    schema,
+    document,
+    operationName,
+    variables: request.variables,
+    authenticated: Boolean(contextValue.viewer || contextValue.tool),
+  });
+  if ('error' in result) throw result.error;
+  // What it may do while it runs, whatever the estimate said (budget.ts; jit-executor.ts reports it).
+  startBudget(contextValue, limits.budget);
+  const raw = (contextValue as WithRawRequest)[RAW_REQUEST];
+  if (raw) chargeCost(raw, limits, result.cost);
 }
 
 /**

@@ -56,10 +56,26 @@ interface Walk {
   active: Set<string>;
 }
 
+/**
+ * Costs of operations that declare no variables, by document object (Apollo hands every request of a
+ * cached query text the same document): nothing else the cost reads can change between requests.
+ */
+const constantCosts = new WeakMap<DocumentNode, { schema: GraphQLSchema; byName: Map<string, number> }>();
+
 /** The operation's cost, or 0 when the document names no such operation (validation reports that). */
 export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variables?: Variables | null): number {
   const operation = pickOperation(document, operationName);
   if (!operation) return 0;
+  if (operation.variableDefinitions?.length) return computeCost(schema, document, operation, variables);
+  let known = constantCosts.get(document);
+  if (!known || known.schema !== schema) constantCosts.set(document, (known = { schema, byName: new Map() }));
+  const name = operationName ?? '';
+  let cost = known.byName.get(name);
+  if (cost === undefined) known.byName.set(name, (cost = computeCost(schema, document, operation, variables)));
+  return cost;
+}
+
+function computeCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables?: Variables | null): number {
   const root = schema.getRootType(operation.operation);
   if (!root) return 0;
   const fragments = new Map<string, FragmentDefinitionNode>();

@@ -1,6 +1,5 @@
-import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { getOperationAST, GraphQLError, parse } from 'graphql';
+import { getOperationAST, GraphQLError, OperationDefinitionNode, parse } from 'graphql';
 import { baseUrl } from '../api/rest/request-meta';
 import type { RequestContext } from '../request/context';
 
@@ -22,18 +21,11 @@ function refusal(origin: string): GraphQLError {
 /**
  * Subscriptions are served over graphql-ws only. Over HTTP Apollo would run one as a query and answer
  * 200 with "Cannot return null for non-nullable field Subscription…", which says nothing of where to
- * go; this refuses a POSTed one before anything runs with a 400 naming the socket and its protocol.
+ * go; once a POSTed operation is resolved, this is the 400 to refuse it with (naming the socket and its
+ * protocol) before anything runs, or null for any other operation.
  */
-export function httpSubscriptionsRefused(): ApolloServerPlugin<RequestContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ operation, contextValue }) {
-          if (operation?.operation === 'subscription') throw refusal(contextValue.baseUrl);
-        },
-      };
-    },
-  };
+export function subscriptionRefusal(operation: OperationDefinitionNode | undefined, ctx: RequestContext): GraphQLError | null {
+  return operation?.operation === 'subscription' ? refusal(ctx.baseUrl) : null;
 }
 
 /**

@@ -20,6 +20,13 @@ const MAX_PLANS = 500;
 
 export class CompiledPlans {
   private readonly plans = new Map<string, CompiledQuery | null>();
+  /**
+   * The same plans by document object: Apollo hands every request of a cached query text the same
+   * parsed document, so a hit costs a WeakMap read instead of building and hashing a key of the whole
+   * text. Bounded by the documents Apollo keeps; a plan dropped from the LRU above may live on here
+   * while its document does, and goes with it.
+   */
+  private readonly byDocument = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -28,6 +35,16 @@ export class CompiledPlans {
 
   /** The compiled plan of a document (null: run it with graphql-js). */
   plan(source: string, document: DocumentNode, operationName: string | null): CompiledQuery | null {
+    let ofDocument = this.byDocument.get(document);
+    const known = ofDocument?.get(operationName ?? '');
+    if (known !== undefined) return known;
+    if (!ofDocument) this.byDocument.set(document, (ofDocument = new Map()));
+    const found = this.planOfText(source, document, operationName);
+    ofDocument.set(operationName ?? '', found);
+    return found;
+  }
+
+  private planOfText(source: string, document: DocumentNode, operationName: string | null): CompiledQuery | null {
     const key = `${operationName ?? ''}\n${source}`;
     const hit = this.plans.get(key);
     if (hit !== undefined) {

@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Runtime } from '../request/runtime';
-import { getOperationAST, GraphQLError, subscribe, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { execute, getOperationAST, GraphQLError, subscribe, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../auth/authenticate';
 import { LiveSockets, type LiveSocket } from '../auth/live-sockets';
@@ -23,6 +24,7 @@ import { EventCharges, eventThrottled } from './ws-charges';
 import { SubscriptionGroup } from './ws-groups';
 import { startBudget } from './budget';
 import { countSubscription } from '../common/metrics';
+import { tracedWsRun } from './tracing';
 
 interface ConnectionExtra {
   /**
@@ -34,6 +36,8 @@ interface ConnectionExtra {
   /** The origin (scheme://host) the socket connected to, read once from the upgrade request. */
   origin?: string;
   socket: WebSocket;
+  /** The upgraded connection under `socket`: fan-out frames are written to it (ws-frames.ts). */
+  raw?: Duplex;
   /** The connection's credentials, re-checked before every operation (src/auth/socket-auth.ts). */
   auth?: SocketAuth;
   viewer?: User;
@@ -67,7 +71,8 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
   const limits = graphqlLimits(app.config);
   const origin = originSettings(app.config);
   // A frame past maxPayload closes the socket with 1009 before it is buffered (the ws default is 100 MiB).
-  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: app.config.GRAPHQL_WS_MAX_PAYLOAD_BYTES });
+  // No compression: fan-out frames are written straight to the connection (ws-frames.ts).
+  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: app.config.GRAPHQL_WS_MAX_PAYLOAD_BYTES, perMessageDeflate: false });
   const sockets = new LiveSockets(app, app.config.GRAPHQL_WS_REVERIFY_MS);
   const charges = throttle ? new EventCharges(throttle, app.config.GRAPHQL_WS_EVENT_COST) : null;
   const maxSubscriptions = app.config.GRAPHQL_WS_MAX_SUBSCRIPTIONS;
@@ -91,7 +96,7 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
           return false;
         }
         sockets.add(live);
-        Object.assign(extra, { auth, live, bucket, origin: base, subscriptions: new Set(), serial: ++serials });
+        Object.assign(extra, { auth, live, bucket, origin: base, raw: extra.request.socket, subscriptions: new Set(), serial: ++serials });
         extra.request = { socket: { remoteAddress: extra.request.socket?.remoteAddress } } as IncomingMessage;
         // The credentials were checked: the socket keeps no copy of its bearer token.
         const kept = ctx.connectionParams as Record<string, unknown> | undefined;
@@ -120,7 +125,9 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
         chargeCost(extra.request, limits, prepared.cost);
         return prepared.args;
       },
-      subscribe: (args) => sharedSubscribe(args),
+      // A span per operation while tracing is on (src/graphql/tracing.ts); graphql-js's own execute otherwise.
+      execute: tracedWsRun(execute),
+      subscribe: tracedWsRun(sharedSubscribe),
 
       // A subscription's stream, counted while it is live (lms_graphql_ws_subscriptions).
       onOperation: (_ctx, _id, _payload, _args, result) => countSubscription(result),
@@ -176,7 +183,7 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
     coalescable.delete(args);
     const { extra, id, key } = c;
     const existing = await groups.get(key);
-    if (existing?.open) return existing.join(extra.socket, id, extra.bucket);
+    if (existing?.open) return existing.join(extra.socket, extra.raw, id, extra.bucket);
     // Claimed before the first await, so an identical subscribe arriving meanwhile waits for this one.
     let settle!: (g: SubscriptionGroup | null) => void;
     const claim = new Promise<SubscriptionGroup | null>((resolve) => (settle = resolve));
@@ -190,7 +197,7 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
       const source = (result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]();
       const group = new SubscriptionGroup(source, groupCharges, () => groups.get(key) === claim && groups.delete(key));
       settle(group);
-      return group.join(extra.socket, id, extra.bucket);
+      return group.join(extra.socket, extra.raw, id, extra.bucket);
     } catch (e) {
       settle(null);
       throw e;

@@ -22,6 +22,7 @@ function landingHtml(): string {
 ${description ? `<p>${escape(description)}</p>\n` : ''}<ul>
 <li><a href="/graphql">GraphiQL</a>: explore and run GraphQL (paste an access token first)</li>
 <li><a href="/api/openapi.json">OpenAPI document</a> of the Canvas REST API</li>
+<li><a href="/api/asyncapi">Event catalog</a> (<a href="/api/asyncapi.json">AsyncAPI document</a>): webhook events and graphql-ws subscriptions</li>
 <li><a href="/health/ready">Health</a> of the service and its dependencies</li>
 </ul>
 </body>

@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { BaseContext, GraphQLRequestContextWillSendResponse } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
 import { isDbUnavailable, RETRY_AFTER_SECONDS, UNAVAILABLE_BODY, UNAVAILABLE_MESSAGE } from '../db/unavailable';
@@ -41,15 +41,9 @@ export const unavailableFormatted = (path: readonly (string | number)[] | undefi
   extensions: { code: SERVICE_UNAVAILABLE },
 });
 
-/** A resolver that hit an unreachable database turns the whole GraphQL response into a 503. */
-export const unavailablePlugin: ApolloServerPlugin = {
-  async requestDidStart() {
-    return {
-      async willSendResponse({ errors, response }) {
-        if (!errors?.some((e) => isDbUnavailable(e))) return;
-        response.http.status = 503;
-        response.http.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
-      },
-    };
-  },
-};
+/** A resolver that hit an unreachable database turns the whole GraphQL response into a 503 (Apollo's willSendResponse). */
+export function answerUnavailable({ errors, response }: Pick<GraphQLRequestContextWillSendResponse<BaseContext>, 'errors' | 'response'>): void {
+  if (!errors?.some((e) => isDbUnavailable(e))) return;
+  response.http.status = 503;
+  response.http.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
+}

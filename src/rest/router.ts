@@ -14,23 +14,34 @@ import { stringifyIds } from '../api/rest/present';
 import { baseUrl, requestMeta } from '../api/rest/request-meta';
 import { isDbUnavailable } from '../db/unavailable';
 import { sendUnavailable } from '../http/unavailable';
-import { RestInput, RestRoute, withFragments } from '../api/rest/route';
+import { RestInput, RestRoute, RestVariant, withFragments } from '../api/rest/route';
 
 const STRING_IDS = 'application/json+canvas-string-ids';
 
 interface CompiledRoute {
   route: RestRoute;
   compiled: CompiledQuery;
+  variants: { variant: RestVariant; route: RestRoute; compiled: CompiledQuery }[];
 }
 
-/** Compiles a route's operation once, failing at start-up if it does not validate against the schema. */
-function compileRoute(app: Runtime, route: RestRoute): CompiledRoute {
-  const doc = parse(withFragments(route.operation));
+/** Compiles an operation once, failing at start-up if it does not validate against the schema. */
+function compileOperation(app: Runtime, route: RestRoute, operation: string): CompiledQuery {
+  const doc = parse(withFragments(operation));
   const errors = validate(app.schema, doc);
   if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
   const compiled = compileQuery(app.schema, doc);
   if (!isCompiledQuery(compiled)) throw new Error(`REST route ${route.method} ${route.path} did not compile`);
-  return { route, compiled };
+  return compiled;
+}
+
+function compileRoute(app: Runtime, route: RestRoute): CompiledRoute {
+  const variants = (route.variants ?? []).map((variant) => ({
+    variant,
+    // The row with the variant's operation, root, variables and presenter.
+    route: { ...route, operation: variant.operation, root: variant.root, variables: variant.variables, present: variant.present ?? route.present },
+    compiled: compileOperation(app, route, variant.operation),
+  }));
+  return { route, compiled: compileOperation(app, route, route.operation), variants };
 }
 
 const dig = (data: unknown, path: string): any => path.split('.').reduce((v: any, k) => (v == null ? v : v[k]), data);
@@ -85,7 +96,8 @@ function routeContext(app: Runtime, route: RestRoute, req: FastifyRequest, param
   return requestContext(app, { token, asUserId: str(params.as_user_id) ?? null, requireUser: !route.anonymous, ...common });
 }
 
-async function handle(app: Runtime, { route, compiled }: CompiledRoute, req: FastifyRequest, reply: FastifyReply) {
+async function handle(app: Runtime, row: CompiledRoute, req: FastifyRequest, reply: FastifyReply) {
+  let { route, compiled } = row;
   reply.type('application/json; charset=utf-8');
   const params = requestParams(req);
   const ctx = await routeContext(app, route, req, params);
@@ -101,6 +113,8 @@ async function handle(app: Runtime, { route, compiled }: CompiledRoute, req: Fas
     if (invalid.some((f) => pathKeys.includes(f.attribute))) return sendRestError(reply, domainToRest(new NotFoundError()));
     return reply.code(400).send(validationBody(invalid));
   }
+  const variant = row.variants.find((v) => v.variant.when(declared.values ?? {}));
+  if (variant) ({ route, compiled } = variant);
 
   const listOpts = typeof route.list === 'object' ? route.list : {};
   let page: PageRequest | null = null;
@@ -159,7 +173,7 @@ async function handle(app: Runtime, { route, compiled }: CompiledRoute, req: Fas
     const path = req.url.split('?')[0];
     const rawQuery = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
     if (listOpts.bookmark) reply.header('Link', bookmarkLinkHeader(baseUrl(req), path, rawQuery, page!.perPage, pageArgs.after as string | null, value?.pageInfo));
-    else reply.header('Link', linkHeader(baseUrl(req), path, rawQuery, page!, value?.totalCount ?? null));
+    else reply.header('Link', linkHeader(baseUrl(req), path, rawQuery, page!, value?.totalCount ?? null, value?.pageInfo?.hasNextPage));
   } else {
     body = route.present ? route.present(value, input) : value;
   }

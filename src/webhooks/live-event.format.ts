@@ -8,31 +8,37 @@ import { Submission } from '../content/submissions/submission.entity';
 import { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
 import type { RequestContext } from '../request/context';
+import type { ContextRole, GradeChangeBody, LiveEventMetadata, SubmissionBody } from './event-schemas';
 import { Pseudonym } from '../users/pseudonym.entity';
 import { User } from '../users/user.entity';
 
 /**
  * Canvas live events (reference §4): `{metadata, body}` with Canvas's metadata keys and bodies.
  * Ids are strings (local ids, single shard). Everything is read through the transaction's entity
- * manager, so a body shows the change as it commits.
+ * manager, so a body shows the change as it commits. The shapes are declared in event-schemas.ts,
+ * which types these builders and is what the event catalog publishes.
  */
 export type Json = Record<string, unknown>;
 
 export interface LiveEvent {
   eventName: string;
   /** Metadata as Canvas's producer emits it (subscription_id and message_id are added per message). */
-  metadata: Json;
+  metadata: LiveEventMetadata;
   body: Json;
   /** Scheme and host the request came in on, for Caliper's sensor and edApp ids. */
   baseUrl: string;
   /** The acting user and role, for Caliper's actor and membership. */
-  actor: { userId: number | null; login: string | null; sisId: string | null; role: string | null };
+  actor: { userId: number | null; login: string | null; sisId: string | null; role: ContextRole | null };
 }
 
 /** Canvas truncates long text fields of live events to 8192 characters. */
 const MAX_TEXT = 8192;
 const truncate = (s: string | null | undefined): string | null => (s == null ? null : s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s);
-const id = (n: number | null | undefined): string | null => (n == null ? null : String(n));
+function id(n: number): string;
+function id(n: number | null | undefined): string | null;
+function id(n: number | null | undefined): string | null {
+  return n == null ? null : String(n);
+}
 
 /** `2024-03-01T17:05:00.123Z`: event times keep their milliseconds. */
 export const eventTime = (d: Date): string => d.toISOString();
@@ -49,7 +55,7 @@ export function ltiAssignmentId(rootAccountUuid: string, assignmentId: number): 
 }
 
 /** Canvas's enrollment-type precedence for a user holding several roles in a course. */
-const ROLE_ORDER = ['TeacherEnrollment', 'TaEnrollment', 'DesignerEnrollment', 'StudentEnrollment', 'ObserverEnrollment'];
+const ROLE_ORDER: readonly ContextRole[] = ['TeacherEnrollment', 'TaEnrollment', 'DesignerEnrollment', 'StudentEnrollment', 'ObserverEnrollment'];
 
 /** The context of an event: where it happened and under which root account. */
 export interface EventContext {
@@ -88,7 +94,7 @@ class Reads {
   assignment(assignmentId: number) {
     return this.once(`assignment:${assignmentId}`, () => this.em.getRepository(Assignment).findOneBy({ id: assignmentId }));
   }
-  async role(course: Course, userId: number): Promise<string | null> {
+  async role(course: Course, userId: number): Promise<ContextRole | null> {
     return this.once(`role:${course.id}:${userId}`, async () => {
       const rows = await this.em.getRepository(Enrollment).findBy({ courseId: course.id, userId, workflowState: 'active' });
       const types = new Set(rows.map((r) => r.type as string));
@@ -108,7 +114,13 @@ export function reads(em: EntityManager): Reads {
 }
 
 /** Canvas's metadata for an event caused by this request in this context. */
-export async function buildMetadata(r: Reads, ctx: RequestContext, eventName: string, at: Date, context: EventContext): Promise<{ metadata: Json; actor: LiveEvent['actor'] }> {
+export async function buildMetadata(
+  r: Reads,
+  ctx: RequestContext,
+  eventName: LiveEventMetadata['event_name'],
+  at: Date,
+  context: EventContext,
+): Promise<{ metadata: LiveEventMetadata; actor: LiveEvent['actor'] }> {
   const viewer = ctx.viewer;
   const pseudonym = viewer ? await r.pseudonym(viewer.id) : null;
   const real = ctx.realUser && viewer && ctx.realUser.id !== viewer.id ? ctx.realUser : null;
@@ -117,7 +129,7 @@ export async function buildMetadata(r: Reads, ctx: RequestContext, eventName: st
   // The public host (PUBLIC_URL when set), not whatever Host header the client sent.
   const hostname = hostOf(ctx.baseUrl);
   const root = context.rootAccount;
-  const metadata: Json = {
+  const metadata: LiveEventMetadata = {
     event_name: eventName,
     event_time: eventTime(at),
     producer: 'canvas',
@@ -184,7 +196,7 @@ export function lateAndMissing(s: Submission, a: Assignment | null, now = Date.n
 }
 
 /** The body Canvas's submission_created, submission_updated and plagiarism_resubmit share. */
-export async function submissionBody(r: Reads, s: Submission, rootAccountUuid: string): Promise<Json> {
+export async function submissionBody(r: Reads, s: Submission, rootAccountUuid: string): Promise<SubmissionBody> {
   const [student, assignment] = await Promise.all([r.user(s.userId), r.assignment(s.assignmentId)]);
   const status = lateAndMissing(s, assignment);
   return {
@@ -216,7 +228,7 @@ export async function gradeChangeBody(
   r: Reads,
   s: Submission,
   change: { oldScore: number | null; newScore: number | null; oldGrade: string | null; newGrade: string | null },
-): Promise<Json> {
+): Promise<GradeChangeBody> {
   const [assignment, pseudonym] = await Promise.all([r.assignment(s.assignmentId), r.pseudonym(s.userId)]);
   return {
     submission_id: id(s.id),

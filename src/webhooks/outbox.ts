@@ -22,7 +22,9 @@ import {
   reads,
   submissionBody,
 } from './live-event.format';
+import type { AttachmentCreatedBody, CalendarEventBody, LiveEventMetadata, QuizSubmittedBody } from './event-schemas';
 import { EventScope, subscriptionsInScope, wants } from './subscription-match';
+import { activeTraceparent, withSpan } from '../tracing/tracing';
 import type { WebhookSubscription } from './webhook-subscription.entity';
 import { afterCommit } from '../db/transaction';
 import { DomainEvent, type DomainEventHandler } from '../events/domain-events';
@@ -48,9 +50,11 @@ export interface PublishedMessage {
   document: Json;
 }
 
+type EventName = LiveEventMetadata['event_name'];
+
 /** One live event to produce, once its subscribers are known. */
 interface Planned {
-  eventName: string;
+  eventName: EventName;
   build: () => Promise<LiveEvent | null>;
 }
 
@@ -60,12 +64,14 @@ interface Plan {
   events: () => Promise<Planned[]>;
 }
 
+type Candidates = Awaited<ReturnType<typeof subscriptionsInScope>>;
+
 /** Submissions that got a submission_created in this transaction (the same save is not also an update). */
 const createdInTx = new WeakMap<EntityManager, Set<number>>();
 
 async function plan(em: EntityManager, ctx: RequestContext, event: DomainEvent, at: Date): Promise<Plan | null> {
   const r = reads(em);
-  const liveEvent = async (eventName: string, context: EventContext | null, body: (c: EventContext) => Promise<Json>): Promise<LiveEvent | null> => {
+  const liveEvent = async (eventName: EventName, context: EventContext | null, body: (c: EventContext) => Promise<Json>): Promise<LiveEvent | null> => {
     if (!context) return null;
     const { metadata, actor } = await buildMetadata(r, ctx, eventName, at, context);
     return { eventName, metadata, body: await body(context), baseUrl: baseUrlOf(ctx), actor };
@@ -90,7 +96,7 @@ async function plan(em: EntityManager, ctx: RequestContext, event: DomainEvent, 
       const events = async (): Promise<Planned[]> => {
         const s = await em.getRepository(Submission).findOneBy({ id: event.submissionId });
         if (!s) return [];
-        const names: string[] = [];
+        const names: EventName[] = [];
         if (event.type === 'submission.submitted') names.push('submission_created');
         else if (event.type === 'submission.plagiarism_resubmit') names.push('plagiarism_resubmit');
         else {
@@ -123,7 +129,7 @@ async function plan(em: EntityManager, ctx: RequestContext, event: DomainEvent, 
               liveEvent('quiz_submitted', await courseContext(r, event.courseId), async () => ({
                 submission_id: idString(event.quizSubmissionId),
                 quiz_id: idString(event.quizId),
-              })),
+              }) satisfies QuizSubmittedBody),
           },
         ],
       };
@@ -151,7 +157,7 @@ async function plan(em: EntityManager, ctx: RequestContext, event: DomainEvent, 
                 unlock_at: null,
                 lock_at: null,
                 updated_at: formatDateTime(att.updatedAt),
-              })),
+              }) satisfies AttachmentCreatedBody),
           },
         ],
       };
@@ -185,7 +191,7 @@ async function plan(em: EntityManager, ctx: RequestContext, event: DomainEvent, 
                 user_id: idString(e.userId),
                 created_at: formatDateTime(e.createdAt),
                 updated_at: formatDateTime(e.updatedAt),
-              })),
+              }) satisfies CalendarEventBody),
           },
         ],
       };
@@ -253,6 +259,15 @@ export async function writeOutbox(em: EntityManager, ctx: RequestContext, event:
   if (!p) return 0;
   const candidates = await subscriptionsInScope(em, p.scope);
   if (!candidates.length) return 0;
+  // Some subscription may want it: a span for the write, whose trace context each message keeps.
+  return withSpan('webhook outbox write', { attributes: { 'webhook.domain_event': event.type } }, async (span) => {
+    const written = await writeMessages(em, ctx, p, candidates, at, activeTraceparent());
+    span?.setAttribute('webhook.messages', written);
+    return written;
+  });
+}
+
+async function writeMessages(em: EntityManager, ctx: RequestContext, p: Plan, candidates: Candidates, at: Date, traceparent: string | null): Promise<number> {
   const rows: OutboxMessage[] = [];
   const published: { toolProxyId: number; message: PublishedMessage }[] = [];
   const retryWindow = ctx.app.config.WEBHOOK_RETRY_WINDOW_MS;
@@ -284,6 +299,7 @@ export async function writeOutbox(em: EntityManager, ctx: RequestContext, event:
           firstAttemptAt: null,
           lastAttemptAt: null,
           deliveredAt: null,
+          traceparent,
           createdAt: at,
           updatedAt: at,
         }),

@@ -12,6 +12,8 @@ import { encryptSecret } from '../../src/lti/lti-keys';
 import { ToolProxy } from '../../src/lti/tool-proxy.entity';
 import { WebhookSubscription } from '../../src/webhooks/webhook-subscription.entity';
 import { contentRoom, ContentRoom } from './content';
+import { reportDrift } from './drift';
+import { deliveryProblem } from './event-catalog';
 import { startTestServer, TestServer } from './server';
 import { World, WorldUser } from './world';
 
@@ -72,6 +74,11 @@ export class HttpsReceiver {
         }
         const r: Received = { path: req.url ?? '', headers: req.headers as Record<string, string>, body, json, at: Date.now() };
         this.received.push(r);
+        // Every webhook delivery is held to the event catalog (a drift fails the test it arrives in).
+        if (r.headers['x-event-name']) {
+          const problem = deliveryProblem('https', r.headers, body);
+          if (problem) reportDrift(problem);
+        }
         const answer = this.respond(r);
         if (answer === 'hang') return;
         setTimeout(() => res.writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers }).end(answer.body ?? '{}'), answer.delayMs ?? 0);
@@ -159,7 +166,11 @@ export async function startLocalSqs(): Promise<LocalSqs> {
         for (const m of msgs) {
           const attributes = Object.fromEntries(Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue ?? '']));
           // Once each (a send that timed out yet arrived is sent again: at-least-once).
-          if (!out.some((o) => o.attributes.message_id === attributes.message_id)) out.push({ body: m.Body ?? '', json: JSON.parse(m.Body ?? 'null'), attributes });
+          if (!out.some((o) => o.attributes.message_id === attributes.message_id)) {
+            const problem = deliveryProblem('sqs', attributes, m.Body ?? '');
+            if (problem) reportDrift(problem);
+            out.push({ body: m.Body ?? '', json: JSON.parse(m.Body ?? 'null'), attributes });
+          }
           await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle! }));
         }
       }

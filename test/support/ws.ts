@@ -1,5 +1,7 @@
 import { Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { reportDrift } from './drift';
+import { wsResultProblem } from './event-catalog';
 
 export interface WsClient {
   client: Client;
@@ -20,6 +22,17 @@ export function wsClient(httpUrl: string, token: string | null): WsClient {
     onNonLazyError: () => undefined,
     on: { closed: (e) => onClose((e as { code: number }).code) },
   });
+  // Every subscription result is held to its channel in the event catalog (a drift fails the test).
+  const subscribe = client.subscribe.bind(client);
+  client.subscribe = ((payload, sink) =>
+    subscribe(payload, {
+      ...sink,
+      next: (result) => {
+        const problem = wsResultProblem(result as { data?: Record<string, unknown> | null });
+        if (problem) reportDrift(problem);
+        sink.next(result as never);
+      },
+    })) as Client['subscribe'];
   return { client, closed };
 }
 

@@ -62,6 +62,20 @@ export interface RestRoute<P = Record<string, any>> {
    * at all, so a stray or invalid user token cannot change the answer (the LTI authorize endpoints).
    */
   auth?: 'user' | 'lti' | 'none';
+  /**
+   * Other operations the same path runs for some inputs (Canvas's GET /calendar_events?type=assignment
+   * lists assignments, not events): the first whose `when` holds replaces the row's operation, root,
+   * variables and presenter. Each is compiled and validated at start-up like the row's own.
+   */
+  variants?: RestVariant<P>[];
+}
+
+export interface RestVariant<P = Record<string, any>> {
+  when: (values: P) => boolean;
+  operation: string;
+  root: string;
+  variables?: (input: RestInput<P>) => Record<string, unknown>;
+  present?: (value: any, input: RestInput<P>) => unknown;
 }
 
 /** The selection every mutation row reads: validation problems become Canvas's 400 body. */

@@ -9,8 +9,8 @@ const INDEXES: [string, string[]][] = [
   ['context_modules', ['course_id', 'position', 'id']],
 ];
 
-export class ModuleListIndexes1732000013100 implements MigrationInterface {
-  name = 'ModuleListIndexes1732000013100';
+export class ModuleListIndexes1732000014000 implements MigrationInterface {
+  name = 'ModuleListIndexes1732000014000';
 
   async up(q: QueryRunner): Promise<void> {
     for (const [table, columnNames] of INDEXES) await q.createIndex(table, new TableIndex({ columnNames }));

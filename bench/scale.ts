@@ -1,0 +1,273 @@
+/**
+ * The scaling bench: does a page cost the same whatever the size of the parent behind it? Builds the
+ * 1x / 10x / 100x worlds of scale-world.ts (bulk inserts), and at each size measures every list of
+ * scale-lists.ts, first page and deep page of 50, over REST and over GraphQL (the route's own operation),
+ * on SQLite and/or MariaDB. Prints p50 latency and CPU per request at each size and the growth from the
+ * smallest to the largest world, flagged above 1.5x. Prints figures and asserts nothing on timings; it
+ * fails (exit 1) when a page does not answer, or the two doors answer different row counts.
+ *
+ *   npm run bench:scale                                  # SQLite and MariaDB, 1x/10x/100x (about 10 minutes)
+ *   npm run bench:scale -- --quick                       # 1x/10x, shorter runs (under 2 minutes)
+ *   npm run bench:scale -- --db sqlite --sizes 1,10,100 --seconds 2 --json scale.json --only modules,group-users
+ *
+ * Flags: --db sqlite|mysql|both (both), --mysql-url (mysql://root@127.0.0.1:3306/lms_scale: a database of
+ * its own is made on that server and dropped), --sizes (1,10,100: the factors, a cap on the largest world),
+ * --quick (--sizes 1,10 --seconds 0.5 --warmup 0.1), --seconds per target (1.5), --warmup (0.3),
+ * --concurrency (1: latency is one request's, not a queue's), --only (list keys), --json FILE.
+ *
+ * Processes: the worlds are seeded from this process (an in-process server for the API templates and the
+ * data source for the bulk inserts); the server under test runs in a child (server-process.ts), the load
+ * in another (load-worker.ts). CPU per request is the server process's own CPU time over a run.
+ */
+import 'reflect-metadata';
+import fs from 'node:fs';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { Child, forkServer, LoadGenerator } from './children';
+import type { LoadTarget } from './load-worker';
+import { findPages, Page, PER_PAGE, scaleLists, ScaleList } from './scale-lists';
+import { countsAt, seedScaleWorld } from './scale-world';
+import { fmt, printTable, startBenchServer } from './support';
+
+interface Options {
+  engines: ('sqlite' | 'mysql')[];
+  mysqlUrl: string;
+  sizes: number[];
+  seconds: number;
+  warmup: number;
+  concurrency: number;
+  only: string[];
+  json?: string;
+}
+
+const FLAG_ABOVE = 1.5;
+
+function options(argv: string[]): Options {
+  const o: Options = { engines: ['sqlite', 'mysql'], mysqlUrl: 'mysql://root@127.0.0.1:3306/lms_scale', sizes: [1, 10, 100], seconds: 1.5, warmup: 0.3, concurrency: 1, only: [] };
+  const num = (flag: string, v: string | undefined) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`${flag} needs a number (got ${v})`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => argv[++i];
+    switch (a) {
+      case '--db': {
+        const v = next();
+        if (v === 'both') o.engines = ['sqlite', 'mysql'];
+        else if (v === 'sqlite' || v === 'mysql') o.engines = [v];
+        else throw new Error(`--db sqlite|mysql|both (got ${v})`);
+        break;
+      }
+      case '--mysql-url':
+        o.mysqlUrl = next();
+        break;
+      case '--sizes':
+        o.sizes = next().split(',').map((s) => num('--sizes', s)).filter((n) => n >= 1).sort((x, y) => x - y);
+        break;
+      case '--quick':
+        o.sizes = [1, 10];
+        o.seconds = 0.5;
+        o.warmup = 0.1;
+        break;
+      case '--seconds':
+        o.seconds = num(a, next());
+        break;
+      case '--warmup':
+        o.warmup = num(a, next());
+        break;
+      case '--concurrency':
+        o.concurrency = Math.max(1, Math.floor(num(a, next())));
+        break;
+      case '--only':
+        o.only = next().split(',').filter(Boolean);
+        break;
+      case '--json':
+        o.json = next();
+        break;
+      default:
+        throw new Error(`unknown flag ${a} (see bench/scale.ts)`);
+    }
+  }
+  if (!o.sizes.length) throw new Error('--sizes needs at least one factor');
+  return o;
+}
+
+type Door = 'rest' | 'graphql';
+type Which = 'first' | 'deep';
+
+/** One measured target: a list's page through one door at one size. */
+interface Sample {
+  engine: string;
+  list: string;
+  door: Door;
+  page: Which;
+  size: number;
+  /** Rows of the parent the list follows, and rows on the page. */
+  parentRows: number;
+  pageRows: number;
+  requests: number;
+  p50Ms: number;
+  cpuUsPerRequest: number;
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] : NaN;
+}
+
+async function fetcher(port: number) {
+  return async (path: string, init: { method: string; headers: Record<string, string>; body?: string }) => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, init);
+    const text = await res.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  };
+}
+
+function target(port: number, l: ScaleList, p: Page, door: Door): LoadTarget {
+  const auth = { Authorization: `Bearer ${l.token}` };
+  return door === 'rest'
+    ? { port, method: 'GET', path: p.path, headers: auth }
+    : { port, method: 'POST', path: '/graphql', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify(p.graphql) };
+}
+
+async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]): Promise<void> {
+  if (engine === 'mysql') process.env.DATABASE_URL = o.mysqlUrl;
+  else delete process.env.DATABASE_URL;
+  const seed = await startBenchServer();
+  let server: Child | undefined;
+  const loader = new LoadGenerator();
+  try {
+    console.log(`\n== ${engine}: ${seed.db.label}`);
+    let t0 = performance.now();
+    const world = await seedScaleWorld(seed);
+    console.log(`  templates through the API: ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    server = forkServer('server');
+    const env = { DATABASE_URL: seed.db.url, LMS_ADMIN_TOKEN: seed.adminToken, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT: 'off' };
+    const port = (await server.request<{ port: number }>('start', { env })).port;
+    const get = await fetcher(port);
+    const lists = scaleLists(world).filter((l) => !o.only.length || o.only.includes(l.key));
+
+    for (const size of o.sizes) {
+      const grown = await world.grow(size);
+      const c = countsAt(size);
+      console.log(
+        `  ${size}x: ${c.students} students, ${c.groups} groups, a group of ${c.members}, ${c.modules} modules x 2 items, a module of ${c.items} items, ${c.notes} notes` +
+          ` (${grown.rows} rows inserted in ${fmt(grown.seconds, 2)} s)`,
+      );
+      for (const l of lists) {
+        t0 = performance.now();
+        const pages = await findPages(l, get);
+        const walkedNote = pages.walked ? `, ${pages.walked} pages of 100 walked by bookmark` : '';
+        for (const [which, p] of [['first', pages.first], ['deep', pages.deep]] as const) {
+          for (const door of ['rest', 'graphql'] as const) {
+            const t = target(port, l, p, door);
+            if (o.warmup) await loader.run({ target: t, seconds: o.warmup, concurrency: o.concurrency });
+            const cpu0 = await server.request<NodeJS.CpuUsage>('cpu');
+            const r = await loader.run({ target: t, seconds: o.seconds, concurrency: o.concurrency });
+            const cpu1 = await server.request<NodeJS.CpuUsage>('cpu');
+            if (r.errors) throw new Error(`${engine} ${l.key} ${door} ${which} page at ${size}x: ${r.errors} failed request(s), first: ${r.firstError}`);
+            out.push({
+              engine,
+              list: l.key,
+              door,
+              page: which,
+              size,
+              parentRows: world.counts[l.parent],
+              pageRows: p.rows,
+              requests: r.requests,
+              p50Ms: pct(r.latencies, 0.5),
+              cpuUsPerRequest: r.requests ? (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / r.requests : NaN,
+            });
+          }
+        }
+        console.log(`    ${l.key}: first ${pages.first.rows} rows, deep ${pages.deep.rows} rows (${pages.deep.path.replace(/^.*\?/, '')})${walkedNote}; ${fmt((performance.now() - t0) / 1000, 1)} s`);
+      }
+    }
+  } finally {
+    loader.close();
+    await server?.close();
+    await seed.close();
+  }
+}
+
+const ms = (n: number) => (n >= 100 ? fmt(n, 0) : n >= 10 ? fmt(n, 1) : fmt(n, 2));
+
+function report(o: Options, samples: Sample[]): { flagged: string[] } {
+  const lo = o.sizes[0];
+  const hi = o.sizes[o.sizes.length - 1];
+  const flagged: string[] = [];
+  for (const engine of o.engines) {
+    const mine = samples.filter((s) => s.engine === engine);
+    if (!mine.length) continue;
+    const keys = [...new Set(mine.map((s) => s.list))];
+    const rows: (string | number)[][] = [];
+    for (const list of keys) {
+      for (const door of ['rest', 'graphql'] as const) {
+        for (const page of ['first', 'deep'] as const) {
+          const at = (size: number) => mine.find((s) => s.list === list && s.door === door && s.page === page && s.size === size);
+          const a = at(lo);
+          const b = at(hi);
+          const growth = a && b ? b.p50Ms / a.p50Ms : NaN;
+          const cpuGrowth = a && b ? b.cpuUsPerRequest / a.cpuUsPerRequest : NaN;
+          const flag = hi > lo && (growth > FLAG_ABOVE || cpuGrowth > FLAG_ABOVE);
+          if (flag) flagged.push(`${engine} ${list} ${door} ${page}: p50 ${fmt(growth, 1)}x, CPU ${fmt(cpuGrowth, 1)}x`);
+          rows.push([
+            door === 'rest' && page === 'first' ? list : '',
+            door === 'rest' ? 'REST' : 'GraphQL',
+            page,
+            ...o.sizes.map((s) => (at(s) ? ms(at(s)!.p50Ms) : '-')),
+            hi > lo ? `${fmt(growth, 1)}x` : '-',
+            ...[lo, hi].filter((s, i, xs) => xs.indexOf(s) === i).map((s) => (at(s) ? fmt(at(s)!.cpuUsPerRequest, 0) : '-')),
+            hi > lo ? `${fmt(cpuGrowth, 1)}x` : '-',
+            flag ? 'GROWS' : '',
+          ]);
+        }
+      }
+    }
+    console.log(`\n${engine}: p50 latency (ms) of a page of ${PER_PAGE} at each size; CPU µs per request of the server; growth ${hi}x/${lo}x`);
+    printTable(
+      [
+        'list',
+        'door',
+        'page',
+        ...o.sizes.map((s) => `p50 ${s}x`),
+        `p50 ${hi}x/${lo}x`,
+        ...[lo, hi].filter((s, i, xs) => xs.indexOf(s) === i).map((s) => `CPU ${s}x`),
+        `CPU ${hi}x/${lo}x`,
+        `>${FLAG_ABOVE}x`,
+      ],
+      rows,
+    );
+  }
+  return { flagged };
+}
+
+async function main(): Promise<void> {
+  const o = options(process.argv.slice(2));
+  const started = performance.now();
+  console.log('Scaling bench: a page of 50, first and deep, over REST and GraphQL, as the parents grow');
+  console.log(`  node ${process.version}; ${os.cpus().length} CPUs; load average ${os.loadavg().map((n) => fmt(n, 1)).join(' ')}`);
+  console.log(`  engines: ${o.engines.join(', ')}; sizes: ${o.sizes.map((s) => `${s}x`).join(', ')}; ${o.seconds} s per target after ${o.warmup} s warm-up, concurrency ${o.concurrency}`);
+  const samples: Sample[] = [];
+  for (const engine of o.engines) await runEngine(engine, o, samples);
+  const { flagged } = report(o, samples);
+  console.log(`\n${flagged.length} of ${samples.length / o.sizes.length} pages grew more than ${FLAG_ABOVE}x (p50 or CPU) from ${o.sizes[0]}x to ${o.sizes[o.sizes.length - 1]}x${flagged.length ? ':' : ''}`);
+  for (const f of flagged) console.log(`  ${f}`);
+  console.log(`\nran in ${fmt((performance.now() - started) / 1000, 0)} s; load average now ${os.loadavg().map((n) => fmt(n, 1)).join(' ')}`);
+  if (o.json) {
+    fs.writeFileSync(o.json, JSON.stringify({ options: o, node: process.version, samples, flagged }, null, 2));
+    console.log(`samples written to ${o.json}`);
+  }
+}
+
+main().catch((e) => {
+  console.error(`bench failed: ${(e as Error).stack ?? String(e)}`);
+  process.exitCode = 1;
+});
