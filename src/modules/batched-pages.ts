@@ -1,7 +1,25 @@
 import DataLoader from 'dataloader';
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
 import { leanRows } from '../db/lean-read';
+import type { KeyWindow } from '../common/keyset';
 import type { RequestContext } from '../request/context';
+
+/**
+ * A page's SELECT of `columns` from `table` (`name alias`) matching `where` in `order`: LIMIT limit + 1
+ * after the window's key (the caller puts it in `where`). A legacy offset page first finds its ids
+ * in the index alone (`idColumn`: the alias's id), then reads just those rows: the skipped rows cost
+ * no row lookup each. Rows come back unordered then (pageLoader sorts them). The page's ids drive the
+ * join on both engines (STRAIGHT_JOIN on MariaDB/MySQL, CROSS JOIN on SQLite), whatever their
+ * estimates of a small table say.
+ */
+export function pageSql(ctx: RequestContext, columns: string, table: string, idColumn: string, where: string, order: string, w: KeyWindow): string {
+  if (w.offset <= 0) return `SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ${w.limit + 1}`;
+  const alias = idColumn.split('.')[0];
+  const [select, join] = isMysql(ctx) ? ['SELECT STRAIGHT_JOIN', 'INNER JOIN'] : ['SELECT', 'CROSS JOIN'];
+  return `${select} ${columns} FROM (SELECT ${idColumn} AS page_id FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ${w.limit + 1} OFFSET ${w.offset}) pg ${join} ${table} ON ${alias}.id = pg.page_id`;
+}
+
+const isMysql = (ctx: RequestContext) => ctx.ds.options.type === 'mysql' || ctx.ds.options.type === 'mariadb';
 
 /** One parent's page statement: a full SELECT of the entity's columns, ordered and LIMITed. */
 export interface PagePart {
@@ -41,8 +59,7 @@ export function pageLoader<T extends ObjectLiteral>(
       async (parts) => {
         // MariaDB/MySQL take each LIMITed member in parentheses (a derived table would be materialised
         // per member); SQLite allows ORDER BY and LIMIT in a member only inside a subquery.
-        const mysql = ctx.ds.options.type === 'mysql' || ctx.ds.options.type === 'mariadb';
-        const member = (p: PagePart, i: number) => (mysql ? `(${p.sql})` : `SELECT * FROM (${p.sql}) p${i}`);
+        const member = (p: PagePart, i: number) => (isMysql(ctx) ? `(${p.sql})` : `SELECT * FROM (${p.sql}) p${i}`);
         const sql = parts.length === 1 ? parts[0].sql : parts.map(member).join(' UNION ALL ');
         // Plain entities (no relations or embedded columns): leanRows always maps them.
         const rows = (await leanRows(ctx.ds, entity, sql, parts.flatMap((p) => p.params)))!;

@@ -52,17 +52,18 @@ export interface ContentAdapter {
 }
 
 /**
- * A kind's content rules as SQL conditions over its table aliased `mc`, for the item aliased `item`
- * (`mc.id = item.content_id` is added by the caller): what load() finds (live, of the item's course),
+ * A kind's content rules as SQL conditions over its table aliased `mc`, for an item of the course
+ * `course` (an SQL expression: the course id, or a column; `mc.id = <item>.content_id` is added by
+ * the caller): what load() finds (live, of the item's course),
  * what counts as published, and the assignment that scores it (ContentInfo.assignmentId), if any.
  * They must say exactly what load() says: listings filter by them and then check the page's rows
  * against the loaded ContentInfo too.
  */
 export interface ContentSql {
   table: string;
-  live: (item: string) => string;
+  live: (course: string) => string;
   published: string;
-  assignment?: (item: string) => string;
+  assignment?: (course: string) => string;
 }
 
 const adapters = new Map<ItemType, ContentAdapter>();

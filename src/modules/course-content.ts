@@ -20,7 +20,7 @@ import { Submission } from '../content/submissions/submission.entity';
 /** Not deleted (typed loosely: each entity has its own state union). */
 const live = { workflowState: Not('deleted') as never };
 /** The same, as SQL (content-registry's ContentSql): a live row of the item's course. */
-const liveIn = (item: string) => `mc.course_id = ${item}.course_id AND mc.workflow_state <> 'deleted'`;
+const liveIn = (course: string) => `mc.course_id = ${course} AND mc.workflow_state <> 'deleted'`;
 
 export const assignmentContent: ContentAdapter = {
   kind: 'Assignment',

@@ -65,10 +65,10 @@ export const discussionContent: ContentAdapter = {
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/discussion_topics/${info.id}`,
   sql: {
     table: 'discussion_topics',
-    live: (item) => `mc.context_type = 'Course' AND mc.context_id = ${item}.course_id AND mc.is_announcement = 0 AND mc.workflow_state <> 'deleted'`,
+    live: (course) => `mc.context_type = 'Course' AND mc.context_id = ${course} AND mc.is_announcement = 0 AND mc.workflow_state <> 'deleted'`,
     published: "mc.workflow_state = 'active'",
     // As load(): a graded topic is scored by its assignment while that assignment is live.
-    assignment: (item) => `(SELECT da.id FROM assignments da WHERE da.id = mc.assignment_id AND da.course_id = ${item}.course_id AND da.workflow_state <> 'deleted')`,
+    assignment: (course) => `(SELECT da.id FROM assignments da WHERE da.id = mc.assignment_id AND da.course_id = ${course} AND da.workflow_state <> 'deleted')`,
   },
 };
 

@@ -18,5 +18,5 @@ export const fileContent: ContentAdapter = {
     );
   },
   apiUrl: (baseUrl, courseId, info) => `${baseUrl}/api/v1/courses/${courseId}/files/${info.id}`,
-  sql: { table: 'attachments', live: (item) => `mc.context_type = 'Course' AND mc.context_id = ${item}.course_id AND mc.workflow_state = 'available'`, published: '1 = 1' },
+  sql: { table: 'attachments', live: (course) => `mc.context_type = 'Course' AND mc.context_id = ${course} AND mc.workflow_state = 'available'`, published: '1 = 1' },
 };

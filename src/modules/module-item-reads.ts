@@ -6,7 +6,7 @@ import type { RequestContext } from '../request/context';
 import { ContentInfo, loadContent } from './content-registry';
 import { ModuleItem } from './module-item.entity';
 import { ItemAudience, itemVisibilitySql, marks, MAX_EMBEDDED_ITEMS, SqlPart, titleContains } from './module-item-sql';
-import { countLoader, pageLoader } from './batched-pages';
+import { countLoader, pageLoader, pageSql } from './batched-pages';
 import { ModuleItemView, ModuleView } from './module-views';
 import { itemLinked, itemVisibleToStudents, withheldItem } from './module-visibility';
 import { MasteryPathReads } from './mastery-path-reads';
@@ -55,7 +55,9 @@ export class ModuleItemReads {
   }
 
   private async audience(view: ModuleView): Promise<ItemAudience> {
-    return { showPublished: view.showPublished, withheld: view.showPublished ? new Set() : await this.ctx.use(MasteryPathReads).withheldFor(view.course, view.student) };
+    const withheld = view.showPublished ? new Set<number>() : await this.ctx.use(MasteryPathReads).withheldFor(view.course, view.student);
+    // Our own integer: the condition then reads only columns the (module_id, position, …) index holds.
+    return { showPublished: view.showPublished, withheld, course: String(Number(view.course.id)) };
   }
 
   /** The item visibility condition for `view`. */
@@ -91,8 +93,7 @@ export class ModuleItemReads {
       params.push(...k.params);
     }
     const ds = this.ctx.ds;
-    const tail = ` LIMIT ${w.limit + 1}${w.offset > 0 ? ` OFFSET ${w.offset}` : ''}`;
-    const part = { parent: view.module.id, sql: `SELECT ${selectColumns(ds, ModuleItem, 'mi')} FROM module_items mi WHERE ${sql} ORDER BY ${orderSql(ITEM_ORDER)}${tail}`, params };
+    const part = { parent: view.module.id, sql: pageSql(this.ctx, selectColumns(ds, ModuleItem, 'mi'), 'module_items mi', 'mi.id', sql, orderSql(ITEM_ORDER), w), params };
     const key = `items:${this.viewKey(view)}:${JSON.stringify([w, term])}`;
     return this.shown(view, await pageLoader(this.ctx, key, ModuleItem, (r) => r.moduleId, byPosition, this.withContent).load(part));
   }

@@ -16,12 +16,18 @@ export interface ItemAudience {
   showPublished: boolean;
   /** Assignments Mastery Paths withholds from the viewer (never applied to content managers). */
   withheld: ReadonlySet<number>;
+  /**
+   * The items' course as an SQL expression: a course id (a module's items all belong to its course,
+   * so the condition reads only indexed item columns) or a column of the enclosing statement.
+   */
+  course: string;
 }
 
 /**
  * The item visibility rules of module-visibility.ts (itemLinked, itemVisibleToStudents, withheldItem)
  * as one SQL condition over the item aliased `alias`, so a page of a long module is filtered, counted
- * and cut in the database on the (module, position, id) index: content managers see live items that
+ * and cut in the database on the (module, position, id, …) index, which holds every item column the
+ * condition reads, so counting and skipping rows walk the index alone: content managers see live items that
  * still link their content; everyone else sees published items whose content exists and is
  * published, minus what Mastery Paths withholds.
  */
@@ -34,11 +40,11 @@ export function itemVisibilitySql(a: ItemAudience, alias = 'mi'): SqlPart {
     if (CONTENTLESS.has(type) || !adapter) continue;
     const s = adapter.sql;
     kinds.push(type);
-    const conds = [`mc.id = ${alias}.content_id`, s.live(alias)];
+    const conds = [`mc.id = ${alias}.content_id`, s.live(a.course)];
     if (!a.showPublished) {
       conds.push(s.published);
       if (a.withheld.size && s.assignment) {
-        const expr = s.assignment(alias);
+        const expr = s.assignment(a.course);
         conds.push(`(${expr} IS NULL OR ${expr} NOT IN (${[...a.withheld].map(() => '?').join(', ')}))`);
         params.push(...a.withheld);
       }

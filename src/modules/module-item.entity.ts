@@ -10,8 +10,8 @@ export type ItemType = (typeof ITEM_TYPES)[number];
 @Entity('module_items')
 @Index(['moduleId', 'workflowState', 'position'])
 @Index(['courseId', 'contentType', 'contentId'])
-// Item lists page in this order (position, id) with LIMIT after a key.
-@Index(['moduleId', 'position', 'id'])
+// Item lists page in this order (position, id) with LIMIT after a key; the visibility rule reads the rest.
+@Index(['moduleId', 'position', 'id', 'workflowState', 'contentType', 'contentId'])
 export class ModuleItem extends Timestamped {
   @IntColumn()
   courseId: number;

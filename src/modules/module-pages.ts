@@ -1,7 +1,7 @@
 import type { Course } from '../courses/course.entity';
 import { afterKey, KeyWindow, orderSql, SortKey } from '../common/keyset';
 import { selectColumns } from '../db/lean-read';
-import { countLoader, pageLoader } from './batched-pages';
+import { countLoader, pageLoader, pageSql } from './batched-pages';
 import type { RequestContext } from '../request/context';
 import { itemVisibilitySql, SqlPart, titleContains } from './module-item-sql';
 import { ContextModule } from './module.entity';
@@ -38,7 +38,7 @@ export class ModulePages {
       if (search.includeItems) {
         // The items the module's view shows (module-item-sql.ts), as Module.items lists them.
         const withheld = showPublished ? new Set<number>() : await this.ctx.use(MasteryPathReads).withheldFor(course, student);
-        const items = itemVisibilitySql({ showPublished, withheld }, 'smi');
+        const items = itemVisibilitySql({ showPublished, withheld, course: 'm.course_id' }, 'smi');
         const title = titleContains('smi.title', search.term);
         parts.push(`(${name.sql} OR EXISTS (SELECT 1 FROM module_items smi WHERE smi.module_id = m.id AND ${items.sql} AND ${title.sql}))`);
         params.push(...name.params, ...items.params, ...title.params);
@@ -64,8 +64,7 @@ export class ModulePages {
       params.push(...k.params);
     }
     const ds = this.ctx.ds;
-    const tail = ` LIMIT ${w.limit + 1}${w.offset > 0 ? ` OFFSET ${w.offset}` : ''}`;
-    const part = { parent: course.id, sql: `SELECT ${selectColumns(ds, ContextModule, 'm')} FROM context_modules m WHERE ${sql} ORDER BY ${orderSql(MODULE_ORDER)}${tail}`, params };
+    const part = { parent: course.id, sql: pageSql(this.ctx, selectColumns(ds, ContextModule, 'm'), 'context_modules m', 'm.id', sql, orderSql(MODULE_ORDER), w), params };
     return pageLoader(this.ctx, `modules:${JSON.stringify([student, showPublished, search, w])}`, ContextModule, (r) => r.courseId, byPosition).load(part);
   }
 

@@ -6,8 +6,8 @@ export type ModuleWorkflow = 'active' | 'unpublished' | 'deleted';
 
 @Entity('context_modules')
 @Index(['courseId', 'workflowState', 'position'])
-// Module lists page in this order (position, id) with LIMIT after a key.
-@Index(['courseId', 'position', 'id'])
+// Module lists page in this order (position, id) with LIMIT after a key; the visibility rule reads the state.
+@Index(['courseId', 'position', 'id', 'workflowState'])
 export class ContextModule extends Timestamped {
   @IntColumn()
   courseId: number;
