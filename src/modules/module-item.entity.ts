@@ -8,7 +8,6 @@ export type ItemType = (typeof ITEM_TYPES)[number];
 
 /** A module item (Canvas's content tag). */
 @Entity('module_items')
-@Index(['moduleId', 'workflowState', 'position'])
 @Index(['courseId', 'contentType', 'contentId'])
 // Item lists page in this order (position, id) with LIMIT after a key; the visibility rule reads the rest.
 @Index(['moduleId', 'position', 'id', 'workflowState', 'contentType', 'contentId'])
