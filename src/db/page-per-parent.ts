@@ -20,7 +20,9 @@ export interface PageOptions {
   id?: string | { expression: string };
   /**
    * Several rows of one parent may stand for one entity (a user enrolled twice in a course): the page
-   * reads distinct (parent, key) rows and the total counts distinct ids.
+   * reads one row per key (GROUP BY the order's columns, which both engines then read in index order
+   * and stop after first + 1 groups, where DISTINCT made MariaDB collect every row of the parent into
+   * a temporary table first), and the total counts distinct ids.
    */
   distinct?: boolean;
 }
@@ -98,10 +100,12 @@ async function readPages<T extends ObjectLiteral>(
   w: KeyWindow,
   distinct: boolean,
 ): Promise<RawRow[]> {
-  const base = qb.clone().select(id, 'pid_id').addSelect(parent, 'pid_parent');
+  // Grouped by the key, the parent (one value per page read) is read through MIN for engines that
+  // refuse a column outside the GROUP BY; grouping by it too made SQLite sort the groups again.
+  const base = qb.clone().select(id, 'pid_id').addSelect(distinct ? `MIN(${parent})` : parent, 'pid_parent');
   sort.forEach((s, i) => base.addSelect(s.expr, `pid_k${i}`));
-  // Every selected column is the parent or part of the key, so DISTINCT keeps one row per (parent, entity).
-  base.orderBy().distinct(distinct);
+  base.orderBy();
+  if (distinct) base.groupBy(sort.map((s) => s.expr).join(', '));
   if (w.after) {
     const after = afterKey(sort, w.after);
     let n = 0;
@@ -135,7 +139,6 @@ async function readPages<T extends ObjectLiteral>(
 async function countPerParent<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, parent: string, count: string, parents: number[]): Promise<Map<number, number>> {
   const [sql, params] = qb
     .clone()
-    .distinct(false)
     .select(parent, 'pid_parent')
     .addSelect(count, 'pid_total')
     .andWhere(`${parent} IN (:...pidParents)`, { pidParents: parents })
