@@ -137,6 +137,7 @@ export async function seedScaleWorld(server: BenchServer): Promise<ScaleWorld> {
         await insertCopies(q, 'enrollments', tpl.enrollment, names.length, (k) => ({ user_id: ids[k], sortable_name: names[k] }));
         // The first group's members come from these students, in order.
         const newMembers = Math.min(want.members - counts.members, names.length);
+        // Memberships carry their member's sortable name (the group users list pages in that order).
         if (newMembers > 0) await insertCopies(q, 'group_memberships', tpl.membership, newMembers, (k) => ({ user_id: ids[k], sortable_name: names[k] }));
         rows += names.length * 3 + Math.max(0, newMembers);
         counts.members += Math.max(0, newMembers);

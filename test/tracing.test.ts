@@ -52,6 +52,8 @@ beforeAll(async () => {
     SQS_SECRET_ACCESS_KEY: 'test',
     SQS_ALLOWED_ACCOUNT_IDS: '123456789012',
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    // The service samples one request in ten by default: every request is traced here.
+    OTEL_TRACES_SAMPLE_RATIO: '1',
     OTEL_BSP_SCHEDULE_DELAY: '20',
     OTEL_SERVICE_NAME: 'lms-under-test',
   };
@@ -221,6 +223,29 @@ describe('OTEL_GRAPHQL_FIELDS=on', () => {
     const { root, below } = await requestTrace(tp.traceId, 'graphql FieldTitle');
     const resolved = below.find((s) => s.name === 'resolve Query.course');
     expect(resolved).toMatchObject({ parentSpanId: root.spanId, attributes: { 'graphql.field.name': 'course', 'graphql.field.path': 'course' } });
+  });
+});
+
+describe('sampling (OTEL_TRACES_SAMPLE_RATIO)', () => {
+  let sampled: Instance;
+  beforeAll(async () => {
+    // Ratio 0: the service starts no trace of its own, but still follows a caller's sampled traceparent.
+    sampled = await startInstance({ ...env, OTEL_TRACES_SAMPLE_RATIO: '0', OTEL_SERVICE_NAME: 'lms-sampled', WEBHOOK_DISPATCHER: 'off' }, `test-admin-${randomBytes(12).toString('hex')}`);
+  });
+  afterAll(() => sampled?.stop());
+
+  it('traces a request only when the ratio or the caller says so', async () => {
+    const path = `/api/v1/courses/${room.course.id}/sections?per_page=3`;
+    const before = otlp.spans().filter((s) => s.resource['service.name'] === 'lms-sampled').length;
+    expect((await sampled.as(room.teacher.token).get(path)).status).toBe(200);
+    const tp = clientTraceparent();
+    expect((await sampled.as(room.teacher.token).with({ traceparent: tp.header }).get(path)).status).toBe(200);
+    const { root } = await requestTrace(tp.traceId, 'GET /api/v1/courses/:course_id/sections');
+    expect(root.resource['service.name']).toBe('lms-sampled');
+    // The untraced request left nothing: every span of this instance belongs to the caller's trace.
+    const mine = otlp.spans().filter((s) => s.resource['service.name'] === 'lms-sampled').slice(before);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((s) => s.traceId === tp.traceId)).toBe(true);
   });
 });
 

@@ -126,12 +126,20 @@ export type LazyTotal = () => Promise<number>;
  * there is a next page. Cursors are encoded when read. `total` runs only if totalCount is selected.
  */
 export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => KeyValue[], total: LazyTotal): ConnectionResult<T> {
-  const hasNextPage = rows.length > w.limit;
-  const nodes = hasNextPage ? rows.slice(0, w.limit) : rows;
-  const edges = nodes.map((node) => ({
+  return lazyConnection(rows, w.limit, w.after != null || w.offset > 0, (node) => cursorForKey(keyOf(node)), total);
+}
+
+/**
+ * A page read with LIMIT `limit + 1` (the extra row only says there is a next page), its cursors
+ * encoded when read and its total counted once, only if totalCount is selected.
+ */
+function lazyConnection<T>(rows: T[], limit: number, hasPreviousPage: boolean, cursorOf: (node: T, i: number) => string, total: LazyTotal): ConnectionResult<T> {
+  const hasNextPage = rows.length > limit;
+  const nodes = hasNextPage ? rows.slice(0, limit) : rows;
+  const edges = nodes.map((node, i) => ({
     node,
     get cursor() {
-      return cursorForKey(keyOf(node));
+      return cursorOf(node, i);
     },
   }));
   let counted: Promise<number> | undefined;
@@ -144,7 +152,7 @@ export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => 
     },
     pageInfo: {
       hasNextPage,
-      hasPreviousPage: w.after != null || w.offset > 0,
+      hasPreviousPage,
       get startCursor() {
         return edges[0]?.cursor ?? null;
       },
@@ -160,18 +168,7 @@ export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => 
  * a next page, and the total is counted only when totalCount is selected.
  */
 export function offsetConnection<T>(rows: T[], w: PageWindow, total: LazyTotal): ConnectionResult<T> {
-  const hasNextPage = rows.length > w.limit;
-  const nodes = hasNextPage ? rows.slice(0, w.limit) : rows;
-  const edges = nodes.map((node, i) => ({ cursor: cursorForOffset(w.offset + i), node }));
-  let counted: Promise<number> | undefined;
-  return {
-    nodes,
-    edges,
-    get totalCount() {
-      return (counted ??= total()) as unknown as number;
-    },
-    pageInfo: { hasNextPage, hasPreviousPage: w.offset > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges[edges.length - 1]?.cursor ?? null },
-  };
+  return lazyConnection(rows, w.limit, w.offset > 0, (_node, i) => cursorForOffset(w.offset + i), total);
 }
 
 /** A date as both engines compare it with their datetime columns (SQLite stores this exact text). */

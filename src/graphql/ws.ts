@@ -22,7 +22,6 @@ import { chargeCost, graphqlLimits } from './limits';
 import { coalescingKey, prepareWsOperation, tooManySubscriptions } from './ws-limits';
 import { EventCharges, eventThrottled } from './ws-charges';
 import { SubscriptionGroup } from './ws-groups';
-import { closeNow } from './ws-frames';
 import { startBudget } from './budget';
 import { countSubscription } from '../common/metrics';
 import { tracedWsRun } from './tracing';
@@ -37,7 +36,7 @@ interface ConnectionExtra {
   /** The origin (scheme://host) the socket connected to, read once from the upgrade request. */
   origin?: string;
   socket: WebSocket;
-  /** The upgraded connection under `socket`: fan-out frames and fast closes are written to it (ws-frames.ts). */
+  /** The upgraded connection under `socket`: fan-out frames are written to it (ws-frames.ts). */
   raw?: Duplex;
   /** The connection's credentials, re-checked before every operation (src/auth/socket-auth.ts). */
   auth?: SocketAuth;
@@ -253,7 +252,7 @@ function refresh(extra: ConnectionExtra): void {
 /** Closes the socket with 4403 (as a refused connection_init does): a closing socket sends nothing more. */
 function refuse(extra: ConnectionExtra): void {
   Object.assign(extra, { viewer: undefined, token: undefined, tool: undefined });
-  closeNow(extra.socket, extra.raw, 4403, 'Forbidden');
+  extra.socket.close(4403, 'Forbidden');
 }
 
 /**
