@@ -69,11 +69,14 @@ describe('GET /api/v1/courses/:course_id/users', () => {
     const first = await p.teach.api.get(path('?per_page=3'));
     expect(names(first.body)).toEqual(['Alice Anders', 'Bob Brown', 'Carol Cole']);
     const links = parseLinks(first.headers.get('link'));
-    expect(links.next).toContain('page=2&per_page=3');
+    // The next link is a bookmark (the page's last key): following it never skips rows with an offset.
+    expect(links.next).toMatch(/page=bookmark%3A[A-Za-z0-9_-]+&per_page=3/);
     // Canvas counts no total for this list (total_entries: nil): no rel="last".
     expect(links.last).toBeUndefined();
     const second = await p.teach.api.get(links.next.replace(server.url, ''));
     expect(names(second.body)).toEqual(['Dina Designer', 'Walt Watcher', 'Larry Young']);
+    // A page number, as clients of Canvas's numbered pages build it, still reads that page.
+    expect(names((await p.teach.api.get(path('?per_page=3&page=2'))).body)).toEqual(['Dina Designer', 'Walt Watcher', 'Larry Young']);
   });
 
   it('filters by enrollment_type[], enrollment_role_id, enrollment_state[] and user_ids[]', async () => {
