@@ -107,3 +107,68 @@ describe('GraphQL', () => {
     expect(res.data.groupUsersConnection.nodes.map((n: { _id: string }) => n._id)).toEqual(all.slice(10, 15));
   });
 });
+
+describe("a course's users", () => {
+  const USERS = `query($id: ID!, $after: String, $order: String) { course(id: $id) { usersConnection(first: 17, after: $after, order: $order) {
+    nodes { _id } pageInfo { hasNextPage endCursor } } } }`;
+  const walk = async (order = 'asc', between?: (page: number) => Promise<void>) =>
+    (await walkGraphql(w.teacher.api, USERS, { id: String(w.course.id), order }, 'course.usersConnection', between)).map(Number);
+  const byId = (a: number, b: number) => a - b;
+  let twice: number;
+
+  beforeAll(async () => {
+    // A student who is also a TA: two enrollments, one person.
+    twice = w.students[2];
+    await new World(server).enroll(w.course.id, twice, 'TaEnrollment');
+  });
+
+  it('walks REST pages by Link next (no rel="last") and GraphQL cursors alike: everyone once, ties in the name by id', async () => {
+    const rest = await walkRest(w.teacher.api, server, `/api/v1/courses/${w.course.id}/users?per_page=20`);
+    expect(rest.links.every((l) => l.last === undefined)).toBe(true);
+    expect(rest.links.length).toBeGreaterThanOrEqual(7);
+    noDuplicates(rest.ids);
+    expect(rest.ids).toEqual(expect.arrayContaining([...w.students, w.teacher.id]));
+    const gql = await walk();
+    expect(gql).toEqual(rest.ids);
+    // The same-name students ("Same, Sam") sit together, in id order, across several pages of 17.
+    const same = w.students.filter((_, i) => i % 3 === 0).sort(byId);
+    const at = gql.indexOf(same[0]);
+    expect(gql.slice(at, at + same.length)).toEqual(same);
+    expect(await walk('desc')).toEqual([...gql].reverse());
+  });
+
+  it('counts totalCount (people, not enrollments) only when asked; an offset cursor of old still pages', async () => {
+    const all = await walk();
+    const q = `query($id: ID!, $after: String) { course(id: $id) { usersConnection(first: 5, after: $after) { totalCount nodes { _id } } } }`;
+    const res = await w.teacher.api.graphql(q, { id: String(w.course.id), after: Buffer.from('offset:9').toString('base64') });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.course.usersConnection.totalCount).toBe(all.length);
+    expect(res.data.course.usersConnection.nodes.map((n: { _id: string }) => Number(n._id))).toEqual(all.slice(10, 15));
+  });
+
+  it('a person removed or added between GraphQL pages shifts nothing: no one repeated or skipped', async () => {
+    const world = new World(server);
+    const all = await walk();
+    const removed = all.slice(0, 17).find((id) => id !== twice && id !== w.teacher.id)!;
+    let added = 0;
+    const walked = await walk('asc', async (page) => {
+      // Seen on page 1, then gone (inactive): with offsets, the next page would skip someone.
+      if (page === 2) await world.enroll(w.course.id, removed, 'StudentEnrollment', { state: 'inactive' });
+      // Sorts after everyone ("Zulu, Zed"): seen once, at the end.
+      if (page === 3) await world.enroll(w.course.id, (added = (await world.user('Zed Zulu')).id), 'StudentEnrollment');
+    });
+    expect(walked).toEqual([...all, added]);
+    expect(await walk()).toEqual([...all.filter((id) => id !== removed), added]);
+    await world.enroll(w.course.id, removed, 'StudentEnrollment');
+  });
+
+  it('a person added between REST pages, sorting after the page read, is seen once at the end', async () => {
+    const world = new World(server);
+    let added = 0;
+    const { ids } = await walkRest(w.teacher.api, server, `/api/v1/courses/${w.course.id}/users?per_page=30`, async (page) => {
+      if (page === 1) await world.enroll(w.course.id, (added = (await world.user('Zoe Zz')).id), 'StudentEnrollment');
+    });
+    noDuplicates(ids);
+    expect(ids[ids.length - 1]).toBe(added);
+  });
+});

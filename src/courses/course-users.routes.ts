@@ -110,7 +110,9 @@ const listRoute = (path: string): RestRoute => ({
     };
   },
   root: 'course.usersConnection',
-  list: true,
+  // Canvas numbers these pages; the Link header's next is a bookmark so following it never skips rows
+  // with an offset (a deep page of a large course costs what the first does), and page=N still works.
+  list: { bookmark: true, numbered: true },
   present: presentCourseUser,
 });
 

@@ -126,6 +126,7 @@ export class EnrollmentService {
       });
       const enrollment = existing ?? repo.create({ courseId: course.id, userId: user.id, type, courseSectionId: section.id, rootAccountId: course.rootAccountId, associatedUserId });
       Object.assign(enrollment, {
+        sortableName: user.sortableName,
         workflowState: state,
         limitPrivilegesToCourseSection: Boolean(input.limitPrivilegesToCourseSection),
         startAt: input.startAt ?? null,

@@ -11,6 +11,22 @@ export interface PageArgs {
   after?: string | null;
 }
 
+export interface PageOptions {
+  /**
+   * The id of the main entity each row stands for, when not the main alias's own id column: e.g. a
+   * joined enrollment's user_id, so the page is read from the enrollments index. Must be the last
+   * column of the order.
+   */
+  id?: string | { expression: string };
+  /**
+   * Several rows of one parent may stand for one entity (a user enrolled twice in a course): the page
+   * reads one row per key (GROUP BY the order's columns, which both engines then read in index order
+   * and stop after first + 1 groups, where DISTINCT made MariaDB collect every row of the parent into
+   * a temporary table first), and the total counts distinct ids.
+   */
+  distinct?: boolean;
+}
+
 /**
  * One Relay page per parent for many parents at once (a GraphQL list of courses asking each for its
  * sections, enrollments, assignments …), in two statements whatever the number of parents, and each
@@ -36,6 +52,7 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   order: OrderColumn[],
   parentIds: readonly number[],
   args: PageArgs | KeyWindow,
+  opts: PageOptions = {},
 ): Promise<Map<number, ConnectionResult<T>>> {
   const out = new Map<number, ConnectionResult<T>>();
   if (!parentIds.length) return out;
@@ -43,28 +60,30 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   const col = (c: string) => `${qb.escape(qb.alias)}.${qb.escape(c)}`;
   const sort: SortKey[] = order.map(([c, dir, nullable]) => ({ expr: typeof c === 'string' ? col(c) : c.expression, dir, nullable }));
   const parent = typeof parentColumn === 'string' ? col(parentColumn) : parentColumn.expression;
+  const idExpr = opts.id == null ? col('id') : typeof opts.id === 'string' ? col(opts.id) : opts.id.expression;
   const ids = [...new Set(parentIds)];
 
-  const raw = w.limit > 0 ? await readPages(qb, parent, sort, ids, w) : [];
-  const keys = new Map<number, KeyValue[]>();
+  const raw = w.limit > 0 ? await readPages(qb, parent, idExpr, sort, ids, w, Boolean(opts.distinct)) : [];
+  // Keys per parent and row: one entity can appear under several parents.
+  const keys = new Map<string, KeyValue[]>();
   const pageIds = new Map<number, number[]>();
   for (const r of raw) {
     const id = Number(r.pid_id);
     const p = Number(r.pid_parent);
-    keys.set(id, sort.map((_, i) => keyValue(r[`pid_k${i}`])));
+    keys.set(`${p}:${id}`, sort.map((_, i) => keyValue(r[`pid_k${i}`])));
     pageIds.set(p, [...(pageIds.get(p) ?? []), id]);
   }
-  const all = [...pageIds.values()].flat();
+  const all = [...new Set([...pageIds.values()].flat())];
   const target = qb.expressionMap.mainAlias!.target;
   const where = { id: In(all) };
   const rows: T[] = !all.length ? [] : ((await leanFind<T>(qb.connection, target, where)) ?? (await qb.connection.getRepository<T>(target).findBy(where as never)));
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
 
   let totals: Promise<Map<number, number>> | undefined;
-  const countAll = () => (totals ??= countPerParent(qb, parent, ids));
+  const countAll = () => (totals ??= countPerParent(qb, parent, opts.distinct ? `COUNT(DISTINCT ${idExpr})` : 'COUNT(*)', ids));
   for (const p of parentIds) {
     const page = (pageIds.get(p) ?? []).map((id) => byId.get(id)).filter((r): r is T => r != null);
-    out.set(p, keysetConnection(page, w, (row) => keys.get(Number(row.id)) ?? [], async () => (await countAll()).get(p) ?? 0));
+    out.set(p, keysetConnection(page, w, (row) => keys.get(`${p}:${Number(row.id)}`) ?? [], async () => (await countAll()).get(p) ?? 0));
   }
   return out;
 }
@@ -72,10 +91,21 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
 type RawRow = Record<string, unknown> & { pid_id: unknown; pid_parent: unknown };
 
 /** Each parent's first + 1 rows after the key: one plain read for one parent, a UNION ALL for several. */
-async function readPages<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, parent: string, sort: SortKey[], parents: number[], w: KeyWindow): Promise<RawRow[]> {
-  const base = qb.clone().select(qb.escape(qb.alias) + '.' + qb.escape('id'), 'pid_id').addSelect(parent, 'pid_parent');
+async function readPages<T extends ObjectLiteral>(
+  qb: SelectQueryBuilder<T>,
+  parent: string,
+  id: string,
+  sort: SortKey[],
+  parents: number[],
+  w: KeyWindow,
+  distinct: boolean,
+): Promise<RawRow[]> {
+  // Grouped by the key, the parent (one value per page read) is read through MIN for engines that
+  // refuse a column outside the GROUP BY; grouping by it too made SQLite sort the groups again.
+  const base = qb.clone().select(id, 'pid_id').addSelect(distinct ? `MIN(${parent})` : parent, 'pid_parent');
   sort.forEach((s, i) => base.addSelect(s.expr, `pid_k${i}`));
   base.orderBy();
+  if (distinct) base.groupBy(sort.map((s) => s.expr).join(', '));
   if (w.after) {
     const after = afterKey(sort, w.after);
     let n = 0;
@@ -106,11 +136,11 @@ async function readPages<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, par
 }
 
 /** Every parent's total in one grouped COUNT. */
-async function countPerParent<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, parent: string, parents: number[]): Promise<Map<number, number>> {
+async function countPerParent<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, parent: string, count: string, parents: number[]): Promise<Map<number, number>> {
   const [sql, params] = qb
     .clone()
     .select(parent, 'pid_parent')
-    .addSelect('COUNT(*)', 'pid_total')
+    .addSelect(count, 'pid_total')
     .andWhere(`${parent} IN (:...pidParents)`, { pidParents: parents })
     .orderBy()
     .groupBy(parent)

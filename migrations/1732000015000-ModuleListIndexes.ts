@@ -22,8 +22,8 @@ async function dropByColumns(q: QueryRunner, table: string, columnNames: string[
   if (index) await q.dropIndex(table, index);
 }
 
-export class ModuleListIndexes1732000014000 implements MigrationInterface {
-  name = 'ModuleListIndexes1732000014000';
+export class ModuleListIndexes1732000015000 implements MigrationInterface {
+  name = 'ModuleListIndexes1732000015000';
 
   async up(q: QueryRunner): Promise<void> {
     for (const [table, columnNames] of INDEXES) await q.createIndex(table, new TableIndex({ columnNames }));
