@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { applyGraphqlLimits } from '../graphql/apollo-limits';
 import { subscriptionRefusal } from '../graphql/http-subscriptions';
+import type { KnownOperations } from '../graphql/known-operations';
 import type { GraphqlLimits } from '../graphql/limits';
 import { answerUnavailable } from '../http/unavailable';
 import { recordGraphqlOperation } from '../metrics/apollo-metrics';
@@ -15,15 +16,18 @@ import type { RequestContext } from '../request/context';
  *   (introspection, cost, execution budget, throttle charge: apollo-limits.ts) are applied to every
  *   operation, a refused subscription included, and when both refuse, the subscription's error is the
  *   answer, as it was when they were separate plugins.
+ *   The resolved operation of a valid document is remembered for the fast path (`known`:
+ *   graphql/fast-path.ts), which runs these same listeners for the requests it answers.
  * - willSendResponse: a resolver's unreachable database makes the response a 503 (http/unavailable.ts);
  *   the operation is counted and timed (metrics/apollo-metrics.ts).
  */
-export function graphqlRequestPlugin(limits: GraphqlLimits): ApolloServerPlugin<RequestContext> {
+export function graphqlRequestPlugin(limits: GraphqlLimits, known?: KnownOperations): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
       const started = performance.now();
       return {
         async didResolveOperation(rc) {
+          if (known && rc.operation) known.remember(rc.source, rc.request.operationName, { document: rc.document, operation: rc.operation, operationName: rc.operationName });
           const refused = subscriptionRefusal(rc.operation, rc.contextValue);
           let overLimit: unknown = null;
           try {

@@ -117,15 +117,15 @@ function runPlan(schema: GraphQLSchema, plans: CompiledPlans): GatewayExecutor {
   };
 }
 
-/** Apollo's gateway interface, serving our own schema with the compiled-plan executor. */
-export function jitGateway(schema: GraphQLSchema): GatewayInterface {
+/** Apollo's gateway interface, serving our own schema with the compiled-plan executor (shared with the fast path). */
+export function jitGateway(schema: GraphQLSchema, executor: GatewayExecutor = jitExecutor(schema)): GatewayInterface {
   return {
     onSchemaLoadOrUpdate(callback) {
       callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
       return () => undefined;
     },
     async load() {
-      return { executor: jitExecutor(schema) };
+      return { executor };
     },
     async stop() {},
   };
