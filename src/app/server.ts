@@ -17,11 +17,11 @@ import { countWsConnections } from '../common/metrics';
 import { registerMetrics } from '../metrics/metrics.routes';
 import { bindRawRequest, stringifyWithinLimit } from '../graphql/apollo-limits';
 import { apolloFastifyHandler } from '../graphql/apollo-handler';
-import { graphqlRequestPlugin } from './graphql-plugin';
+import { graphqlRequestHooks, graphqlRequestPlugin } from './graphql-plugin';
 import type { RequestContext } from '../request/context';
 import { graphqlLimits, limitRules, parseOptions } from '../graphql/limits';
 import { attachGraphqlWs } from '../graphql/ws';
-import { jitExecutor, jitGateway } from '../graphql/jit-executor';
+import { jitExecutor, jitGateway, jitRunner } from '../graphql/jit-executor';
 import { GraphqlFastPath } from '../graphql/fast-path';
 import { KnownOperations } from '../graphql/known-operations';
 import { formatGraphqlError } from '../graphql/format-error';
@@ -162,18 +162,16 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
   // Client documents are bounded (src/graphql/limits.ts): tokens while parsing, depth/aliases/directives
   // in validation, introspection and cost before execution. Introspection is gated there, by caller.
   const limits = graphqlLimits(app.config);
-  const executor = jitExecutor(app.schema);
+  const run = jitRunner(app.schema);
   const stringifyResult = stringifyWithinLimit(limits);
   // Requests for documents Apollo has validated before, answered without its pipeline as it would
   // answer them (src/graphql/fast-path.ts); the request plugin tells it which documents those are.
   const operations = app.config.GRAPHQL_FAST_PATH === 'on' ? new KnownOperations() : undefined;
-  const requestPlugin = graphqlRequestPlugin(limits, operations);
-  const fast = operations
-    ? new GraphqlFastPath<RequestContext>({ schema: app.schema, executor, operations, plugin: requestPlugin, formatError: formatGraphqlError, stringifyResult })
-    : null;
+  const hooks = graphqlRequestHooks(limits, operations);
+  const fast = operations ? new GraphqlFastPath<RequestContext>({ schema: app.schema, run, operations, hooks, formatError: formatGraphqlError, stringifyResult }) : null;
   const apollo = new ApolloServer<RequestContext>({
     // Our own schema, executed as cached compiled plans (src/graphql/jit-executor.ts).
-    gateway: jitGateway(app.schema, executor),
+    gateway: jitGateway(app.schema, jitExecutor(run)),
     introspection: true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphqlError,
@@ -187,7 +185,7 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     // per-request work is one plugin (graphql-plugin.ts): Apollo awaits each plugin at each hook.
     plugins: [
       fastifyApolloDrainPlugin(fastify),
-      requestPlugin,
+      graphqlRequestPlugin(hooks),
       ...(fast ? [fast.apolloPlugin()] : []),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
@@ -197,13 +195,12 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
   await apollo.start();
   // The request's context: who authenticated (a user's token or an LTI tool's JWT), for both paths.
   const graphqlContext = async (req: FastifyRequest): Promise<RequestContext> => {
-    const ctx = await requestContext(app, {
-      token: HEADER_CREDENTIAL.token(req),
-      requireUser: false,
-      baseUrl: baseUrl(req),
-      log: req.log,
-      allowTool: true,
-    }).catch(rethrowUnavailable);
+    let ctx;
+    try {
+      ctx = await requestContext(app, { token: HEADER_CREDENTIAL.token(req), requireUser: false, baseUrl: baseUrl(req), log: req.log, allowTool: true });
+    } catch (e) {
+      rethrowUnavailable(e);
+    }
     if (isRestError(ctx)) {
       throw new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
     }
@@ -211,17 +208,13 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     bindRawRequest(ctx, req.raw);
     return ctx;
   };
-  // Registered as a route (not the integration's plugin) so the body limit can be set; a larger body is a 413.
-  fastify.route({
-    url: '/graphql',
-    method: ['GET', 'POST', 'OPTIONS'],
-    bodyLimit: app.config.GRAPHQL_MAX_BODY_BYTES,
-    onRequest: graphiqlForBrowsers,
-    preHandler: refuseGetSubscriptions(parseOptions(limits)),
-    // The Authorization header only (no access_token param): the throttle charges the same credential.
-    config: { credential: HEADER_CREDENTIAL },
-    handler: fast ? fast.handler(apolloFastifyHandler(apollo, graphqlContext, (req, res) => fast.observe(req, res)), graphqlContext) : apolloFastifyHandler(apollo, graphqlContext),
-  });
+  const handler = fast ? fast.handler(apolloFastifyHandler(apollo, graphqlContext, (req, res) => fast.observe(req, res)), graphqlContext) : apolloFastifyHandler(apollo, graphqlContext);
+  // Registered as routes (not the integration's plugin) so the body limit can be set; a larger body is a 413.
+  // GET alone has the GraphiQL page and the subscription refusal (POST pays no hook for them).
+  // The Authorization header only (no access_token param): the throttle charges the same credential.
+  const graphqlRoute = { url: '/graphql', bodyLimit: app.config.GRAPHQL_MAX_BODY_BYTES, config: { credential: HEADER_CREDENTIAL }, handler };
+  fastify.route({ ...graphqlRoute, method: 'GET', onRequest: graphiqlForBrowsers, preHandler: refuseGetSubscriptions(parseOptions(limits)) });
+  fastify.route({ ...graphqlRoute, method: ['POST', 'OPTIONS'] });
 
   const ws = attachGraphqlWs(fastify.server, app, fastify.log, throttle);
   countWsConnections(ws.wss);

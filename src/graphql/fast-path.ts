@@ -1,8 +1,15 @@
-import { ApolloServerPlugin, BaseContext, GraphQLRequestListener, HeaderMap, HTTPGraphQLResponse } from '@apollo/server';
-import type { GatewayExecutor, GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
+import {
+  ApolloServerPlugin,
+  BaseContext,
+  GraphQLRequestContextDidResolveOperation,
+  GraphQLRequestContextWillSendResponse,
+  HeaderMap,
+  HTTPGraphQLResponse,
+} from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult, FormattedExecutionResult, GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { ensureGraphQLError, executionErrors, FormatError, formatErrors } from './apollo-errors';
+import type { OperationRunner } from './jit-executor';
 import { AcceptTypes, KnownOperation, KnownOperations } from './known-operations';
 
 /**
@@ -18,11 +25,11 @@ import { AcceptTypes, KnownOperation, KnownOperations } from './known-operations
  *   check passes; the fast path takes only that exact type (any other goes to Apollo).
  * - The context function (authentication) runs as Apollo would run it; when it fails, Apollo is handed
  *   the failure and answers it.
- * - Our request plugin's listeners run at the same points: didResolveOperation (subscription refusal,
- *   limits, budget, throttle charge) and willSendResponse (503 on an unreachable database, metrics).
- *   A refusal there is handed to Apollo, which refuses it again the same way (the limits charge
- *   nothing before refusing); the plugin having any other hook turns the fast path off.
- * - Execution by the same executor Apollo's gateway uses, then Apollo's error handling (apollo-errors.ts),
+ * - Our request hooks (app/graphql-plugin.ts), which Apollo runs through our plugin, run at the same
+ *   points: didResolveOperation (subscription refusal, limits, budget, throttle charge) and
+ *   willSendResponse (503 on an unreachable database, metrics). A refusal there is handed to Apollo,
+ *   which refuses it again the same way (the hooks charge nothing before refusing).
+ * - Execution by the runner Apollo's gateway executor runs, then Apollo's error handling (apollo-errors.ts),
  *   status, Accept negotiation (learned from Apollo's own answers), field order and stringifyResult.
  * Anything else (GET, batches, extensions such as persisted queries, uploads, subscriptions, a text or
  * an Accept value not seen yet, other content types, a server stopping) is Apollo's, unchanged.
@@ -31,14 +38,21 @@ import { AcceptTypes, KnownOperation, KnownOperations } from './known-operations
 
 type Handler<C> = (req: FastifyRequest, reply: FastifyReply, context?: () => Promise<C>) => Promise<unknown>;
 
+/** What the service does in Apollo's pipeline, for Apollo's plugin and the fast path alike (app/graphql-plugin.ts). */
+export interface RequestHooks<C extends BaseContext> {
+  /** Throws to refuse the operation, before it has charged anything. */
+  didResolveOperation(rc: GraphQLRequestContextDidResolveOperation<C>): void;
+  /** `started`: the performance.now() of the request's start. */
+  willSendResponse(rc: GraphQLRequestContextWillSendResponse<C>, started: number): void;
+}
+
 export interface FastPathOptions<C extends BaseContext> {
   schema: GraphQLSchema;
-  /** The executor Apollo's gateway runs (jit-executor.ts). */
-  executor: GatewayExecutor;
-  /** Filled by our request plugin as Apollo resolves operations. */
+  /** What Apollo's gateway executor runs (jit-executor.ts). */
+  run: OperationRunner;
+  /** Filled by the hooks as Apollo resolves operations. */
   operations: KnownOperations;
-  /** Our request plugin, as installed in Apollo. */
-  plugin: ApolloServerPlugin<C>;
+  hooks: RequestHooks<C>;
   formatError: FormatError;
   stringifyResult: (value: FormattedExecutionResult) => string;
 }
@@ -48,6 +62,20 @@ interface Match {
   requestedName: string | undefined;
   variables: Record<string, unknown> | undefined;
   contentType: string;
+}
+
+/** The part of Apollo's request context the hooks and the runner read. */
+interface FastRequestContext<C> {
+  schema: GraphQLSchema;
+  request: { query: string; operationName: string | undefined; variables: Record<string, unknown> | undefined };
+  contextValue: C;
+  context: C;
+  source: string;
+  document: KnownOperation['document'];
+  operation: KnownOperation['operation'];
+  operationName: string | null;
+  errors: readonly GraphQLError[] | undefined;
+  response: { http: { status: number | undefined; headers: HeaderMap }; body: unknown };
 }
 
 const isRecord = (o: unknown): o is Record<string, unknown> => !!o && typeof o === 'object' && !Buffer.isBuffer(o) && !Array.isArray(o);
@@ -68,9 +96,7 @@ export class GraphqlFastPath<C extends BaseContext> {
       serverWillStart: async ({ apollo }) => {
         if (apollo.key) this.on = false;
         return {
-          drainServer: async () => {
-            this.on = false;
-          },
+          drainServer: async () => void (this.on = false),
         };
       },
     };
@@ -87,7 +113,8 @@ export class GraphqlFastPath<C extends BaseContext> {
       } catch (e) {
         return apollo(req, reply, () => Promise.reject(e));
       }
-      const answered = await this.answer(req, reply, match, ctx);
+      let answered = this.answer(req, reply, match, ctx);
+      if (typeof answered === 'object' && answered) answered = await answered;
       return answered ?? apollo(req, reply, async () => ctx);
     };
   }
@@ -117,46 +144,52 @@ export class GraphqlFastPath<C extends BaseContext> {
     return { known, requestedName, variables: variables ?? undefined, contentType };
   }
 
-  /** Apollo's pipeline from didResolveOperation on; null when Apollo must answer instead. */
-  private async answer(req: FastifyRequest, reply: FastifyReply, m: Match, ctx: C): Promise<string | null> {
-    const { schema, executor, plugin, formatError, stringifyResult } = this.opts;
+  /**
+   * Apollo's pipeline from didResolveOperation on: the body to send, or null when Apollo must answer
+   * instead. Without a promise when the operation ran without waiting (each is a turn of the loop).
+   */
+  private answer(req: FastifyRequest, reply: FastifyReply, m: Match, ctx: C): string | null | Promise<string> {
+    const { schema, run, hooks } = this.opts;
+    const started = performance.now();
     const { known } = m;
     const http = { status: undefined as number | undefined, headers: new HeaderMap() };
-    // The request context as our plugin reads it (a subset of Apollo's GraphQLRequestContext).
-    const rc = {
+    // The request context as the hooks and the runner read it (a subset of Apollo's).
+    const rc: FastRequestContext<C> = {
       schema,
       request: { query: known.source, operationName: m.requestedName, variables: m.variables },
       contextValue: ctx,
+      context: ctx,
       source: known.source,
       document: known.document,
       operation: known.operation,
       operationName: known.operationName,
-      errors: undefined as readonly GraphQLError[] | undefined,
-      response: { http, body: undefined as unknown },
+      errors: undefined,
+      response: { http, body: undefined },
     };
-    const listener = (await plugin.requestDidStart?.(rc as never)) as GraphQLRequestListener<C> | void;
-    if (listener) {
-      for (const hook in listener) {
-        if (hook !== 'didResolveOperation' && hook !== 'willSendResponse') {
-          this.on = false;
-          return null;
-        }
-      }
-      try {
-        await listener.didResolveOperation?.(rc as never);
-      } catch {
-        return null;
-      }
+    try {
+      hooks.didResolveOperation(rc as never);
+    } catch {
+      return null;
     }
 
-    let result: ExecutionResult | null = null;
-    let errors: readonly GraphQLError[] | undefined;
+    let out;
     try {
-      result = await executor({ ...rc, context: ctx } as unknown as GatewayGraphQLRequestContext);
-      errors = executionErrors(result.errors);
+      out = run(rc);
     } catch (e) {
-      errors = [ensureGraphQLError(e)];
+      return this.respond(reply, m, rc, started, null, e);
     }
+    if (typeof (out as Promise<ExecutionResult>).then !== 'function') return this.respond(reply, m, rc, started, out as ExecutionResult);
+    return (out as Promise<ExecutionResult>).then(
+      (result) => this.respond(reply, m, rc, started, result),
+      (e) => this.respond(reply, m, rc, started, null, e),
+    );
+  }
+
+  /** The executed operation's answer, as Apollo makes it (`result` null: execution threw `thrown`). */
+  private respond(reply: FastifyReply, m: Match, rc: FastRequestContext<C>, started: number, result: ExecutionResult | null, thrown?: unknown): string {
+    const { hooks, formatError, stringifyResult } = this.opts;
+    const { http } = rc.response;
+    const errors = result ? executionErrors(result.errors) : [ensureGraphQLError(thrown)];
     let formatted: GraphQLFormattedError[] | undefined;
     if (errors) {
       rc.errors = errors;
@@ -170,7 +203,7 @@ export class GraphqlFastPath<C extends BaseContext> {
     }
     const single = result ? { ...result, errors: formatted } : { errors: formatted };
     rc.response.body = { kind: 'single', singleResult: single };
-    await listener?.willSendResponse?.(rc as never);
+    hooks.willSendResponse(rc as never, started);
 
     if (!http.headers.get('content-type')) http.headers.set('content-type', m.contentType);
     const string = stringifyResult({ errors: single.errors, data: 'data' in single ? single.data : undefined, extensions: 'extensions' in single ? single.extensions : undefined });
