@@ -195,12 +195,13 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
   await apollo.start();
   // The request's context: who authenticated (a user's token or an LTI tool's JWT), for both paths.
   const graphqlContext = async (req: FastifyRequest): Promise<RequestContext> => {
-    let ctx;
-    try {
-      ctx = await requestContext(app, { token: HEADER_CREDENTIAL.token(req), requireUser: false, baseUrl: baseUrl(req), log: req.log, allowTool: true });
-    } catch (e) {
-      rethrowUnavailable(e);
-    }
+    const ctx = await requestContext(app, {
+      token: HEADER_CREDENTIAL.token(req),
+      requireUser: false,
+      baseUrl: baseUrl(req),
+      log: req.log,
+      allowTool: true,
+    }).catch(rethrowUnavailable);
     if (isRestError(ctx)) {
       throw new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
     }
@@ -209,12 +210,17 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     return ctx;
   };
   const handler = fast ? fast.handler(apolloFastifyHandler(apollo, graphqlContext, (req, res) => fast.observe(req, res)), graphqlContext) : apolloFastifyHandler(apollo, graphqlContext);
-  // Registered as routes (not the integration's plugin) so the body limit can be set; a larger body is a 413.
-  // GET alone has the GraphiQL page and the subscription refusal (POST pays no hook for them).
-  // The Authorization header only (no access_token param): the throttle charges the same credential.
-  const graphqlRoute = { url: '/graphql', bodyLimit: app.config.GRAPHQL_MAX_BODY_BYTES, config: { credential: HEADER_CREDENTIAL }, handler };
-  fastify.route({ ...graphqlRoute, method: 'GET', onRequest: graphiqlForBrowsers, preHandler: refuseGetSubscriptions(parseOptions(limits)) });
-  fastify.route({ ...graphqlRoute, method: ['POST', 'OPTIONS'] });
+  // Registered as a route (not the integration's plugin) so the body limit can be set; a larger body is a 413.
+  fastify.route({
+    url: '/graphql',
+    method: ['GET', 'POST', 'OPTIONS'],
+    bodyLimit: app.config.GRAPHQL_MAX_BODY_BYTES,
+    onRequest: graphiqlForBrowsers,
+    preHandler: refuseGetSubscriptions(parseOptions(limits)),
+    // The Authorization header only (no access_token param): the throttle charges the same credential.
+    config: { credential: HEADER_CREDENTIAL },
+    handler,
+  });
 
   const ws = attachGraphqlWs(fastify.server, app, fastify.log, throttle);
   countWsConnections(ws.wss);

@@ -32,7 +32,7 @@ export async function authenticate(ds: DataSource, tokenKey: string, token: stri
   const hit = cache?.get(crypted);
   let checked: AuthResult;
   if (hit) {
-    checked = usable(hit.token, hit.user);
+    checked = usable(Object.assign(hit.token, { owner: hit.user }));
   } else {
     const stamp = cache?.stamp ?? 0;
     // Token and owner in one statement: this runs on every authenticated request the cache misses.
@@ -42,7 +42,7 @@ export async function authenticate(ds: DataSource, tokenKey: string, token: stri
       .innerJoinAndMapOne('t.owner', User, 'u', 'u.id = t.user_id')
       .where('t.crypted_token = :crypted', { crypted })
       .getOne()) as (AccessToken & { owner?: User }) | null;
-    checked = usable(row, withoutOwner(row));
+    checked = usable(row);
     if (checked.kind === 'ok') cache?.set(crypted, checked, stamp);
   }
   if (checked.kind !== 'ok') return checked;
@@ -58,19 +58,14 @@ export async function authenticate(ds: DataSource, tokenKey: string, token: stri
   return checked;
 }
 
-/** A token row and its owner as an AuthResult: active, unexpired, and owned by a live user. */
-function usable(row: AccessToken | null, user: User | undefined): AuthResult {
+/** A token row (with its owner joined) as an AuthResult: active, unexpired, and owned by a live user. */
+function usable(row: (AccessToken & { owner?: User }) | null): AuthResult {
   if (!row || row.workflowState !== 'active') return { kind: 'invalid' };
   if (row.isExpired()) return { kind: 'expired', expiredAt: row.expiresAt! };
+  const user = row.owner;
+  delete row.owner;
   if (!user || user.workflowState === 'deleted') return { kind: 'invalid' };
   return { kind: 'ok', user, token: row };
-}
-
-/** The owner a query joined onto a token row, taken off it (the token entity does not carry it). */
-function withoutOwner(row: (AccessToken & { owner?: User }) | null): User | undefined {
-  const user = row?.owner;
-  if (row) delete row.owner;
-  return user;
 }
 
 /**
@@ -86,7 +81,7 @@ export async function reauthenticate(ds: DataSource, token: Pick<AccessToken, 'i
     .innerJoinAndMapOne('t.owner', User, 'u', 'u.id = t.user_id')
     .where('t.id = :id AND t.crypted_token = :crypted', { id: token.id, crypted: token.cryptedToken })
     .getOne()) as (AccessToken & { owner?: User }) | null;
-  return usable(row, withoutOwner(row));
+  return usable(row);
 }
 
 /**
@@ -104,9 +99,8 @@ export async function reauthenticateMany(ds: DataSource, tokens: Pick<AccessToke
     .getMany()) as (AccessToken & { owner?: User })[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   for (const t of tokens) {
-    const found = byId.get(t.id);
-    const row = found && found.cryptedToken === t.cryptedToken ? found : null;
-    out.set(t.id, usable(row, withoutOwner(row)));
+    const row = byId.get(t.id);
+    out.set(t.id, usable(row && row.cryptedToken === t.cryptedToken ? row : null));
   }
   return out;
 }

@@ -51,9 +51,7 @@ export class TokenCache {
   get(crypted: string): CachedAuth | null {
     const e = this.entries.get(crypted);
     if (!e) return null;
-    // Copies of the stored rows as entities. An entry holds every own field of the entity it was made
-    // from, so the constructor (which would only define those fields again) is skipped.
-    return { token: Object.assign(Object.create(AccessToken.prototype), e.token), user: Object.assign(Object.create(User.prototype), e.user) };
+    return { token: Object.assign(new AccessToken(), e.token), user: Object.assign(new User(), e.user) };
   }
 
   set(crypted: string, auth: CachedAuth, stamp: number): void {
