@@ -10,7 +10,7 @@ const LAYERS = [
   ['shared areas', '^src/(content|groups|files)/'],
   ['platform areas', '^src/(courses|users|accounts|lti|auth)/'],
   ['kernel', '^src/(request|events|messaging|api|storage)/'],
-  ['ground', '^src/(db|common)/|^src/config[.]ts$'],
+  ['ground', '^src/(db|common|tracing)/|^src/config[.]ts$'],
 ];
 
 const upward = LAYERS.slice(1).map(([name, path], i) => ({

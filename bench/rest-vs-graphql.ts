@@ -18,6 +18,8 @@
  * modules:rest — a CPU profile of the server while that target is measured, summarised here and
  * written to BENCH_PROFILE_DIR), BENCH_COMPARE (another build's dist/ directory, e.g. of the commit
  * before a change: its server runs side by side on the same rows as "REST before" / "GraphQL before"),
+ * BENCH_TRACING (1: a second server of this build with tracing on, its spans sent to a local OTLP sink,
+ * as "REST traced" / "GraphQL traced", with the cost as ratios; see tracing-cost.ts),
  * world size: BENCH_MODULES (50) x BENCH_ITEMS (20), BENCH_STUDENTS (40), BENCH_GROUPS (100),
  * BENCH_ASSIGNMENTS (30), BENCH_NOTES (30); per_page as in issue 11.
  */
@@ -25,12 +27,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Child, forkBaseline, forkServer, LoadGenerator } from './children';
+import { forkBaseline, forkServer, LoadGenerator } from './children';
 import type { LoadReport, LoadTarget } from './load-worker';
 import { summarizeProfile } from './profile-summary';
 import { Endpoint, readEndpoints } from './read-endpoints';
 import { seedReadWorld } from './read-world';
 import { envInt, fmt, printTable, runBench, World } from './support';
+import { DoorStat, printTracingCost, startOtlpSink } from './tracing-cost';
+import { soak } from './soak';
 
 const optInt = (name: string, dflt: number) => (process.env[name] === '0' ? 0 : Math.floor(envInt(name, dflt)));
 const SECONDS = envInt('BENCH_SECONDS', 3);
@@ -42,6 +46,7 @@ const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const PROFILE = process.env.BENCH_PROFILE ?? '';
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR || os.tmpdir();
 const COMPARE = process.env.BENCH_COMPARE ?? '';
+const TRACING = /^(1|on|true)$/.test(process.env.BENCH_TRACING ?? '');
 const SIZE = {
   students: optInt('BENCH_STUDENTS', 40),
   modules: optInt('BENCH_MODULES', 50),
@@ -52,7 +57,7 @@ const SIZE = {
 };
 const TARGETS = { rest: 0.5, graphql: 0.35 };
 
-type Door = 'baseline' | 'rest' | 'graphql' | 'rest-before' | 'graphql-before';
+type Door = 'baseline' | 'rest' | 'graphql' | 'rest-before' | 'graphql-before' | 'rest-traced' | 'graphql-traced';
 interface Target {
   door: Door;
   label: string;
@@ -70,7 +75,7 @@ interface Pooled {
 
 const MB = (n: number) => `${fmt(n / 1048576, 1)} MB`;
 
-function targetsFor(e: Endpoint, ports: { baseline: number; after: number; before?: number }): Target[] {
+function targetsFor(e: Endpoint, ports: { baseline: number; after: number; before?: number; traced?: number }): Target[] {
   const auth = { Authorization: `Bearer ${e.token}` };
   const gql = (port: number): LoadTarget => ({
     port,
@@ -87,6 +92,10 @@ function targetsFor(e: Endpoint, ports: { baseline: number; after: number; befor
   if (ports.before) {
     out.push({ door: 'rest-before', label: 'REST before', load: { port: ports.before, method: 'GET', path: e.path, headers: auth } });
     out.push({ door: 'graphql-before', label: 'GraphQL before', load: gql(ports.before) });
+  }
+  if (ports.traced) {
+    out.push({ door: 'rest-traced', label: 'REST traced', load: { port: ports.traced, method: 'GET', path: e.path, headers: auth } });
+    out.push({ door: 'graphql-traced', label: 'GraphQL traced', load: gql(ports.traced) });
   }
   return out;
 }
@@ -135,6 +144,8 @@ void runBench(async (seedServer) => {
   const env = { DATABASE_URL: seedServer.db.url, LMS_ADMIN_TOKEN: seedServer.adminToken, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT: 'off' };
   const after = forkServer('server');
   const before = COMPARE ? forkServer('server (before)', COMPARE) : null;
+  const sink = TRACING ? await startOtlpSink() : null;
+  const traced = sink ? forkServer('server (traced)') : null;
   const baseline = forkBaseline();
   const loader = new LoadGenerator();
   const problems: string[] = [];
@@ -142,6 +153,7 @@ void runBench(async (seedServer) => {
     const ports = {
       after: (await after.request<{ port: number }>('start', { env })).port,
       before: before ? (await before.request<{ port: number }>('start', { env })).port : undefined,
+      traced: traced ? (await traced.request<{ port: number }>('start', { env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink!.url } })).port : undefined,
       baseline: (await baseline.request<{ port: number }>('start', { dbUrl: seedServer.db.url, tokenKey: seedServer.tokenKey })).port,
     };
     const endpoints = readEndpoints(w, { items: 100, modules: 50, groups: 100, planner: 50 }).filter((e) => !ONLY.length || ONLY.includes(e.key));
@@ -175,7 +187,7 @@ void runBench(async (seedServer) => {
       for (const { e, targets } of plan) {
         for (const t of targets) {
           const profiling = round === 1 && PROFILE === `${e.key}:${t.door}`;
-          const server = t.door.endsWith('before') ? before! : after;
+          const server = t.door.endsWith('before') ? before! : t.door.endsWith('traced') ? traced! : after;
           const serving = t.door === 'baseline' ? baseline : server;
           if (profiling) await server.request('profileStart');
           const cpu0 = await serving.request<NodeJS.CpuUsage>('cpu');
@@ -206,6 +218,7 @@ void runBench(async (seedServer) => {
 
     const rows: (string | number)[][] = [];
     const verdicts: string[] = [];
+    const tracingRows: { endpoint: string; door: string; off: DoorStat; on: DoorStat }[] = [];
     for (const { e, targets, rows: n } of plan) {
       const stat = (t: Target) => {
         const p = pooled.get(`${e.key}/${t.door}`)!;
@@ -229,6 +242,10 @@ void runBench(async (seedServer) => {
           s.bytes,
           s.errors,
         ]);
+        if (t.door.endsWith('traced')) {
+          const untraced = targets.find((x) => x.door === t.door.replace('-traced', ''))!;
+          tracingRows.push({ endpoint: e.label, door: t.door.startsWith('rest') ? 'REST' : 'GraphQL', off: stat(untraced), on: s });
+        }
         const goal = e.key === 'floor' ? null : t.door === 'rest' ? TARGETS.rest : t.door === 'graphql' ? TARGETS.graphql : null;
         if (goal != null) verdicts.push(`  ${share >= goal ? 'met  ' : 'below'} ${e.key} ${t.label}: ${fmt(100 * share, 1)}% of the baseline (target ${100 * goal}%)`);
       }
@@ -244,10 +261,13 @@ void runBench(async (seedServer) => {
       `Server memory (after GC): heap ${MB(memStart.heapUsed)} -> ${MB(memEnd.heapUsed)}, RSS ${MB(memStart.rss)} -> ${MB(memEnd.rss)} over the measured run`,
     );
 
-    if (SOAK_SECONDS) await soak(after, loader, plan.map((p) => p.targets.find((t) => t.door === 'rest')!));
+    if (sink && tracingRows.length) printTracingCost(tracingRows, sink);
+
+    if (SOAK_SECONDS) await soak(after, loader, plan.map((p) => p.targets.find((t) => t.door === 'rest')!.load), { seconds: SOAK_SECONDS, concurrency: CONCURRENCY });
   } finally {
     loader.close();
-    await Promise.all([after.close(), before?.close(), baseline.close()]);
+    await Promise.all([after.close(), before?.close(), traced?.close(), baseline.close()]);
+    await sink?.close();
   }
   if (problems.length) {
     console.log('');
@@ -256,30 +276,3 @@ void runBench(async (seedServer) => {
     process.exitCode = 1;
   }
 });
-
-/** A mixed REST load for BENCH_SOAK_SECONDS, with the server's heap after GC every 10 s. */
-async function soak(server: Child, loader: LoadGenerator, targets: Target[]): Promise<void> {
-  console.log('');
-  console.log(`Memory soak: ${SOAK_SECONDS} s of REST load over ${targets.length} endpoints in turn (heap and RSS after GC every 10 s)`);
-  const samples: { t: number; heap: number; rss: number }[] = [];
-  const start = performance.now();
-  const first = await server.request('memory');
-  samples.push({ t: 0, heap: first.heapUsed, rss: first.rss });
-  let i = 0;
-  while ((performance.now() - start) / 1000 < SOAK_SECONDS) {
-    const slice = Math.min(10, SOAK_SECONDS - (performance.now() - start) / 1000);
-    if (slice < 1) break;
-    // Each 10 s slice spreads over the endpoints, so all of them run between samples.
-    for (const t of targets) await loader.run({ target: t.load, seconds: slice / targets.length, concurrency: CONCURRENCY });
-    i++;
-    const m = await server.request('memory');
-    samples.push({ t: (performance.now() - start) / 1000, heap: m.heapUsed, rss: m.rss });
-  }
-  printTable(
-    ['t', 'heap', 'rss'],
-    samples.map((s) => [`${fmt(s.t, 0)} s`, MB(s.heap), MB(s.rss)]),
-  );
-  const half = samples.slice(Math.floor(samples.length / 2));
-  const growth = samples[samples.length - 1].heap - Math.min(...half.map((s) => s.heap));
-  console.log(`  heap growth over the second half: ${MB(Math.max(0, growth))} (${i} slices); ${growth < 4 * 1048576 ? 'no growth' : 'GROWING'}`);
-}

@@ -134,10 +134,11 @@ export async function seedScaleWorld(server: BenchServer): Promise<ScaleWorld> {
           const login = `scale.${tag}.${counts.students + k + 1}@example.com`;
           return { user_id: ids[k], unique_id: login, unique_id_normalized: login };
         });
-        await insertCopies(q, 'enrollments', tpl.enrollment, names.length, (k) => ({ user_id: ids[k] }));
+        await insertCopies(q, 'enrollments', tpl.enrollment, names.length, (k) => ({ user_id: ids[k], sortable_name: names[k] }));
         // The first group's members come from these students, in order.
         const newMembers = Math.min(want.members - counts.members, names.length);
-        if (newMembers > 0) await insertCopies(q, 'group_memberships', tpl.membership, newMembers, (k) => ({ user_id: ids[k] }));
+        // Memberships carry their member's sortable name (the group users list pages in that order).
+        if (newMembers > 0) await insertCopies(q, 'group_memberships', tpl.membership, newMembers, (k) => ({ user_id: ids[k], sortable_name: names[k] }));
         rows += names.length * 3 + Math.max(0, newMembers);
         counts.members += Math.max(0, newMembers);
         counts.students = want.students;

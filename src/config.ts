@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_IFRAME_HOSTS, parseIframeHosts } from './common/iframe-hosts';
 import { isPublicUrlValue, isTrustProxyValue } from './common/origin';
+import { tracingSettings } from './tracing/settings';
 
 /**
  * All configuration comes from the environment, validated once at start so a bad value stops the
@@ -211,7 +212,7 @@ const schema = z.object({
     .string()
     .regex(/^\s*\d{12}\s*(,\s*\d{12}\s*)*$/, 'must be a comma-separated list of 12-digit AWS account ids')
     .optional(),
-});
+}).merge(tracingSettings);
 
 export type Config = z.infer<typeof schema>;
 

@@ -9,7 +9,7 @@ import type { World, WorldUser } from './support/world';
 
 /**
  * GraphQL fan-out across several parents (issue 12): a viewer's (or an account's) courses, each with
- * its modules, items and their content, sections, enrollments, group sets, assignments and blackout
+ * its modules, items and their content, sections, enrollments, people, group sets, assignments and blackout
  * dates, cost the same SQL statements for 2 courses as for 5, and every course's nested lists answer
  * exactly what the single-course query (and REST) answers that caller, hiding what those hide.
  */
@@ -81,7 +81,8 @@ const courseFields = (roster: boolean, page = 'first: 10') => `_id name
     moduleItemsConnection(first: 10) { totalCount pageInfo { hasNextPage endCursor } nodes { _id } }
     progressionsConnection(first: 5) { nodes { userId state } } assignmentOverrides { totalCount } } }
   ${roster ? `sectionsConnection(${page}) { totalCount pageInfo { hasNextPage hasPreviousPage } nodes { _id name } }
-  enrollmentsConnection(${page}) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor } nodes { _id userId type } }` : ''}
+  enrollmentsConnection(${page}) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor } nodes { _id userId type } }
+  usersConnection(${page}) { totalCount pageInfo { hasNextPage hasPreviousPage } nodes { _id name } }` : ''}
   groupSetsConnection(first: 3) { totalCount nodes { _id groupsConnection(first: 3) { nodes { _id membersConnection(first: 5) { totalCount nodes { _id user { _id } } } } } } }
   assignmentsConnection(${page}) { totalCount pageInfo { hasNextPage } nodes { _id name submissionsConnection(first: 5) { nodes { userId } } moduleItems { _id } } }
   blackoutDates { _id } viewerEnrollments { _id } quizExtensions { userId }
@@ -212,6 +213,8 @@ describe('a viewer’s courses and everything nested in them', () => {
     for (const k of [five[0], five[1]]) {
       const rest = ok(await limitedTa.api.get(`/api/v1/courses/${k.cid}/enrollments?per_page=100`));
       expect(_ids(byId.get(k.cid).enrollmentsConnection.nodes)).toEqual(ids(rest));
+      const people = ok(await limitedTa.api.get(`/api/v1/courses/${k.cid}/users?per_page=100`));
+      expect(_ids(byId.get(k.cid).usersConnection.nodes)).toEqual(ids(people).slice(0, 10));
     }
     expect(byId.get(five[0].cid).enrollmentsConnection.totalCount).toBe(2);
     expect(byId.get(five[1].cid).enrollmentsConnection.totalCount).toBeGreaterThan(5);

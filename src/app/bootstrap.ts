@@ -7,6 +7,8 @@ import { openAppDatabase } from './database';
 import { installPlugins } from './plugins';
 import { buildAppSchema } from './schema';
 import { createAppPubSub, setProcessPubSub } from '../messaging/pubsub';
+import { startTracing } from './tracing';
+import { traceFieldResolvers } from '../graphql/tracing';
 
 export interface StartedApp {
   app: Runtime;
@@ -19,6 +21,8 @@ export interface StartedApp {
  */
 export async function setUpDatabase(config: Config, onDbError?: (msg: string) => void): Promise<{ ds: DataSource; tokenKey: string; installation: Installation }> {
   installPlugins();
+  // Before the database opens: its statements are traced from the start (OTEL_EXPORTER_OTLP_ENDPOINT).
+  startTracing(config);
   const ds = await openAppDatabase(config.DATABASE_URL, onDbError);
   try {
     await ds.runMigrations({ transaction: 'each' });
@@ -33,7 +37,9 @@ export async function setUpDatabase(config: Config, onDbError?: (msg: string) =>
 function runtime(config: Config, ds: DataSource, tokenKey: string): Runtime {
   const pubsub = createAppPubSub(config.REDIS_URL);
   setProcessPubSub(pubsub);
-  return { config, ds, tokenKey, schema: buildAppSchema(), pubsub };
+  const schema = buildAppSchema();
+  traceFieldResolvers(schema);
+  return { config, ds, tokenKey, schema, pubsub };
 }
 
 /** Database, pending migrations, installation rows and the schema: everything but the HTTP server. */
@@ -45,6 +51,7 @@ export async function prepareApp(config: Config, onDbError?: (msg: string) => vo
 /** A cluster worker's app: its primary has already migrated the database and set up the installation. */
 export async function joinApp(config: Config): Promise<Runtime> {
   installPlugins();
+  startTracing(config);
   const ds = await openAppDatabase(config.DATABASE_URL);
   return runtime(config, ds, await tokenKeyOf(config, ds));
 }

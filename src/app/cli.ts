@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { Config, ConfigError, loadConfig } from '../config';
 import { CliError, CliOutput, CliSession, closeSession, println, serverBaseUrl, showGeneratedAdminToken } from '../cli/common';
 import { prepareApp } from './bootstrap';
+import { stopTracing } from './tracing';
 import { dataModel } from './database';
 import { DemoResult, seedDemo } from '../cli/demo';
 import { DEMO_WORLD, type DemoExtension, type DemoWorldDefinition } from '../courses/demo-world';
@@ -45,6 +46,8 @@ export async function withSession<T>(config: Config, fn: (session: CliSession) =
     return await fn(session);
   } finally {
     await closeSession(session);
+    // The command's spans are sent before the process ends (when tracing is on).
+    await stopTracing();
   }
 }
 

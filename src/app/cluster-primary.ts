@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { setUpDatabase } from './bootstrap';
+import { stopTracing } from './tracing';
 import type { Config } from '../config';
 import { dbKind } from '../db/data-source';
 import { createAppPubSub } from '../messaging/pubsub';
@@ -70,6 +71,7 @@ export async function runPrimary(config: Config): Promise<void> {
       await dispatcher?.stop();
       await pubsub?.close();
       if (dispatcher) await ds.destroy();
+      await stopTracing();
       return clean;
     })());
 

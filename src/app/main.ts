@@ -9,6 +9,7 @@ import { runPrimary } from './cluster-primary';
 import { joinPrimaryRelay } from '../messaging/worker-relay';
 import { OUTBOX_WRITTEN_NOTICE, outboxSignal } from '../webhooks/outbox-signal';
 import { buildServer } from './server';
+import { stopTracing } from './tracing';
 import { Dispatcher } from '../webhooks/dispatcher';
 
 /**
@@ -45,6 +46,8 @@ async function serve(config: Config, role: 'single' | 'worker'): Promise<void> {
       await dispatcher?.stop();
       await app.pubsub.close();
       await app.ds.destroy();
+      // The last spans are sent before the process ends.
+      await stopTracing();
       log.info('stopped');
       process.exit(0);
     } catch (e) {

@@ -13,6 +13,8 @@ import { packageInfo } from '../common/package-info';
 import { registerGraphiql } from '../graphiql/graphiql.routes';
 import { registerHealth } from '../http/health';
 import { registerLandingPage } from '../http/landing-page';
+import { registerRequestTracing } from '../http/tracing-hooks';
+import { tracingPlugins } from '../graphql/tracing';
 import { countWsConnections } from '../common/metrics';
 import { registerMetrics } from '../metrics/metrics.routes';
 import { bindRawRequest, stringifyWithinLimit } from '../graphql/apollo-limits';
@@ -69,6 +71,8 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     // While draining, requests already on open connections are still served in full.
     return503OnClosing: false,
   });
+  // First of all hooks, so everything after runs inside the request's span (when tracing is on).
+  registerRequestTracing(fastify);
   // Read by baseUrl(req): every absolute URL of a response comes from PUBLIC_URL or the trusted host.
   fastify.decorate('originSettings', originSettings(app.config));
 
@@ -190,6 +194,7 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginInlineTraceDisabled(),
+      ...tracingPlugins<RequestContext>(),
     ],
   });
   await apollo.start();

@@ -1,6 +1,7 @@
-import { ArgsType, Field, ID, ObjectType } from 'type-graphql';
+import { ArgsType, Field, ObjectType } from 'type-graphql';
 import { DateTimeScalar } from '../api/graphql/scalars';
-import { Connection, ConnectionArgs } from '../common/relay';
+import { Connection } from '../common/relay';
+import { CalendarWindowArgs } from './calendar-event.types';
 
 /**
  * An assignment placed on the calendar at its due date (Canvas's assignment_event_json). Its fields are
@@ -20,16 +21,6 @@ export class AssignmentEventType {
 
 export const AssignmentEventConnection = Connection('AssignmentEvent', AssignmentEventType);
 
+/** Course codes only count: group and user calendars hold no assignments. */
 @ArgsType()
-export class AssignmentEventsArgs extends ConnectionArgs {
-  @Field(() => [String], { nullable: true, description: 'course_N codes; other codes (and courses the viewer cannot read) are dropped.' })
-  contextCodes?: string[] | null;
-  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD or ISO 8601; default today.' })
-  startDate?: string | null;
-  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD (to the end of that day) or ISO 8601; default the end of the start day.' })
-  endDate?: string | null;
-  @Field(() => Boolean, { nullable: true, description: 'Only assignments without a due date.' })
-  undated?: boolean | null;
-  @Field(() => Boolean, { nullable: true, description: 'Every assignment, due or not, ignoring the window.' })
-  allEvents?: boolean | null;
-}
+export class AssignmentEventsArgs extends CalendarWindowArgs {}

@@ -94,18 +94,23 @@ export class DeleteCalendarEventInput {
 
 export const CalendarEventPayload = PayloadType('CalendarEventPayload', { calendarEvent: () => CalendarEventType });
 
+/** The context codes and date window Canvas's calendar lists share (events and assignment events). */
 @ArgsType()
-export class CalendarEventsArgs extends ConnectionArgs {
-  @Field(() => String, { nullable: true, description: 'event (the default; assignments on the calendar are listed by assignmentEvents).' })
-  type?: string | null;
+export class CalendarWindowArgs extends ConnectionArgs {
   @Field(() => [String], { nullable: true, description: "course_N, group_N, user_N; default the viewer's own calendar. Codes the viewer cannot read are dropped." })
   contextCodes?: string[] | null;
   @Field(() => String, { nullable: true, description: 'YYYY-MM-DD or ISO 8601; default today.' })
   startDate?: string | null;
   @Field(() => String, { nullable: true, description: 'YYYY-MM-DD (to the end of that day) or ISO 8601; default the end of the start day.' })
   endDate?: string | null;
-  @Field(() => Boolean, { nullable: true, description: 'Only events without a date.' })
+  @Field(() => Boolean, { nullable: true, description: 'Only what has no date.' })
   undated?: boolean | null;
-  @Field(() => Boolean, { nullable: true, description: 'Every event, dated or not, ignoring the window.' })
+  @Field(() => Boolean, { nullable: true, description: 'Everything, dated or not, ignoring the window.' })
   allEvents?: boolean | null;
+}
+
+@ArgsType()
+export class CalendarEventsArgs extends CalendarWindowArgs {
+  @Field(() => String, { nullable: true, description: 'event (the default; assignments on the calendar are listed by assignmentEvents).' })
+  type?: string | null;
 }

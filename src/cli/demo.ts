@@ -87,6 +87,7 @@ export async function seedDemoWorld(em: EntityManager, rootAccountId: number, de
       enrollmentRepo.create({
         courseId: course.id,
         userId: user.id,
+        sortableName: user.sortableName,
         type: person.enrollmentType,
         courseSectionId: section.id,
         rootAccountId: course.rootAccountId,

@@ -1,4 +1,4 @@
-import { ConnectionResult, offsetFromCursor } from './relay';
+import { ConnectionResult, cursorForOffset, offsetFromCursor, PageWindow } from './relay';
 
 /**
  * Key set (bookmark) paging. A cursor carries the sort key of the last row shown; the next page is
@@ -84,8 +84,10 @@ export function afterKey(sort: readonly SortKey[], key: readonly KeyValue[]): { 
         ps.push(key[j]);
       }
     }
-    const { expr, dir, nullable } = sort[i];
+    const { expr, dir } = sort[i];
     const v = key[i];
+    // A key that holds NULL proves the column nullable, whatever the caller declared.
+    const nullable = sort[i].nullable || v === null;
     let beyond: string | null;
     if (dir === 'ASC') {
       // NULL sorts first: after a NULL come the non-null values; after a value, only greater ones.
@@ -100,7 +102,17 @@ export function afterKey(sort: readonly SortKey[], key: readonly KeyValue[]): { 
     ors.push(parts.length > 1 ? `(${parts.join(' AND ')})` : parts[0]);
     params.push(...ps);
   }
-  return { sql: ors.length ? `(${ors.join(' OR ')})` : '1 = 0', params };
+  if (!ors.length) return { sql: '1 = 0', params };
+  // The disjunction alone gives the engines no range to seek to: SQLite and MariaDB would walk the
+  // index from the parent's first row and filter, so page 400 would cost 400 pages. A redundant
+  // bound on the first column (implied by every branch) lets both seek straight to the key.
+  const first = sort[0];
+  const v0 = key[0];
+  let seek: string | null = null;
+  if (v0 !== null && first.dir === 'ASC') seek = `${first.expr} >= ?`;
+  else if (v0 !== null && first.dir === 'DESC' && !first.nullable) seek = `${first.expr} <= ?`;
+  const or = `(${ors.join(' OR ')})`;
+  return seek ? { sql: `(${seek} AND ${or})`, params: [v0, ...params] } : { sql: or, params };
 }
 
 /** `ORDER BY` text for the order. */
@@ -114,12 +126,20 @@ export type LazyTotal = () => Promise<number>;
  * there is a next page. Cursors are encoded when read. `total` runs only if totalCount is selected.
  */
 export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => KeyValue[], total: LazyTotal): ConnectionResult<T> {
-  const hasNextPage = rows.length > w.limit;
-  const nodes = hasNextPage ? rows.slice(0, w.limit) : rows;
-  const edges = nodes.map((node) => ({
+  return lazyConnection(rows, w.limit, w.after != null || w.offset > 0, (node) => cursorForKey(keyOf(node)), total);
+}
+
+/**
+ * A page read with LIMIT `limit + 1` (the extra row only says there is a next page), its cursors
+ * encoded when read and its total counted once, only if totalCount is selected.
+ */
+function lazyConnection<T>(rows: T[], limit: number, hasPreviousPage: boolean, cursorOf: (node: T, i: number) => string, total: LazyTotal): ConnectionResult<T> {
+  const hasNextPage = rows.length > limit;
+  const nodes = hasNextPage ? rows.slice(0, limit) : rows;
+  const edges = nodes.map((node, i) => ({
     node,
     get cursor() {
-      return cursorForKey(keyOf(node));
+      return cursorOf(node, i);
     },
   }));
   let counted: Promise<number> | undefined;
@@ -132,7 +152,7 @@ export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => 
     },
     pageInfo: {
       hasNextPage,
-      hasPreviousPage: w.after != null || w.offset > 0,
+      hasPreviousPage,
       get startCursor() {
         return edges[0]?.cursor ?? null;
       },
@@ -141,6 +161,14 @@ export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => 
       },
     },
   };
+}
+
+/**
+ * An offset page read with LIMIT `limit + 1` (lists not yet paged by key): the extra row says there is
+ * a next page, and the total is counted only when totalCount is selected.
+ */
+export function offsetConnection<T>(rows: T[], w: PageWindow, total: LazyTotal): ConnectionResult<T> {
+  return lazyConnection(rows, w.limit, w.offset > 0, (_node, i) => cursorForOffset(w.offset + i), total);
 }
 
 /** A date as both engines compare it with their datetime columns (SQLite stores this exact text). */

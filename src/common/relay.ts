@@ -89,7 +89,9 @@ export function Connection<T extends object>(name: string, node: ClassType<T> | 
     edges: Edge[];
     @Field(() => PageInfo)
     pageInfo: PageInfo;
-    @Field(() => Int, { description: 'Total number of items across all pages.' })
+    // Not a plain property read: key set connections count only when this field is selected, so the
+    // value may be a promise, which the executor awaits only for fields with a resolver.
+    @Field(() => Int, { description: 'Total number of items across all pages.', simple: false })
     totalCount: number;
   }
   return ConnectionType;

@@ -8,7 +8,7 @@ import { pagePerParent, settleEach } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import { ContentKind, raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, idArg, pageWindow, parseAnyId } from '../common/relay';
+import { ConnectionResult, idArg, parseAnyId } from '../common/relay';
 import { CourseService } from '../courses/course.service';
 
 /** A path id that may also be a global id of the given type (GraphQL callers send either). */
@@ -138,7 +138,7 @@ export class ContentAccess {
         }),
       );
     const readable = courses.filter((_, i) => !(sees[i] instanceof Error)).map((c) => c.id);
-    const pages = await pagePerParent(qb, 'course_id', order, readable, pageWindow(args));
+    const pages = await pagePerParent(qb, 'course_id', order, readable, args);
     return courses.map((c, i) => (sees[i] instanceof Error ? (sees[i] as Error) : pages.get(c.id)!));
   }
 

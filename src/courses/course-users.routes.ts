@@ -90,7 +90,7 @@ const listRoute = (path: string): RestRoute => ({
   operation: `query($id: ID!, $first: Int, $after: String, $searchTerm: String, $types: [String!], $roleId: ID, $states: [String!], $userIds: [ID!], $sort: String, $order: String, ${FLAG_VARS}) {
     course(id: $id) { usersConnection(first: $first, after: $after, searchTerm: $searchTerm, enrollmentTypes: $types, enrollmentRoleId: $roleId,
       enrollmentStates: $states, userIds: $userIds, sort: $sort, order: $order) {
-      nodes { ...CourseUserJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+      nodes { ...CourseUserJson } pageInfo { hasNextPage endCursor } } } }`,
   variables: (input) => {
     const v = input.values;
     const types = (v.enrollment_type as string[] | undefined) ?? [];
@@ -110,7 +110,9 @@ const listRoute = (path: string): RestRoute => ({
     };
   },
   root: 'course.usersConnection',
-  list: true,
+  // Canvas numbers these pages; the Link header's next is a bookmark so following it never skips rows
+  // with an offset (a deep page of a large course costs what the first does), and page=N still works.
+  list: { bookmark: true, numbered: true },
   present: presentCourseUser,
 });
 

@@ -240,7 +240,7 @@ export const courseRoutes: RestRoute[] = [
     accepts: P.enrollments,
     operation: `query($id: ID!, $first: Int, $after: String, $types: [String!], $states: [String!], $userId: ID, $sectionId: ID) {
       course(id: $id) { enrollmentsConnection(first: $first, after: $after, types: $types, states: $states, userId: $userId, sectionId: $sectionId) {
-        nodes { ...EnrollmentJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+        nodes { ...EnrollmentJson } pageInfo { hasNextPage endCursor } } } }`,
     variables: ({ values }) => ({
       id: values.course_id,
       types: values.type?.length ? values.type : values.role?.length ? values.role : null,

@@ -142,6 +142,7 @@ export class CourseService {
         await em.getRepository(Enrollment).save(
           em.getRepository(Enrollment).create({
             userId: viewer.id,
+            sortableName: viewer.sortableName,
             courseId: course.id,
             courseSectionId: section.id,
             rootAccountId: course.rootAccountId,

@@ -1,5 +1,5 @@
 import { Entity, Index } from 'typeorm';
-import { BoolColumn, DateTimeColumn, IntColumn, NullableInt, StringColumn, Timestamped } from '../db/columns';
+import { BoolColumn, DateTimeColumn, IntColumn, NullableInt, NullableString, StringColumn, Timestamped } from '../db/columns';
 
 export const ENROLLMENT_TYPES = [
   'StudentEnrollment',
@@ -33,12 +33,21 @@ export const ROLE_OF_TYPE: Record<EnrollmentType, string> = {
 @Entity('enrollments')
 @Index(['courseId', 'type'])
 @Index(['userId', 'courseId'])
+@Index(['courseId', 'id'])
+@Index(['courseId', 'sortableName', 'userId'])
 export class Enrollment extends Timestamped {
   @IntColumn()
   userId: number;
 
   @IntColumn()
   courseId: number;
+
+  /**
+   * The user's sortable name, copied when the enrollment is created (names do not change after a
+   * user is created): a course's people page by it from the (course, name, user) index.
+   */
+  @NullableString(255)
+  sortableName: string | null;
 
   @Index()
   @IntColumn()

@@ -3,7 +3,7 @@ import { ForbiddenError, NotFoundError, RequestError, Validator } from '../commo
 import { pagePerParent } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow } from '../common/relay';
+import { ConnectionResult } from '../common/relay';
 import type { Permission } from '../auth/permissions';
 import { Course } from './course.entity';
 import { CourseSection } from './section.entity';
@@ -126,6 +126,7 @@ export class EnrollmentService {
       });
       const enrollment = existing ?? repo.create({ courseId: course.id, userId: user.id, type, courseSectionId: section.id, rootAccountId: course.rootAccountId, associatedUserId });
       Object.assign(enrollment, {
+        sortableName: user.sortableName,
         workflowState: state,
         limitPrivilegesToCourseSection: Boolean(input.limitPrivilegesToCourseSection),
         startAt: input.startAt ?? null,
@@ -219,7 +220,7 @@ export class EnrollmentService {
         }
       }),
     );
-    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], readable.map((c) => c.id), pageWindow(filter));
+    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], readable.map((c) => c.id), filter);
     return courses.map((c, i) => (perCourse[i] instanceof Error ? (perCourse[i] as Error) : pages.get(c.id)!));
   }
 }

@@ -3,7 +3,7 @@ import { parseIdParam } from '../common/ids';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
 import { pagePerParent } from '../db/page-per-parent';
-import { ConnectionResult, pageWindow } from '../common/relay';
+import { ConnectionResult } from '../common/relay';
 import { Course } from './course.entity';
 import { CourseSection } from './section.entity';
 import { CourseService } from './course.service';
@@ -77,7 +77,7 @@ export class SectionService {
   async listForCourses(courses: readonly Course[], args: { first?: number | null; after?: string | null }): Promise<(ConnectionResult<CourseSection> | Error)[]> {
     const allowed = await Promise.all(courses.map((c) => this.ctx.authz.canCourse(c, 'read_roster')));
     const qb = this.ctx.ds.getRepository(CourseSection).createQueryBuilder('s').where('s.workflow_state = :active', { active: 'active' });
-    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], courses.filter((_, i) => allowed[i]).map((c) => c.id), pageWindow(args));
+    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], courses.filter((_, i) => allowed[i]).map((c) => c.id), args);
     return courses.map((c, i) => (allowed[i] ? pages.get(c.id)! : new ForbiddenError()));
   }
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { SnakeNamingStrategy } from './naming';
 import { CountingLogger } from './query-counter';
+import { traceQueries } from './traced-queries';
 
 /** What a database holds: the entity classes and the migrations that build their tables (listed in src/app/database.ts). */
 export interface DataModel {
@@ -97,5 +98,6 @@ export async function openDatabase(url: string, model: DataModel, onDbError?: (m
   const flavor = dbKind(url) === 'mysql' ? await ensureDatabaseExists(url) : undefined;
   const ds = new DataSource(dataSourceOptions(url, model, onDbError, flavor));
   await ds.initialize();
+  traceQueries(ds);
   return ds;
 }

@@ -1,66 +1,162 @@
 import { In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { ConnectionResult, PageWindow, toConnection } from '../common/relay';
+import { afterKey, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, SortKey, sqlDate } from '../common/keyset';
+import { ConnectionResult } from '../common/relay';
 import { leanFind } from './lean-read';
 
+/** One column of a list's order: a column of qb's main alias (or a SQL expression), its direction, and whether it holds NULLs. */
+export type OrderColumn = [column: string | { expression: string }, direction: 'ASC' | 'DESC', nullable?: boolean];
+
+export interface PageArgs {
+  first?: number | null;
+  after?: string | null;
+}
+
+export interface PageOptions {
+  /**
+   * The id of the main entity each row stands for, when not the main alias's own id column: e.g. a
+   * joined enrollment's user_id, so the page is read from the enrollments index. Must be the last
+   * column of the order.
+   */
+  id?: string | { expression: string };
+  /**
+   * Several rows of one parent may stand for one entity (a user enrolled twice in a course): the page
+   * reads one row per key (GROUP BY the order's columns, which both engines then read in index order
+   * and stop after first + 1 groups, where DISTINCT made MariaDB collect every row of the parent into
+   * a temporary table first), and the total counts distinct ids.
+   */
+  distinct?: boolean;
+}
+
 /**
- * One Relay page per parent for many parents at once, in two statements whatever the number of
- * parents (a GraphQL list of courses asking each for its sections, enrollments, assignments …).
+ * One Relay page per parent for many parents at once (a GraphQL list of courses asking each for its
+ * sections, enrollments, assignments …), in two statements whatever the number of parents, and each
+ * page read from an ordered index in the same time whatever the size of its parent.
  *
- * Why a window function rather than loading every row of the parents and slicing: a course's roster
- * can run to thousands of enrollments and a page is usually 10, so memory stays at one page per
- * parent. ROW_NUMBER() numbers each parent's rows in the list's order and COUNT(*) OVER gives each
- * parent's total in the same pass (SQLite >= 3.25, MariaDB >= 10.2, MySQL >= 8). The outer filter
- * keeps the page's rows plus each parent's first row, which carries the total even when the page
- * lies past the end; that row is dropped again unless it is on the page. The page's entities are
- * then read by id in one more statement.
+ * Key set pages: the cursor carries the sort key of the last row shown, and each parent's page is
+ * `WHERE parent = ? AND <after the key> ORDER BY <order> LIMIT first + 1` — an index on (parent,
+ * order…) serves it by seeking to the key and reading first + 1 entries, where numbering every row
+ * of the parent (a window function) or an OFFSET walks and sorts the whole parent set on every page.
+ * Several parents are one statement: a UNION ALL of those reads, each in a derived table (both
+ * engines need that for ORDER BY/LIMIT inside a union). The page's entities are then read by id in
+ * one more statement. The total is a getter: one grouped COUNT for all the parents, run only when a
+ * client selects totalCount.
  *
  * `qb` selects the rows of all the parents (its where clause states every rule, per parent where
  * rules differ); `parentColumn` and `order` are database column names of qb's main alias (or SQL
- * expressions, e.g. a joined membership's group_id), and `order` must end in a unique column so
- * pages are stable.
+ * expressions, e.g. a joined membership's group_id), and `order` must end in a unique column so a key
+ * names one position. A cursor of an older offset form still works (an OFFSET on the page read).
  */
 export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   qb: SelectQueryBuilder<T>,
   parentColumn: string | { expression: string },
-  order: [column: string | { expression: string }, direction: 'ASC' | 'DESC'][],
+  order: OrderColumn[],
   parentIds: readonly number[],
-  w: PageWindow,
+  args: PageArgs | KeyWindow,
+  opts: PageOptions = {},
 ): Promise<Map<number, ConnectionResult<T>>> {
   const out = new Map<number, ConnectionResult<T>>();
   if (!parentIds.length) return out;
+  const w: KeyWindow = 'limit' in args ? args : keyWindow(args, order.length);
   const col = (c: string) => `${qb.escape(qb.alias)}.${qb.escape(c)}`;
-  const by = order.map(([c, d]) => `${typeof c === 'string' ? col(c) : c.expression} ${d}`).join(', ');
+  const sort: SortKey[] = order.map(([c, dir, nullable]) => ({ expr: typeof c === 'string' ? col(c) : c.expression, dir, nullable }));
   const parent = typeof parentColumn === 'string' ? col(parentColumn) : parentColumn.expression;
-  const inner = qb
-    .clone()
-    .select(col('id'), 'pid_id')
-    .addSelect(parent, 'pid_parent')
-    .addSelect(`ROW_NUMBER() OVER (PARTITION BY ${parent} ORDER BY ${by})`, 'pid_rn')
-    .addSelect(`COUNT(*) OVER (PARTITION BY ${parent})`, 'pid_total')
-    .andWhere(`${parent} IN (:...pagePerParentIds)`, { pagePerParentIds: [...parentIds] });
-  const [sql, params] = inner.getQueryAndParameters();
-  const raw: { pid_id: unknown; pid_parent: unknown; pid_rn: unknown; pid_total: unknown }[] = await qb.connection.query(
-    `SELECT w.pid_id, w.pid_parent, w.pid_rn, w.pid_total FROM (${sql}) w WHERE (w.pid_rn > ? AND w.pid_rn <= ?) OR w.pid_rn = 1 ORDER BY w.pid_parent, w.pid_rn`,
-    [...params, w.offset, w.offset + w.limit],
-  );
-  const totals = new Map<number, number>();
+  const idExpr = opts.id == null ? col('id') : typeof opts.id === 'string' ? col(opts.id) : opts.id.expression;
+  const ids = [...new Set(parentIds)];
+
+  const raw = w.limit > 0 ? await readPages(qb, parent, idExpr, sort, ids, w, Boolean(opts.distinct)) : [];
+  // Keys per parent and row: one entity can appear under several parents.
+  const keys = new Map<string, KeyValue[]>();
   const pageIds = new Map<number, number[]>();
   for (const r of raw) {
+    const id = Number(r.pid_id);
     const p = Number(r.pid_parent);
-    totals.set(p, Number(r.pid_total));
-    const rn = Number(r.pid_rn);
-    if (rn > w.offset && rn <= w.offset + w.limit) pageIds.set(p, [...(pageIds.get(p) ?? []), Number(r.pid_id)]);
+    keys.set(`${p}:${id}`, sort.map((_, i) => keyValue(r[`pid_k${i}`])));
+    pageIds.set(p, [...(pageIds.get(p) ?? []), id]);
   }
-  const ids = [...pageIds.values()].flat();
+  const all = [...new Set([...pageIds.values()].flat())];
   const target = qb.expressionMap.mainAlias!.target;
-  const where = { id: In(ids) };
-  const rows: T[] = !ids.length ? [] : ((await leanFind<T>(qb.connection, target, where)) ?? (await qb.connection.getRepository<T>(target).findBy(where as never)));
+  const where = { id: In(all) };
+  const rows: T[] = !all.length ? [] : ((await leanFind<T>(qb.connection, target, where)) ?? (await qb.connection.getRepository<T>(target).findBy(where as never)));
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
+
+  let totals: Promise<Map<number, number>> | undefined;
+  const countAll = () => (totals ??= countPerParent(qb, parent, opts.distinct ? `COUNT(DISTINCT ${idExpr})` : 'COUNT(*)', ids));
   for (const p of parentIds) {
     const page = (pageIds.get(p) ?? []).map((id) => byId.get(id)).filter((r): r is T => r != null);
-    out.set(p, toConnection(page, totals.get(p) ?? 0, w));
+    out.set(p, keysetConnection(page, w, (row) => keys.get(`${p}:${Number(row.id)}`) ?? [], async () => (await countAll()).get(p) ?? 0));
   }
   return out;
+}
+
+type RawRow = Record<string, unknown> & { pid_id: unknown; pid_parent: unknown };
+
+/** Each parent's first + 1 rows after the key: one plain read for one parent, a UNION ALL for several. */
+async function readPages<T extends ObjectLiteral>(
+  qb: SelectQueryBuilder<T>,
+  parent: string,
+  id: string,
+  sort: SortKey[],
+  parents: number[],
+  w: KeyWindow,
+  distinct: boolean,
+): Promise<RawRow[]> {
+  // Grouped by the key, the parent (one value per page read) is read through MIN for engines that
+  // refuse a column outside the GROUP BY; grouping by it too made SQLite sort the groups again.
+  const base = qb.clone().select(id, 'pid_id').addSelect(distinct ? `MIN(${parent})` : parent, 'pid_parent');
+  sort.forEach((s, i) => base.addSelect(s.expr, `pid_k${i}`));
+  base.orderBy();
+  if (distinct) base.groupBy(sort.map((s) => s.expr).join(', '));
+  if (w.after) {
+    const after = afterKey(sort, w.after);
+    let n = 0;
+    const named: Record<string, KeyValue> = {};
+    const sql = after.sql.replace(/\?/g, () => {
+      named[`pidKey${n}`] = after.params[n];
+      return `:pidKey${n++}`;
+    });
+    base.andWhere(sql, named);
+  }
+  const tail = ` ORDER BY ${orderSql(sort)} LIMIT ${w.limit + 1}${w.offset ? ` OFFSET ${w.offset}` : ''}`;
+  const arm = (p: number) => base.clone().andWhere(`${parent} = :pidParent`, { pidParent: p }).getQueryAndParameters();
+  const conn = qb.connection;
+  if (parents.length === 1) {
+    const [sql, params] = arm(parents[0]);
+    return conn.query(sql + tail, params);
+  }
+  const sqls: string[] = [];
+  const params: unknown[] = [];
+  parents.forEach((p, i) => {
+    const [sql, ps] = arm(p);
+    sqls.push(`SELECT pid_p${i}.*, ${i} AS pid_ord FROM (${sql}${tail}) pid_p${i}`);
+    params.push(...ps);
+  });
+  // Rows of a union come in no promised order: sort the (at most parents × (first + 1)) rows read.
+  const outer = sort.map((s, i) => `pid_k${i} ${s.dir}`).join(', ');
+  return conn.query(`${sqls.join(' UNION ALL ')} ORDER BY pid_ord, ${outer}`, params);
+}
+
+/** Every parent's total in one grouped COUNT. */
+async function countPerParent<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, parent: string, count: string, parents: number[]): Promise<Map<number, number>> {
+  const [sql, params] = qb
+    .clone()
+    .select(parent, 'pid_parent')
+    .addSelect(count, 'pid_total')
+    .andWhere(`${parent} IN (:...pidParents)`, { pidParents: parents })
+    .orderBy()
+    .groupBy(parent)
+    .getQueryAndParameters();
+  const rows: { pid_parent: unknown; pid_total: unknown }[] = await qb.connection.query(sql, params);
+  return new Map(rows.map((r) => [Number(r.pid_parent), Number(r.pid_total)]));
+}
+
+/** A key read back from a row: dates as the text both engines compare their datetime columns with. */
+function keyValue(v: unknown): KeyValue {
+  if (v == null) return null;
+  if (v instanceof Date) return sqlDate(v);
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (Buffer.isBuffer(v)) return v.toString('utf8');
+  return v as string | number;
 }
 
 /** `fn` for each parent, a thrown error becoming that parent's answer: a bulk list method refuses each parent alone. */

@@ -26,8 +26,11 @@ export class CountingLogger extends AbstractLogger {
   constructor(private readonly onError?: (message: string) => void) {
     super();
   }
-  logQuery(_query: string, _parameters?: unknown[], _queryRunner?: QueryRunner): void {
+  /** A listener for every statement run (tests capture a list's page statement to EXPLAIN it). */
+  onQuery?: (query: string, parameters: readonly unknown[]) => void;
+  logQuery(query: string, parameters?: unknown[], _queryRunner?: QueryRunner): void {
     this.total++;
+    this.onQuery?.(query, parameters ?? []);
     const box = scope.getStore();
     if (box) box.count++;
   }

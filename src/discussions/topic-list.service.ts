@@ -1,8 +1,8 @@
 import { Brackets } from 'typeorm';
 import { ValidationError } from '../common/errors';
-import { pagePerParent, settleEach } from '../db/page-per-parent';
+import { OrderColumn, pagePerParent, settleEach } from '../db/page-per-parent';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow } from '../common/relay';
+import { ConnectionResult } from '../common/relay';
 import { containsPattern } from '../common/like';
 import { DiscussionContext, DiscussionContexts, DiscussionRights } from './discussion-context';
 import { DiscussionTopic } from './discussion-topic.entity';
@@ -68,14 +68,15 @@ export class TopicListService {
       const like = containsPattern(term);
       qb.andWhere(new Brackets((b) => b.where("LOWER(t.title) LIKE :like ESCAPE '!'", { like }).orWhere("LOWER(t.message) LIKE :like ESCAPE '!'", { like })));
     }
-    const order: [string, 'ASC' | 'DESC'][] = args.onlyAnnouncements
-      ? [['posted_at', 'DESC'], ['id', 'DESC']]
+    // Nullable columns say so: a key set page after a value must also reach the NULLs sorted after it.
+    const order: OrderColumn[] = args.onlyAnnouncements
+      ? [['posted_at', 'DESC', true], ['id', 'DESC']]
       : orderBy === 'title'
         ? [['title', 'ASC'], ['id', 'ASC']]
         : orderBy === 'recent_activity'
-          ? [['last_reply_at', 'DESC'], ['posted_at', 'DESC'], ['id', 'DESC']]
-          : [['pinned', 'DESC'], ['position', 'ASC'], ['created_at', 'DESC'], ['id', 'DESC']];
-    const pages = await pagePerParent(qb, 'context_id', order, readable.map((c) => c.id), pageWindow(args));
+          ? [['last_reply_at', 'DESC', true], ['posted_at', 'DESC', true], ['id', 'DESC']]
+          : [['pinned', 'DESC'], ['position', 'ASC', true], ['created_at', 'DESC'], ['id', 'DESC']];
+    const pages = await pagePerParent(qb, 'context_id', order, readable.map((c) => c.id), args);
     // The loader cache learns the rows, so per-topic lookups by id that follow cost nothing.
     for (const page of pages.values()) for (const r of page.nodes) this.ctx.loaders.byId(DiscussionTopic).prime(r.id, r);
     return contexts.map((c, i) => (rights[i] instanceof Error ? (rights[i] as Error) : pages.get(c.id)!));

@@ -7,7 +7,7 @@ import { nowToSecond } from '../db/columns';
 import { pagePerParent } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, parseAnyId } from '../common/relay';
+import { ConnectionResult, parseAnyId } from '../common/relay';
 import { Attachment } from './attachment.entity';
 import { assertManageFiles, canReadFiles, FileContext, FileContextType, loadFileContext } from './file-context';
 import { cleanName, renamed, safeFilename } from './file-names';
@@ -191,7 +191,7 @@ export class FileService {
       .getRepository(Attachment)
       .createQueryBuilder('a')
       .where('a.context_type = :type AND a.workflow_state = :available', { type: fcs[0]?.type, available: 'available' });
-    const pages = await pagePerParent(qb, 'context_id', [['display_name', 'ASC'], ['id', 'ASC']], fcs.filter((_, i) => readable[i]).map((fc) => fc.id), pageWindow(args));
+    const pages = await pagePerParent(qb, 'context_id', [['display_name', 'ASC'], ['id', 'ASC']], fcs.filter((_, i) => readable[i]).map((fc) => fc.id), args);
     return fcs.map((fc, i) => (readable[i] ? pages.get(fc.id)! : new ForbiddenError()));
   }
 

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Runtime } from '../request/runtime';
-import { getOperationAST, GraphQLError, subscribe, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { execute, getOperationAST, GraphQLError, subscribe, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../auth/authenticate';
 import { LiveSockets, type LiveSocket } from '../auth/live-sockets';
@@ -22,9 +22,9 @@ import { chargeCost, graphqlLimits } from './limits';
 import { coalescingKey, prepareWsOperation, tooManySubscriptions } from './ws-limits';
 import { EventCharges, eventThrottled } from './ws-charges';
 import { SubscriptionGroup } from './ws-groups';
-import { closeNow } from './ws-frames';
 import { startBudget } from './budget';
 import { countSubscription } from '../common/metrics';
+import { tracedWsRun } from './tracing';
 
 interface ConnectionExtra {
   /**
@@ -36,7 +36,7 @@ interface ConnectionExtra {
   /** The origin (scheme://host) the socket connected to, read once from the upgrade request. */
   origin?: string;
   socket: WebSocket;
-  /** The upgraded connection under `socket`: fan-out frames and fast closes are written to it (ws-frames.ts). */
+  /** The upgraded connection under `socket`: fan-out frames are written to it (ws-frames.ts). */
   raw?: Duplex;
   /** The connection's credentials, re-checked before every operation (src/auth/socket-auth.ts). */
   auth?: SocketAuth;
@@ -125,7 +125,9 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
         chargeCost(extra.request, limits, prepared.cost);
         return prepared.args;
       },
-      subscribe: (args) => sharedSubscribe(args),
+      // A span per operation while tracing is on (src/graphql/tracing.ts); graphql-js's own execute otherwise.
+      execute: tracedWsRun(execute),
+      subscribe: tracedWsRun(sharedSubscribe),
 
       // A subscription's stream, counted while it is live (lms_graphql_ws_subscriptions).
       onOperation: (_ctx, _id, _payload, _args, result) => countSubscription(result),
@@ -250,7 +252,7 @@ function refresh(extra: ConnectionExtra): void {
 /** Closes the socket with 4403 (as a refused connection_init does): a closing socket sends nothing more. */
 function refuse(extra: ConnectionExtra): void {
   Object.assign(extra, { viewer: undefined, token: undefined, tool: undefined });
-  closeNow(extra.socket, extra.raw, 4403, 'Forbidden');
+  extra.socket.close(4403, 'Forbidden');
 }
 
 /**

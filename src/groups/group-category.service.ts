@@ -5,7 +5,7 @@ import { nowToSecond } from '../db/columns';
 import { pagePerParent, settleEach } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow } from '../common/relay';
+import { ConnectionResult } from '../common/relay';
 import { CategoryRole, GroupCategory } from './group-category.entity';
 import { GroupContext, loadContext, lookupContext } from './group-context';
 import { Group } from './group.entity';
@@ -275,7 +275,7 @@ export class GroupCategoryService {
         }),
       );
     const readable = contexts.filter((_, i) => ok(i)).map((c) => c.id);
-    const pages = await pagePerParent(qb, 'context_id', [['name', 'ASC'], ['id', 'ASC']], readable, pageWindow(args));
+    const pages = await pagePerParent(qb, 'context_id', [['name', 'ASC'], ['id', 'ASC']], readable, args);
     return contexts.map((c, i) => (rights[i] instanceof Error ? (rights[i] as Error) : pages.get(c.id)!));
   }
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { DomainEventHandler } from '../events/domain-events';
 import { GroupInvitation } from './group-invitation.entity';
 import { GroupMembership } from './group-membership.entity';
+import { memberSortName } from './member-sort-name';
 
 /** Turns pending e-mail invitations into invited memberships when a user with that login appears. */
 export async function claimInvitations(em: EntityManager, userId: number, login: string): Promise<void> {
@@ -10,7 +11,7 @@ export async function claimInvitations(em: EntityManager, userId: number, login:
     const repo = em.getRepository(GroupMembership);
     const existing = await repo.findOneBy({ groupId: inv.groupId, userId });
     if (!existing?.isLive) {
-      const row = existing ?? repo.create({ groupId: inv.groupId, userId, moderator: false, sisImportId: null });
+      const row = existing ?? repo.create({ groupId: inv.groupId, userId, moderator: false, sisImportId: null, sortableName: await memberSortName(em, userId) });
       row.workflowState = 'invited';
       await repo.save(row);
     }

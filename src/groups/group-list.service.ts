@@ -1,13 +1,13 @@
-import DataLoader from 'dataloader';
 import { Brackets } from 'typeorm';
 import { ForbiddenError, ValidationError } from '../common/errors';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import { keysetConnection, keyWindow } from '../common/keyset';
+import { ConnectionResult } from '../common/relay';
 import { pagePerParent, settleEach } from '../db/page-per-parent';
 import type { RequestContext } from '../request/context';
 import { GroupCategoryService } from './group-category.service';
 import { GroupContext, loadContext, lookupContext } from './group-context';
 import { GroupMembership } from './group-membership.entity';
-import { contextGroupPage } from './group-page';
+import { CONTEXT_GROUP_ORDER, contextGroupKey, contextGroupPage } from './group-page';
 import { GroupPolicy } from './group-policy';
 import { Group } from './group.entity';
 
@@ -25,7 +25,6 @@ export class GroupListService {
     if (args.contextType != null && !['Course', 'Account'].includes(args.contextType)) {
       throw ValidationError.of('context_type', 'inclusion', 'context_type must be Course or Account');
     }
-    const w = pageWindow(args);
     const qb = this.ctx.ds
       .getRepository(Group)
       .createQueryBuilder('g')
@@ -42,8 +41,9 @@ export class GroupListService {
           .orWhere(`g.context_id IN (SELECT e.course_id FROM enrollments e WHERE e.user_id = :uid AND e.workflow_state = 'active' AND e.type IN ('TeacherEnrollment','TaEnrollment','DesignerEnrollment'))`),
       ),
     );
-    const [rows, total] = await qb.orderBy('g.name', 'ASC').addOrderBy('g.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
-    return toConnection(rows, total, w);
+    // A user's groups are few: the page is the user's accepted memberships, joined and sorted.
+    const pages = await pagePerParent(qb, { expression: 'm.user_id' }, [['name', 'ASC'], ['id', 'ASC']], [viewer.id], { first: args.first, after: args.after });
+    return pages.get(viewer.id)!;
   }
 
   /** Groups of a course or account (GET /courses/:id/groups), by category then name. */
@@ -58,14 +58,12 @@ export class GroupListService {
     if (!['collaborative', 'non_collaborative', 'all'].includes(state)) {
       throw ValidationError.of('collaboration_state', 'inclusion', 'collaboration_state must be collaborative, non_collaborative or all');
     }
-    const w = pageWindow(args);
     if (args.categoryId != null && !args.onlyOwnGroups) {
       const kinds = await this.listKinds(context, state);
-      // One category's groups (GroupSet.groupsConnection, GET /group_categories/:id/groups): the live
-      // groups of every category asked in this request come in one batch, in the order below.
-      const inCategory = await this.categoryGroups().load(args.categoryId);
-      const rows = inCategory.filter((g) => g.contextType === context.type && g.contextId === context.id && kinds.includes(g.nonCollaborative));
-      return toConnection(rows.slice(w.offset, w.offset + w.limit), rows.length, w);
+      // One category's groups (GroupSet.groupsConnection, GET /group_categories/:id/groups): a page per
+      // category for every category asked in this request, in one batch.
+      const page = { first: args.first, after: args.after };
+      return this.ctx.loaders.perParent(`groups:byCategory:${kinds.join(',')}`, page, (cats: readonly { id: number }[]) => this.categoryPages(cats.map((c) => c.id), kinds, page)).load({ id: args.categoryId });
     }
     // A list of courses (or accounts) each asking for its groups shares one batch (listForContexts).
     return this.ctx.loaders.perParent(`groups:${context.type}`, { ...args, state }, (contexts: readonly GroupContext[]) => this.listForContexts(contexts, state, args)).load(context);
@@ -93,13 +91,13 @@ export class GroupListService {
   ): Promise<(ConnectionResult<Group> | Error)[]> {
     const viewer = this.ctx.authz.requireViewer();
     const kinds = await settleEach(contexts, (c) => this.listKinds(c, state));
-    const w = pageWindow(args);
+    const w = keyWindow(args, CONTEXT_GROUP_ORDER.length);
     const memberId = args.onlyOwnGroups ? viewer.id : null;
     if (contexts.length === 1) {
       if (kinds[0] instanceof Error) return [kinds[0]];
       const c = contexts[0];
       const { rows, total } = await contextGroupPage(this.ctx.ds, { contextType: c.type, contextId: c.id, kinds: kinds[0], categoryId: args.categoryId, memberId }, w);
-      return [toConnection(rows, total, w)];
+      return [keysetConnection(rows, w, contextGroupKey, total)];
     }
     const byKinds = new Map<string, number[]>();
     contexts.forEach((c, i) => {
@@ -123,21 +121,15 @@ export class GroupListService {
     return contexts.map((c, i) => (kinds[i] instanceof Error ? (kinds[i] as Error) : pages.get(c.id)!));
   }
 
-  /** Available groups by category, ordered as listForContext orders them (name, then id), batched per request. */
-  private categoryGroups() {
-    return this.ctx.loaders.get('groups:byCategory', () =>
-      new DataLoader<number, Group[]>(async (ids) => {
-        const rows = await this.ctx.ds
-          .getRepository(Group)
-          .createQueryBuilder('g')
-          .where('g.group_category_id IN (:...ids) AND g.workflow_state = :available', { ids: [...ids], available: 'available' })
-          .orderBy('g.group_category_id', 'ASC')
-          .addOrderBy('g.name', 'ASC')
-          .addOrderBy('g.id', 'ASC')
-          .getMany();
-        return ids.map((id) => rows.filter((g) => g.groupCategoryId === id));
-      }),
-    );
+  /** Available groups of each category by name and id: key set pages from the (category, name, id) index. */
+  private async categoryPages(catIds: number[], kinds: boolean[], page: { first?: number | null; after?: string | null }): Promise<ConnectionResult<Group>[]> {
+    const qb = this.ctx.ds
+      .getRepository(Group)
+      .createQueryBuilder('g')
+      .where('g.workflow_state = :available', { available: 'available' })
+      .andWhere('g.non_collaborative IN (:...kinds)', { kinds });
+    const pages = await pagePerParent(qb, 'group_category_id', [['name', 'ASC'], ['id', 'ASC']], catIds, page);
+    return catIds.map((id) => pages.get(id)!);
   }
 
   /** Groups of one category (GET /group_categories/:id/groups). */

@@ -10,6 +10,8 @@ export const LISTED_STATES: MembershipState[] = ['accepted', 'invited', 'request
 @Entity('group_memberships')
 @Index(['groupId', 'userId'], { unique: true })
 @Index(['userId', 'workflowState'])
+@Index(['groupId', 'sortableName', 'userId'])
+@Index(['groupId', 'id'])
 export class GroupMembership extends Timestamped {
   @IntColumn()
   groupId: number;
@@ -19,6 +21,10 @@ export class GroupMembership extends Timestamped {
 
   @StringColumn(16)
   workflowState: MembershipState;
+
+  /** The member's sortable name, copied at creation: a group's users page by it from an index. */
+  @StringColumn(255, { default: '' })
+  sortableName: string;
 
   @BoolColumn(false)
   moderator: boolean;

@@ -4,7 +4,8 @@ import { ForbiddenError, NotFoundError, RequestError, ValidationError } from '..
 import { Enrollment } from '../courses/enrollment.entity';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import { ConnectionResult } from '../common/relay';
+import { pagePerParent } from '../db/page-per-parent';
 import { GroupCategory } from './group-category.entity';
 import { GroupMembership, LISTED_STATES, MembershipState } from './group-membership.entity';
 import { Group } from './group.entity';
@@ -12,6 +13,7 @@ import { User } from '../users/user.entity';
 import { GroupAccess } from './group-access';
 import { UserService } from '../users/user.service';
 import { GroupPolicy } from './group-policy';
+import { memberSortName } from './member-sort-name';
 
 export interface MembershipRef {
   membershipId?: string | null;
@@ -119,12 +121,15 @@ export class GroupMembershipService {
     const asked = (args.filterStates ?? []).filter(Boolean);
     for (const s of asked) if (!(LISTED_STATES as string[]).includes(s)) throw ValidationError.of('filter_states', 'inclusion', `unknown state ${s}`);
     const states = asked.length ? asked : LISTED_STATES;
-    const w = pageWindow(args);
-    // Every listed membership of each group asked in this request, in one batch (by id), so a list of
-    // groups each with its membersConnection costs the same statements whatever its length.
-    const all = await this.ctx.loaders.manyBy(GroupMembership, 'groupId', { workflowState: In([...LISTED_STATES]) }).load(group.id);
-    const rows = all.filter((m) => (states as string[]).includes(m.workflowState));
-    return toConnection(rows.slice(w.offset, w.offset + w.limit), rows.length, w);
+    // A page per group for every group asked in this request, in one batch (a list of groups each
+    // with its membersConnection costs the same statements whatever its length), each read by key from
+    // the (group, id) index.
+    const page = { first: args.first, after: args.after };
+    return this.ctx.loaders.perParent(`memberships:${states.join(',')}`, page, async (groups: readonly Group[]) => {
+      const qb = this.ctx.ds.getRepository(GroupMembership).createQueryBuilder('m').where('m.workflow_state IN (:...states)', { states });
+      const pages = await pagePerParent(qb, 'group_id', [['id', 'ASC']], groups.map((g) => g.id), page);
+      return groups.map((g) => pages.get(g.id)!);
+    }).load(group);
   }
 
   // ---- joining ----------------------------------------------------------------------------------
@@ -205,7 +210,7 @@ export class GroupMembershipService {
    */
   private async write(em: EntityManager, group: Group, category: GroupCategory, userId: number, state: MembershipState, existing: GroupMembership | null): Promise<GroupMembership> {
     const repo = em.getRepository(GroupMembership);
-    const row = existing ?? repo.create({ groupId: group.id, userId, moderator: false, sisImportId: null });
+    const row = existing ?? repo.create({ groupId: group.id, userId, moderator: false, sisImportId: null, sortableName: await memberSortName(em, userId) });
     if (existing && !existing.isLive) row.moderator = false;
     row.workflowState = state;
     await repo.save(row);

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { leanRows, selectColumns } from '../db/lean-read';
-import type { PageWindow } from '../common/relay';
+import { afterKey, KeyValue, KeyWindow, LazyTotal } from '../common/keyset';
 import { Group } from './group.entity';
 
 export interface ContextGroupsFilter {
@@ -13,12 +13,21 @@ export interface ContextGroupsFilter {
   memberId?: number | null;
 }
 
+/** The order of a context's groups; the page index is (context_type, context_id, group_category_id, name, id). */
+export const CONTEXT_GROUP_ORDER = [
+  { expr: 'g.group_category_id', dir: 'ASC' as const },
+  { expr: 'g.name', dir: 'ASC' as const },
+  { expr: 'g.id', dir: 'ASC' as const },
+];
+export const contextGroupKey = (g: Group): KeyValue[] => [g.groupCategoryId, g.name, g.id];
+
 /**
- * One page of a context's live groups, by category, name and id, with the total for the Link header
- * (a hot list): plain statements whose rows map straight to Group entities, instead of the query
- * builder's per-call SQL assembly, alias rewriting and result transformer.
+ * One key set page of a context's live groups, by category, name and id (a hot list): a plain
+ * statement read from the (context, category, name, id) index, first + 1 rows after the cursor's key,
+ * whose rows map straight to Group entities (no query builder assembly on this path). The total, for
+ * a Link rel="last", is a separate COUNT run only when asked.
  */
-export async function contextGroupPage(ds: DataSource, f: ContextGroupsFilter, w: PageWindow): Promise<{ rows: Group[]; total: number }> {
+export async function contextGroupPage(ds: DataSource, f: ContextGroupsFilter, w: KeyWindow): Promise<{ rows: Group[]; total: LazyTotal }> {
   const conds = ['g.context_type = ?', 'g.context_id = ?', "g.workflow_state = 'available'", `g.non_collaborative IN (${f.kinds.map(() => '?').join(', ')})`];
   const params: unknown[] = [f.contextType, f.contextId, ...f.kinds.map((k) => (k ? 1 : 0))];
   if (f.categoryId != null) {
@@ -30,9 +39,11 @@ export async function contextGroupPage(ds: DataSource, f: ContextGroupsFilter, w
     params.push(f.memberId);
   }
   const from = `FROM ${ds.driver.escape('groups')} g WHERE ${conds.join(' AND ')}`;
-  // The window is two integers from pageWindow, never client text.
-  const page = `SELECT ${selectColumns(ds, Group, 'g')} ${from} ORDER BY g.group_category_id, g.name, g.id LIMIT ${Math.trunc(w.limit)} OFFSET ${Math.trunc(w.offset)}`;
-  const [rows, [{ n }]] = await Promise.all([leanRows(ds, Group, page, params), ds.query(`SELECT COUNT(*) AS n ${from}`, params)]);
+  const after = w.after ? afterKey(CONTEXT_GROUP_ORDER, w.after) : null;
+  // Limit and offset are integers from keyWindow, never client text.
+  const page = `SELECT ${selectColumns(ds, Group, 'g')} ${from}${after ? ` AND ${after.sql}` : ''} ORDER BY g.group_category_id, g.name, g.id LIMIT ${Math.trunc(w.limit) + 1}${w.offset ? ` OFFSET ${Math.trunc(w.offset)}` : ''}`;
+  const rows = await leanRows(ds, Group, page, [...params, ...(after?.params ?? [])]);
+  const total = async () => Number((await ds.query(`SELECT COUNT(*) AS n ${from}`, params))[0].n);
   // Group is a plain entity (no relations or embedded columns): leanRows always maps it.
-  return { rows: rows!, total: Number(n) };
+  return { rows: rows!, total };
 }

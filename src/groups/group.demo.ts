@@ -4,6 +4,7 @@ import { GroupCategory } from './group-category.entity';
 import { GroupCategoryService } from './group-category.service';
 import { GroupMembership } from './group-membership.entity';
 import { Group, JoinLevel } from './group.entity';
+import { memberSortName } from './member-sort-name';
 
 export const DEMO_LAB_CATEGORY = 'Lab Teams';
 export const DEMO_LAB_GROUPS = ['Lab Team 1', 'Lab Team 2'];
@@ -36,9 +37,9 @@ function newGroup(em: EntityManager, category: GroupCategory, name: string, join
   );
 }
 
-function accept(em: EntityManager, group: Group, userId: number, moderator = false): Promise<GroupMembership> {
+async function accept(em: EntityManager, group: Group, userId: number, moderator = false): Promise<GroupMembership> {
   const repo = em.getRepository(GroupMembership);
-  return repo.save(repo.create({ groupId: group.id, userId, workflowState: 'accepted', moderator, sisImportId: null }));
+  return repo.save(repo.create({ groupId: group.id, userId, workflowState: 'accepted', moderator, sisImportId: null, sortableName: await memberSortName(em, userId) }));
 }
 
 /**

@@ -17,6 +17,7 @@ import { AccountService } from '../accounts/account.service';
 import { GroupCategoryService } from './group-category.service';
 import { GroupAvatarService } from './group-avatar.service';
 import { GroupMembershipService } from './group-membership.service';
+import { memberSortName } from './member-sort-name';
 
 export type { GroupInput, UpdateGroupInput } from './group-input';
 
@@ -116,7 +117,7 @@ export class GroupService {
       );
       if (opts.creatorMembership) {
         await em.getRepository(GroupMembership).save(
-          em.getRepository(GroupMembership).create({ groupId: group.id, userId: opts.creatorMembership, workflowState: 'accepted', moderator: Boolean(opts.moderator), sisImportId: null }),
+          em.getRepository(GroupMembership).create({ groupId: group.id, userId: opts.creatorMembership, workflowState: 'accepted', moderator: Boolean(opts.moderator), sisImportId: null, sortableName: await memberSortName(em, opts.creatorMembership) }),
         );
       }
       return { group };

@@ -2,6 +2,7 @@ import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { Redis } from 'ioredis';
 import type { PubSub } from 'type-graphql';
+import { withSpan } from '../tracing/tracing';
 import { primaryRelay, type WorkerRelay } from './worker-relay';
 
 /**
@@ -34,7 +35,11 @@ function wrap(inner: Inner, kind: AppPubSub['kind'], close: () => Promise<void>,
   return {
     kind,
     ping,
-    publish: (topic, ...args) => inner.publish(topic, ...args),
+    // A producer span per publish inside a traced operation (the topic only: routing ids name tools and users).
+    publish: (topic, ...args) =>
+      withSpan(`publish ${topic}`, { kind: 'producer', requireParent: true, attributes: { 'messaging.system': kind, 'messaging.destination.name': topic, 'messaging.operation.type': 'send' } }, () =>
+        inner.publish(topic, ...args),
+      ),
     subscribe: (topic, id) => (id === undefined ? inner.subscribe(topic) : inner.subscribe(topic, id)),
     close,
   };
@@ -51,7 +56,11 @@ function tolerant(client: Redis): Redis {
   let connecting: Promise<unknown> | undefined;
   const ready = () => (connecting ??= client.status === 'wait' ? client.connect().catch(() => undefined) : Promise.resolve());
   return {
-    publish: (channel: string, message: string) => ready().then(() => client.publish(channel, message)).catch(() => 0),
+    // The round trip to Redis, under the publish's span when tracing is on.
+    publish: (channel: string, message: string) =>
+      withSpan('redis PUBLISH', { kind: 'client', requireParent: true, attributes: { 'db.system.name': 'redis', 'db.operation.name': 'PUBLISH' } }, () =>
+        ready().then(() => client.publish(channel, message)),
+      ).catch(() => 0),
     subscribe: (channel: string) => ready().then(() => client.subscribe(channel)).catch(() => 0),
     unsubscribe: (channel: string) => client.unsubscribe(channel).catch(() => 0),
     on: (event: string, fn: (...args: unknown[]) => void) => client.on(event, fn),

@@ -7,6 +7,7 @@ export type PlannerNoteState = 'active' | 'deleted';
 @Entity('planner_notes')
 @Index(['userId', 'workflowState', 'todoDate'])
 @Index(['userId', 'linkedObjectType', 'linkedObjectId'])
+@Index(['userId', 'workflowState', 'id'])
 export class PlannerNote extends Timestamped {
   @IntColumn()
   userId: number;

@@ -4,7 +4,8 @@ import { numericId } from '../common/ids';
 import { Course } from '../courses/course.entity';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { idArg, ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import { idArg, ConnectionResult } from '../common/relay';
+import { pagePerParent } from '../db/page-per-parent';
 import { publishNoteChange } from './planner-events';
 import { PlannerNote } from './planner-note.entity';
 import { notesWindow, parseContextCodes } from './planner-scope';
@@ -79,9 +80,11 @@ export class PlannerNoteService {
         }),
       );
     }
-    const w = pageWindow(args);
-    const [rows, total] = await qb.orderBy('n.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
-    return toConnection(rows, total, w);
+    // A key set page on the notes table itself, from the (user, state, id) index: the course join is
+    // a filter per note read, not a DISTINCT over every note of the user, and the total is counted
+    // only when asked.
+    const pages = await pagePerParent(qb, 'user_id', [['id', 'ASC']], [viewer.id], { first: args.first, after: args.after });
+    return pages.get(viewer.id)!;
   }
 
   /** The caller's live note; anyone else's, or a deleted one, is 404. */

@@ -123,7 +123,9 @@ async function handle(app: Runtime, row: CompiledRoute, req: FastifyRequest, rep
     if (route.list) {
       if (listOpts.bookmark) {
         const perPage = pageRequest({ per_page: params.per_page }, listOpts.defaultPerPage, listOpts.maxPerPage).perPage;
-        const after = decodeBookmark(params.page);
+        const n = listOpts.numbered && typeof params.page === 'string' && /^\d{1,9}$/.test(params.page) ? Number(params.page) : 1;
+        // A page number is read as Canvas's numbered page (an offset); the links then carry bookmarks.
+        const after = n > 1 ? connectionArgs({ page: n, perPage }).after : decodeBookmark(params.page);
         page = { page: 1, perPage };
         pageArgs = { first: perPage, after };
       } else {
@@ -173,7 +175,7 @@ async function handle(app: Runtime, row: CompiledRoute, req: FastifyRequest, rep
     const path = req.url.split('?')[0];
     const rawQuery = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
     if (listOpts.bookmark) reply.header('Link', bookmarkLinkHeader(baseUrl(req), path, rawQuery, page!.perPage, pageArgs.after as string | null, value?.pageInfo));
-    else reply.header('Link', linkHeader(baseUrl(req), path, rawQuery, page!, value?.totalCount ?? null));
+    else reply.header('Link', linkHeader(baseUrl(req), path, rawQuery, page!, value?.totalCount ?? null, value?.pageInfo?.hasNextPage));
   } else {
     body = route.present ? route.present(value, input) : value;
   }

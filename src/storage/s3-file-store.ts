@@ -4,6 +4,7 @@ import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCom
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Config } from '../config';
+import { withSpan } from '../tracing/tracing';
 import { DirectUpload, DirectUploadOptions, FileStore, isStoreKey, ObjectMeta, StorageUnavailableError, StoredObject } from './file-store';
 
 /** Socket-level failures: the bucket's endpoint is down or unreachable, not a wrong request. */
@@ -77,9 +78,14 @@ export class S3FileStore implements FileStore {
     return `${this.prefix}${key}`;
   }
 
-  private async send<T>(run: () => Promise<T>): Promise<T> {
+  /** A span per S3 call while tracing is on: the operation and bucket, never the key (it names a user's file). */
+  private traced<T>(op: string, run: () => Promise<T>): Promise<T> {
+    return withSpan(`S3 ${op}`, { kind: 'client', requireParent: true, attributes: { 'rpc.system': 'aws-api', 'rpc.service': 'S3', 'rpc.method': op, 'aws.s3.bucket': this.bucket } }, run);
+  }
+
+  private async send<T>(op: string, run: () => Promise<T>): Promise<T> {
     try {
-      return await run();
+      return await this.traced(op, run);
     } catch (e) {
       throw storageError(e);
     }
@@ -92,7 +98,7 @@ export class S3FileStore implements FileStore {
 
   async put(key: string, body: Readable | Buffer, meta: ObjectMeta): Promise<void> {
     const Key = this.objectKey(key);
-    await this.send(() =>
+    await this.send('PutObject', () =>
       this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, ContentLength: meta.size, ContentType: meta.contentType || 'application/octet-stream' })),
     );
   }
@@ -100,7 +106,7 @@ export class S3FileStore implements FileStore {
   async open(key: string): Promise<StoredObject | null> {
     const Key = this.objectKey(key);
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
+      const res = await this.traced('GetObject', () => this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key })));
       return { stream: res.Body as Readable, size: Number(res.ContentLength ?? 0) };
     } catch (e) {
       if (isMissing(e)) return null;
@@ -111,7 +117,7 @@ export class S3FileStore implements FileStore {
   async sizeOf(key: string): Promise<number | null> {
     const Key = this.objectKey(key);
     try {
-      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+      const res = await this.traced('HeadObject', () => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key })));
       return Number(res.ContentLength ?? 0);
     } catch (e) {
       if (isMissing(e)) return null;
@@ -122,12 +128,12 @@ export class S3FileStore implements FileStore {
   async copy(from: string, to: string): Promise<void> {
     const source = `${this.bucket}/${this.objectKey(from).split('/').map(encodeURIComponent).join('/')}`;
     const Key = this.objectKey(to);
-    await this.send(() => this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key, CopySource: source })));
+    await this.send('CopyObject', () => this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key, CopySource: source })));
   }
 
   async remove(key: string): Promise<void> {
     const Key = this.objectKey(key);
-    await this.send(() => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key })));
+    await this.send('DeleteObject', () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key })));
   }
 
   async downloadUrl(key: string, response: { contentType: string; disposition: string }): Promise<string | null> {

@@ -4,6 +4,7 @@ import { transaction } from '../db/transaction';
 import { OutboxMessage } from './outbox.entity';
 import { ToolProxy } from '../lti/tool-proxy.entity';
 import { WebhookSubscription } from './webhook-subscription.entity';
+import { recordSpan } from '../tracing/tracing';
 
 /** A message a dispatcher holds under one claim, with what decides whether it may still be sent. */
 export interface Claimed {
@@ -15,6 +16,8 @@ export interface Claimed {
   tool: ToolProxy | null;
   /** When the claim began (ms): the subscription and tool above are as they were then. */
   claimedAt: number;
+  /** The claim's span (a traceparent) while tracing is on: delivery spans link to it. */
+  claimTrace?: string | null;
 }
 
 export interface ClaimOptions {
@@ -85,9 +88,12 @@ export async function claimDue(ds: DataSource, o: ClaimOptions): Promise<Claimed
   const tools = toolIds.length
     ? await ds.getRepository(ToolProxy).find({ select: { id: true, workflowState: true, capabilities: true }, where: { id: In(toolIds) } })
     : [];
+  // Traced only when it took messages (an idle dispatcher's polls would be a trace a second); each
+  // delivery span links to it.
+  const claimTrace = rows.length ? recordSpan('webhook claim', now.getTime(), { 'webhook.claimed': rows.length, 'webhook.batch_limit': o.limit, 'webhook.worker': o.workerId }) : null;
   return rows.map((message) => {
     const subscription = subs.find((s) => s.id === message.subscriptionId) ?? null;
-    return { message, token, subscription, tool: tools.find((t) => t.id === subscription?.toolProxyId) ?? null, claimedAt: now.getTime() };
+    return { message, token, subscription, tool: tools.find((t) => t.id === subscription?.toolProxyId) ?? null, claimedAt: now.getTime(), claimTrace };
   });
 }
 

@@ -84,6 +84,13 @@ export class OutboxMessage {
   @PreciseTime(true)
   deliveredAt: Date | null;
 
+  /**
+   * The W3C traceparent of the request that wrote the message (null without tracing): its deliveries
+   * are spans of that trace, and the HTTPS delivery passes it on to the receiver.
+   */
+  @NullableString(64)
+  traceparent: string | null;
+
   @PreciseTime(false)
   createdAt: Date;
 

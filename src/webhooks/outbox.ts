@@ -24,6 +24,7 @@ import {
 } from './live-event.format';
 import type { AttachmentCreatedBody, CalendarEventBody, LiveEventMetadata, QuizSubmittedBody } from './event-schemas';
 import { EventScope, subscriptionsInScope, wants } from './subscription-match';
+import { activeTraceparent, withSpan } from '../tracing/tracing';
 import type { WebhookSubscription } from './webhook-subscription.entity';
 import { afterCommit } from '../db/transaction';
 import { DomainEvent, type DomainEventHandler } from '../events/domain-events';
@@ -62,6 +63,8 @@ interface Plan {
   /** Read only once some subscription is in scope (nobody subscribing costs one lookup). */
   events: () => Promise<Planned[]>;
 }
+
+type Candidates = Awaited<ReturnType<typeof subscriptionsInScope>>;
 
 /** Submissions that got a submission_created in this transaction (the same save is not also an update). */
 const createdInTx = new WeakMap<EntityManager, Set<number>>();
@@ -256,6 +259,15 @@ export async function writeOutbox(em: EntityManager, ctx: RequestContext, event:
   if (!p) return 0;
   const candidates = await subscriptionsInScope(em, p.scope);
   if (!candidates.length) return 0;
+  // Some subscription may want it: a span for the write, whose trace context each message keeps.
+  return withSpan('webhook outbox write', { attributes: { 'webhook.domain_event': event.type } }, async (span) => {
+    const written = await writeMessages(em, ctx, p, candidates, at, activeTraceparent());
+    span?.setAttribute('webhook.messages', written);
+    return written;
+  });
+}
+
+async function writeMessages(em: EntityManager, ctx: RequestContext, p: Plan, candidates: Candidates, at: Date, traceparent: string | null): Promise<number> {
   const rows: OutboxMessage[] = [];
   const published: { toolProxyId: number; message: PublishedMessage }[] = [];
   const retryWindow = ctx.app.config.WEBHOOK_RETRY_WINDOW_MS;
@@ -287,6 +299,7 @@ export async function writeOutbox(em: EntityManager, ctx: RequestContext, event:
           firstAttemptAt: null,
           lastAttemptAt: null,
           deliveredAt: null,
+          traceparent,
           createdAt: at,
           updatedAt: at,
         }),

@@ -82,8 +82,9 @@ export class SqsTransport implements Transport {
     if (req.signal.aborted) return Promise.resolve(fail('delivery abandoned (dispatcher stopping)', 'abandoned'));
     const region = queueRegion(req.url) ?? this.config.SQS_REGION;
     const attr = (v: string): MessageAttributeValue => ({ DataType: 'String', StringValue: v });
-    const attributes = { subscription_id: attr(req.subscriptionId), message_id: attr(req.messageId), event_name: attr(req.eventName) };
-    const bytes = Buffer.byteLength(req.body) + req.subscriptionId.length + req.messageId.length + req.eventName.length + 64;
+    const attributes: Record<string, MessageAttributeValue> = { subscription_id: attr(req.subscriptionId), message_id: attr(req.messageId), event_name: attr(req.eventName) };
+    if (req.traceparent) attributes.traceparent = attr(req.traceparent);
+    const bytes = Buffer.byteLength(req.body) + req.subscriptionId.length + req.messageId.length + req.eventName.length + (req.traceparent?.length ?? 0) + 80;
     return new Promise<DeliveryOutcome>((resolve) => {
       const key = `${region} ${req.url}`;
       let queue = this.waiting.get(key);

@@ -20,6 +20,8 @@ export interface DeliveryRequest {
   signal: AbortSignal;
   /** HMAC keys of the subscription's Standard Webhooks secrets (v1 signatures); none without a secret. */
   hmacKeys?: Buffer[];
+  /** The W3C trace context to pass on (HTTPS: a `traceparent` header; SQS: a message attribute). */
+  traceparent?: string | null;
 }
 
 export interface DeliveryOutcome {
@@ -157,6 +159,7 @@ export class HttpsTransport implements Transport {
             'X-Delivery-Attempt': String(req.attempt),
             [SIGNATURE_HEADER]: signature,
             ...standard,
+            ...(req.traceparent ? { traceparent: req.traceparent } : {}),
           },
         },
         (res) => {

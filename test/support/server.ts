@@ -4,6 +4,7 @@ import { prepareApp } from '../../src/app/bootstrap';
 import { loadConfig } from '../../src/config';
 import type { CountingLogger } from '../../src/db/query-counter';
 import { buildServer, BuiltServer } from '../../src/app/server';
+import { stopTracing } from '../../src/app/tracing';
 import type { Runtime } from '../../src/request/runtime';
 import { Dispatcher } from '../../src/webhooks/dispatcher';
 import { Api } from './api';
@@ -80,6 +81,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       await app.pubsub.close();
       await app.ds.destroy();
       await db.drop();
+      // A server started with OTEL_EXPORTER_OTLP_ENDPOINT sends its last spans and stops the SDK.
+      await stopTracing();
     },
   };
 }

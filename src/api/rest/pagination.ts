@@ -46,12 +46,16 @@ export function pageUrlBuilder(baseUrl: string, path: string, rawQuery: string, 
   return (page) => `<${baseUrl}${path}?${prefix ? `${prefix}&` : ''}page=${encodeURIComponent(String(page))}&per_page=${perPage}>`;
 }
 
-/** Canvas's Link header for numbered pages: current, next, prev, first, last (when the total is known). */
-export function linkHeader(baseUrl: string, path: string, rawQuery: string, p: PageRequest, total: number | null): string {
+/**
+ * Canvas's Link header for numbered pages: current, next, prev, first, and last when the list counts
+ * its total (only where Canvas emits last: elsewhere the row does not select totalCount, and no count
+ * runs). Without a total, next follows the page's hasNextPage (a row read past the page).
+ */
+export function linkHeader(baseUrl: string, path: string, rawQuery: string, p: PageRequest, total: number | null, hasNextPage?: boolean | null): string {
   const url = pageUrlBuilder(baseUrl, path, rawQuery, p.perPage);
   const lastPage = total == null ? null : Math.max(1, Math.ceil(total / p.perPage));
   const links = [`${url(p.page)}; rel="current"`];
-  if (lastPage == null || p.page < lastPage) links.push(`${url(p.page + 1)}; rel="next"`);
+  if (lastPage == null ? hasNextPage !== false : p.page < lastPage) links.push(`${url(p.page + 1)}; rel="next"`);
   if (p.page > 1) links.push(`${url(p.page - 1)}; rel="prev"`);
   links.push(`${url(1)}; rel="first"`);
   if (lastPage != null) links.push(`${url(lastPage)}; rel="last"`);

@@ -38,7 +38,17 @@ export interface RestRoute<P = Record<string, any>> {
   /** For mutation payloads: the key inside the payload holding the object. */
   payloadKey?: string;
   /** The root field is a connection: Canvas pagination with a Link header. */
-  list?: boolean | { defaultPerPage?: number; maxPerPage?: number; bookmark?: boolean; envelope?: string };
+  list?:
+    | boolean
+    | {
+        defaultPerPage?: number;
+        maxPerPage?: number;
+        /** Link headers carry bookmarks (the key of the page's last row): every page costs the same. */
+        bookmark?: boolean;
+        /** With bookmark: a page number (page=N, which clients of Canvas's numbered pages build) still reads that page. */
+        numbered?: boolean;
+        envelope?: string;
+      };
   /** Canvas body for payload validation errors, when the endpoint nests them differently. */
   validationBody?: (fields: import('../../common/errors').FieldError[]) => unknown;
   /** Shapes one object (or each list node) as Canvas JSON. */

@@ -3,7 +3,7 @@ import type { Course } from '../../courses/course.entity';
 import { pagePerParent, settleEach } from '../../db/page-per-parent';
 import { transaction } from '../../db/transaction';
 import type { RequestContext } from '../../request/context';
-import { ConnectionResult, pageWindow } from '../../common/relay';
+import { ConnectionResult } from '../../common/relay';
 import { fitText } from '../content-columns';
 import { ExternalTool, PRIVACY_LEVELS } from './external-tool.entity';
 import { ContentAccess } from '../content-access';
@@ -50,7 +50,7 @@ export class ExternalToolService {
   async listForCourses(courses: readonly Course[], args: { first?: number | null; after?: string | null }): Promise<(ConnectionResult<ExternalTool> | Error)[]> {
     const readable = await settleEach(courses, (c) => this.access.assertReadable(c));
     const qb = this.ctx.ds.getRepository(ExternalTool).createQueryBuilder('t').where('t.workflow_state = :active', { active: 'active' });
-    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], courses.filter((_, i) => !(readable[i] instanceof Error)).map((c) => c.id), pageWindow(args));
+    const pages = await pagePerParent(qb, 'course_id', [['id', 'ASC']], courses.filter((_, i) => !(readable[i] instanceof Error)).map((c) => c.id), args);
     return courses.map((c, i) => (readable[i] instanceof Error ? (readable[i] as Error) : pages.get(c.id)!));
   }
 

@@ -6,7 +6,7 @@ import type { Course } from '../../courses/course.entity';
 import { pagePerParent, settleEach } from '../../db/page-per-parent';
 import { transaction } from '../../db/transaction';
 import type { RequestContext } from '../../request/context';
-import { ConnectionResult, pageWindow } from '../../common/relay';
+import { ConnectionResult } from '../../common/relay';
 import { anyId } from '../content-access';
 import { fitText } from '../content-columns';
 import { PageState, WikiPage } from './page.entity';
@@ -129,7 +129,7 @@ export class PageService {
     const dir = (args.order ?? (sort === 'title' ? 'asc' : 'desc')).toLowerCase() === 'desc' ? 'DESC' : 'ASC';
     // Titles sort without regard to case on both engines (Canvas sorts by a collation key).
     const by = sort === 'title' ? { expression: `LOWER(${qb.escape('p')}.${qb.escape('title')})` } : sort === 'createdAt' ? 'created_at' : 'updated_at';
-    const pages = await pagePerParent(qb, 'course_id', [[by, dir], ['id', 'ASC']], [...groups.values()].flat(), pageWindow(args));
+    const pages = await pagePerParent(qb, 'course_id', [[by, dir], ['id', 'ASC']], [...groups.values()].flat(), args);
     return courses.map((c, i) => (sees[i] instanceof Error ? (sees[i] as Error) : pages.get(c.id)!));
   }
 
