@@ -170,7 +170,9 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
   const stringifyResult = stringifyWithinLimit(limits);
   // Requests for documents Apollo has validated before, answered without its pipeline as it would
   // answer them (src/graphql/fast-path.ts); the request plugin tells it which documents those are.
-  const operations = app.config.GRAPHQL_FAST_PATH === 'on' ? new KnownOperations() : undefined;
+  // Off while tracing is on: the tracing plugin names the request's span in Apollo's pipeline.
+  const tracing = tracingPlugins<RequestContext>();
+  const operations = app.config.GRAPHQL_FAST_PATH === 'on' && !tracing.length ? new KnownOperations() : undefined;
   const hooks = graphqlRequestHooks(limits, operations);
   const fast = operations ? new GraphqlFastPath<RequestContext>({ schema: app.schema, run, operations, hooks, formatError: formatGraphqlError, stringifyResult }) : null;
   const apollo = new ApolloServer<RequestContext>({
@@ -194,7 +196,7 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginInlineTraceDisabled(),
-      ...tracingPlugins<RequestContext>(),
+      ...tracing,
     ],
   });
   await apollo.start();
