@@ -118,6 +118,12 @@ const schema = z.object({
    * adds cost / this to its request's throttle cost, so the dearest allowed query adds about 6 units.
    */
   GRAPHQL_COST_PER_RATE_LIMIT_UNIT: z.coerce.number().positive().default(10_000),
+  /**
+   * `on`: a POST /graphql whose document text Apollo has already parsed and validated is run directly with its
+   * compiled plan, answered exactly as Apollo would (src/graphql/fast-path.ts); `off`: every request goes through
+   * Apollo's pipeline.
+   */
+  GRAPHQL_FAST_PATH: z.enum(['on', 'off']).default('on'),
   /** Largest HTTP GraphQL request body (JSON) in bytes. */
   GRAPHQL_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** Largest graphql-ws frame in bytes; a bigger one closes the socket with 1009 (the ws default is 100 MiB). */

@@ -3,7 +3,7 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import multipart from '@fastify/multipart';
-import Fastify, { FastifyInstance, LogController } from 'fastify';
+import Fastify, { FastifyInstance, FastifyRequest, LogController } from 'fastify';
 import { GraphQLError } from 'graphql';
 import type { Runtime } from '../request/runtime';
 import { HEADER_CREDENTIAL } from '../auth/request-credential';
@@ -19,11 +19,13 @@ import { countWsConnections } from '../common/metrics';
 import { registerMetrics } from '../metrics/metrics.routes';
 import { bindRawRequest, stringifyWithinLimit } from '../graphql/apollo-limits';
 import { apolloFastifyHandler } from '../graphql/apollo-handler';
-import { graphqlRequestPlugin } from './graphql-plugin';
+import { graphqlRequestHooks, graphqlRequestPlugin } from './graphql-plugin';
 import type { RequestContext } from '../request/context';
 import { graphqlLimits, limitRules, parseOptions } from '../graphql/limits';
 import { attachGraphqlWs } from '../graphql/ws';
-import { jitGateway } from '../graphql/jit-executor';
+import { jitExecutor, jitGateway, jitRunner } from '../graphql/jit-executor';
+import { GraphqlFastPath } from '../graphql/fast-path';
+import { KnownOperations } from '../graphql/known-operations';
 import { formatGraphqlError } from '../graphql/format-error';
 import { isDbUnavailable } from '../db/unavailable';
 import { Throttle } from '../http/throttle';
@@ -164,14 +166,23 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
   // Client documents are bounded (src/graphql/limits.ts): tokens while parsing, depth/aliases/directives
   // in validation, introspection and cost before execution. Introspection is gated there, by caller.
   const limits = graphqlLimits(app.config);
+  const run = jitRunner(app.schema);
+  const stringifyResult = stringifyWithinLimit(limits);
+  // Requests for documents Apollo has validated before, answered without its pipeline as it would
+  // answer them (src/graphql/fast-path.ts); the request plugin tells it which documents those are.
+  // Off while tracing is on: the tracing plugin names the request's span in Apollo's pipeline.
+  const tracing = tracingPlugins<RequestContext>();
+  const operations = app.config.GRAPHQL_FAST_PATH === 'on' && !tracing.length ? new KnownOperations() : undefined;
+  const hooks = graphqlRequestHooks(limits, operations);
+  const fast = operations ? new GraphqlFastPath<RequestContext>({ schema: app.schema, run, operations, hooks, formatError: formatGraphqlError, stringifyResult }) : null;
   const apollo = new ApolloServer<RequestContext>({
     // Our own schema, executed as cached compiled plans (src/graphql/jit-executor.ts).
-    gateway: jitGateway(app.schema),
+    gateway: jitGateway(app.schema, jitExecutor(run)),
     introspection: true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphqlError,
     // At most GRAPHQL_MAX_RESPONSE_BYTES of JSON per operation (src/graphql/apollo-limits.ts).
-    stringifyResult: stringifyWithinLimit(limits),
+    stringifyResult,
     parseOptions: parseOptions(limits),
     validationRules: limitRules(limits),
     // Cache control and inline traces are Apollo's defaults; each hooks willResolveField, which makes
@@ -180,14 +191,32 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     // per-request work is one plugin (graphql-plugin.ts): Apollo awaits each plugin at each hook.
     plugins: [
       fastifyApolloDrainPlugin(fastify),
-      graphqlRequestPlugin(limits),
+      graphqlRequestPlugin(hooks),
+      ...(fast ? [fast.apolloPlugin()] : []),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginInlineTraceDisabled(),
-      ...tracingPlugins<RequestContext>(),
+      ...tracing,
     ],
   });
   await apollo.start();
+  // The request's context: who authenticated (a user's token or an LTI tool's JWT), for both paths.
+  const graphqlContext = async (req: FastifyRequest): Promise<RequestContext> => {
+    const ctx = await requestContext(app, {
+      token: HEADER_CREDENTIAL.token(req),
+      requireUser: false,
+      baseUrl: baseUrl(req),
+      log: req.log,
+      allowTool: true,
+    }).catch(rethrowUnavailable);
+    if (isRestError(ctx)) {
+      throw new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+    }
+    ctx.request = requestMeta(req);
+    bindRawRequest(ctx, req.raw);
+    return ctx;
+  };
+  const handler = fast ? fast.handler(apolloFastifyHandler(apollo, graphqlContext, (req, res) => fast.observe(req, res)), graphqlContext) : apolloFastifyHandler(apollo, graphqlContext);
   // Registered as a route (not the integration's plugin) so the body limit can be set; a larger body is a 413.
   fastify.route({
     url: '/graphql',
@@ -197,21 +226,7 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
     preHandler: refuseGetSubscriptions(parseOptions(limits)),
     // The Authorization header only (no access_token param): the throttle charges the same credential.
     config: { credential: HEADER_CREDENTIAL },
-    handler: apolloFastifyHandler<RequestContext>(apollo, async (req) => {
-      const ctx = await requestContext(app, {
-        token: HEADER_CREDENTIAL.token(req),
-        requireUser: false,
-        baseUrl: baseUrl(req),
-        log: req.log,
-        allowTool: true,
-      }).catch(rethrowUnavailable);
-      if (isRestError(ctx)) {
-        throw new GraphQLError('Invalid access token.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
-      }
-      ctx.request = requestMeta(req);
-      bindRawRequest(ctx, req.raw);
-      return ctx;
-    }),
+    handler,
   });
 
   const ws = attachGraphqlWs(fastify.server, app, fastify.log, throttle);

@@ -1,4 +1,4 @@
-import { ApolloServer, BaseContext, HeaderMap, HTTPGraphQLRequest } from '@apollo/server';
+import { ApolloServer, BaseContext, HeaderMap, HTTPGraphQLRequest, HTTPGraphQLResponse } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
@@ -31,17 +31,25 @@ class NodeHeaders extends HeaderMap {
  * The Fastify route handler for Apollo Server: what `fastifyApolloHandler` of @as-integrations/fastify
  * does (the integration's drain plugin is still used), with the request adapted without copies. The
  * query string is only parsed for GET, the one method whose operation it carries.
+ *
+ * `given`: the context when the caller already made it (the fast path handing a request over);
+ * `observe` sees each response Apollo made (the fast path learns content types from them).
  */
-export function apolloFastifyHandler<C extends BaseContext>(apollo: ApolloServer<C>, context: (req: FastifyRequest, reply: FastifyReply) => Promise<C>) {
+export function apolloFastifyHandler<C extends BaseContext>(
+  apollo: ApolloServer<C>,
+  context: (req: FastifyRequest, reply: FastifyReply) => Promise<C>,
+  observe?: (req: FastifyRequest, res: HTTPGraphQLResponse) => void,
+) {
   apollo.assertStarted('apolloFastifyHandler()');
-  return async (req: FastifyRequest, reply: FastifyReply) => {
+  return async (req: FastifyRequest, reply: FastifyReply, given?: () => Promise<C>) => {
     const httpGraphQLRequest: HTTPGraphQLRequest = {
       body: req.body,
       method: req.method.toUpperCase(),
       headers: new NodeHeaders(req.headers),
       search: req.method === 'GET' ? new URL(req.url, `${req.protocol}://${req.hostname}/`).search : '',
     };
-    const res = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => context(req, reply) });
+    const res = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: given ?? (() => context(req, reply)) });
+    observe?.(req, res);
     for (const [name, value] of res.headers) void reply.header(name, value);
     void reply.code(res.status ?? 200);
     if (res.body.kind === 'complete') return res.body.string;

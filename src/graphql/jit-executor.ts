@@ -1,7 +1,9 @@
-import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
-import { DocumentNode, execute, getNamedType, GraphQLError, GraphQLSchema, isAbstractType, printSchema, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
+import type { GatewayExecutor, GatewayGraphQLRequestContext, GatewayInterface } from '@apollo/server-gateway-interface';
+import { DocumentNode, execute, ExecutionResult, getNamedType, GraphQLError, GraphQLSchema, isAbstractType, printSchema, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import { budgetOf } from './budget';
+
+type PromiseOrValue<T> = T | Promise<T>;
 
 /**
  * HTTP GraphQL executes documents as compiled plans (graphql-jit), as the REST rows already do (the
@@ -92,40 +94,53 @@ function asGraphqlError(e: GraphQLError): GraphQLError {
   return new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: e.extensions ?? {} });
 }
 
-export function jitExecutor(schema: GraphQLSchema, plans = new CompiledPlans(schema)): GatewayExecutor {
-  const run = runPlan(schema, plans);
-  return async (rc) => {
-    const result = await run(rc);
-    // An operation stopped by its execution budget answers that alone: no partial data, and not one
-    // error per field the budget refused after the first.
+/** The request fields the executor reads, in Apollo's gateway request context. */
+export type OperationRequest = Pick<GatewayGraphQLRequestContext, 'source' | 'document' | 'operationName' | 'context'> & { request: Pick<GatewayGraphQLRequestContext['request'], 'variables'> };
+
+/**
+ * Runs an operation; the result comes back without a promise when nothing in it waited (the fast
+ * path then pays no promise for it: fast-path.ts). Apollo's executor below is the same, made async.
+ */
+export type OperationRunner = (rc: OperationRequest) => PromiseOrValue<ExecutionResult>;
+
+const isPromise = <T>(v: PromiseOrValue<T>): v is Promise<T> => typeof (v as Promise<T> | null)?.then === 'function';
+const then = <T, U>(v: PromiseOrValue<T>, f: (t: T) => U | Promise<U>): PromiseOrValue<U> => (isPromise(v) ? v.then(f) : f(v));
+
+export function jitRunner(schema: GraphQLSchema, plans = new CompiledPlans(schema)): OperationRunner {
+  const reference = (rc: OperationRequest) =>
+    execute({ schema, document: rc.document, contextValue: rc.context, variableValues: rc.request.variables, operationName: rc.operationName });
+  // An operation stopped by its execution budget answers that alone: no partial data, and not one
+  // error per field the budget refused after the first.
+  const settle = (rc: OperationRequest, result: ExecutionResult): ExecutionResult => {
     const exceeded = budgetOf(rc.context)?.exceeded;
     return exceeded ? { data: null, errors: [exceeded] } : result;
   };
-}
-
-function runPlan(schema: GraphQLSchema, plans: CompiledPlans): GatewayExecutor {
-  return async (rc) => {
+  return (rc) => {
     const plan = plans.plan(rc.source, rc.document, rc.operationName);
-    if (plan) {
-      const result = await plan.query(undefined, rc.context, rc.request.variables ?? {});
+    if (!plan) return then(reference(rc), (r) => settle(rc, r));
+    return then(plan.query(undefined, rc.context, rc.request.variables ?? {}), (result) => {
       // No data at all: the variables were refused before anything ran. graphql-js refuses them again
       // (still running nothing) so clients get the reference messages (e.g. the scalar's own).
-      if (!('data' in result) || result.data === undefined) return execute({ schema, document: rc.document, contextValue: rc.context, variableValues: rc.request.variables, operationName: rc.operationName });
-      return result.errors?.length ? { ...result, errors: result.errors.map(asGraphqlError) } : result;
-    }
-    return execute({ schema, document: rc.document, contextValue: rc.context, variableValues: rc.request.variables, operationName: rc.operationName });
+      if (!('data' in result) || result.data === undefined) return then(reference(rc), (r) => settle(rc, r));
+      return settle(rc, result.errors?.length ? { ...result, errors: result.errors.map(asGraphqlError) } : result);
+    });
   };
 }
 
-/** Apollo's gateway interface, serving our own schema with the compiled-plan executor. */
-export function jitGateway(schema: GraphQLSchema): GatewayInterface {
+/** Apollo's gateway executor: the runner, always async. */
+export function jitExecutor(run: OperationRunner): GatewayExecutor {
+  return async (rc) => run(rc);
+}
+
+/** Apollo's gateway interface, serving our own schema with the compiled-plan executor (shared with the fast path). */
+export function jitGateway(schema: GraphQLSchema, executor: GatewayExecutor = jitExecutor(jitRunner(schema))): GatewayInterface {
   return {
     onSchemaLoadOrUpdate(callback) {
       callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
       return () => undefined;
     },
     async load() {
-      return { executor: jitExecutor(schema) };
+      return { executor };
     },
     async stop() {},
   };
