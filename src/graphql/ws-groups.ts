@@ -1,8 +1,6 @@
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { WebSocket } from 'ws';
-import type { Duplex } from 'node:stream';
 import { formatResultErrors } from './format-error';
-import { textFrame, writable } from './ws-frames';
 
 /** Sockets handed their copy of one event before the loop yields (a 10,000-socket group must not hold it). */
 const SLICE = 500;
@@ -38,8 +36,8 @@ export class SubscriptionGroup {
   }
 
   /** A subscription (`id` on `socket`) joining the group: the iterator graphql-ws holds until it ends. */
-  join(socket: WebSocket, raw: Duplex | undefined, id: string, bucket: string | undefined): AsyncGenerator<ExecutionResult> {
-    const m = new Member(this, socket, raw, id, bucket);
+  join(socket: WebSocket, id: string, bucket: string | undefined): AsyncGenerator<ExecutionResult> {
+    const m = new Member(this, socket, id, bucket);
     this.members.add(m);
     if (!this.pumping) {
       this.pumping = true;
@@ -76,7 +74,7 @@ export class SubscriptionGroup {
     const frames = new Map<string, Buffer>();
     const frame = (id: string) => {
       let f = frames.get(id);
-      if (!f) frames.set(id, (f = textFrame(Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":${payload}}`))));
+      if (!f) frames.set(id, (f = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":${payload}}`)));
       return f;
     };
     const members = [...this.members];
@@ -89,9 +87,8 @@ export class SubscriptionGroup {
         m.fail(this.charges!.refused());
         continue;
       }
-      // A socket closing (revoked, or gone) sends nothing more. The frame is built once and written as
-      // it is to every connection (ws-frames.ts).
-      if (writable(m.socket, m.raw)) m.raw.write(frame(m.id));
+      // A socket closing (revoked, or gone) sends nothing more: ws drops a send after close().
+      if (m.socket.readyState === m.socket.OPEN) m.socket.send(frame(m.id), { binary: false });
     }
   }
 
@@ -123,7 +120,6 @@ class Member implements AsyncGenerator<ExecutionResult> {
   constructor(
     private readonly group: SubscriptionGroup,
     readonly socket: WebSocket,
-    readonly raw: Duplex | undefined,
     readonly id: string,
     readonly bucket: string | undefined,
   ) {}

@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingMessage, Server } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Runtime } from '../request/runtime';
@@ -36,8 +35,6 @@ interface ConnectionExtra {
   /** The origin (scheme://host) the socket connected to, read once from the upgrade request. */
   origin?: string;
   socket: WebSocket;
-  /** The upgraded connection under `socket`: fan-out frames are written to it (ws-frames.ts). */
-  raw?: Duplex;
   /** The connection's credentials, re-checked before every operation (src/auth/socket-auth.ts). */
   auth?: SocketAuth;
   viewer?: User;
@@ -71,8 +68,7 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
   const limits = graphqlLimits(app.config);
   const origin = originSettings(app.config);
   // A frame past maxPayload closes the socket with 1009 before it is buffered (the ws default is 100 MiB).
-  // No compression: fan-out frames are written straight to the connection (ws-frames.ts).
-  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: app.config.GRAPHQL_WS_MAX_PAYLOAD_BYTES, perMessageDeflate: false });
+  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: app.config.GRAPHQL_WS_MAX_PAYLOAD_BYTES });
   const sockets = new LiveSockets(app, app.config.GRAPHQL_WS_REVERIFY_MS);
   const charges = throttle ? new EventCharges(throttle, app.config.GRAPHQL_WS_EVENT_COST) : null;
   const maxSubscriptions = app.config.GRAPHQL_WS_MAX_SUBSCRIPTIONS;
@@ -96,7 +92,7 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
           return false;
         }
         sockets.add(live);
-        Object.assign(extra, { auth, live, bucket, origin: base, raw: extra.request.socket, subscriptions: new Set(), serial: ++serials });
+        Object.assign(extra, { auth, live, bucket, origin: base, subscriptions: new Set(), serial: ++serials });
         extra.request = { socket: { remoteAddress: extra.request.socket?.remoteAddress } } as IncomingMessage;
         // The credentials were checked: the socket keeps no copy of its bearer token.
         const kept = ctx.connectionParams as Record<string, unknown> | undefined;
@@ -183,7 +179,7 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
     coalescable.delete(args);
     const { extra, id, key } = c;
     const existing = await groups.get(key);
-    if (existing?.open) return existing.join(extra.socket, extra.raw, id, extra.bucket);
+    if (existing?.open) return existing.join(extra.socket, id, extra.bucket);
     // Claimed before the first await, so an identical subscribe arriving meanwhile waits for this one.
     let settle!: (g: SubscriptionGroup | null) => void;
     const claim = new Promise<SubscriptionGroup | null>((resolve) => (settle = resolve));
@@ -197,7 +193,7 @@ export function attachGraphqlWs(server: Server, app: Runtime, log: FastifyBaseLo
       const source = (result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]();
       const group = new SubscriptionGroup(source, groupCharges, () => groups.get(key) === claim && groups.delete(key));
       settle(group);
-      return group.join(extra.socket, extra.raw, id, extra.bucket);
+      return group.join(extra.socket, id, extra.bucket);
     } catch (e) {
       settle(null);
       throw e;
