@@ -142,6 +142,13 @@ it('a GraphQL operation: the request span is named after the operation, its stat
   expectCleanSql(below.filter((s) => s.attributes['db.system.name']), [teacher.token]);
   // Per-field resolver spans only with OTEL_GRAPHQL_FIELDS=on.
   expect(below.filter((s) => s.name.startsWith('resolve '))).toEqual([]);
+  // The same document again is answered by the fast path (src/graphql/fast-path.ts): named the same.
+  const again = clientTraceparent();
+  const second = await teacher.api.with({ traceparent: again.header }).request('POST', '/graphql', { query: 'query CourseTitle($id: ID!) { course(id: $id) { name } }', variables: { id: String(course.id) } }, { json: true });
+  expect(second.body.data.course.name).toBe(course.name);
+  const repeat = await requestTrace(again.traceId, 'graphql CourseTitle');
+  expect(repeat.root.attributes).toMatchObject({ 'graphql.operation.name': 'CourseTitle' });
+  expectCleanSql(repeat.below.filter((s) => s.attributes['db.system.name']), [teacher.token]);
 });
 
 it('a graphql-ws operation: a span of its own, named after the operation, with its statements', async () => {

@@ -2,6 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { applyGraphqlLimits } from '../graphql/apollo-limits';
 import type { RequestHooks } from '../graphql/fast-path';
 import { subscriptionRefusal } from '../graphql/http-subscriptions';
+import { nameGraphqlSpan } from '../graphql/tracing';
 import type { KnownOperations } from '../graphql/known-operations';
 import type { GraphqlLimits } from '../graphql/limits';
 import { answerUnavailable } from '../http/unavailable';
@@ -14,7 +15,7 @@ import type { RequestContext } from '../request/context';
  * per hook where one costs one, measured on the bench's floor row). The GraphQL fast path
  * (graphql/fast-path.ts) runs the same two for the requests it answers without Apollo.
  *
- * - didResolveOperation: a subscription over HTTP is refused (http-subscriptions.ts); the limits
+ * - didResolveOperation: the request's span is named after the operation (when tracing); a subscription over HTTP is refused (http-subscriptions.ts); the limits
  *   (introspection, cost, execution budget, throttle charge: apollo-limits.ts) are applied to every
  *   operation, a refused subscription included, and when both refuse, the subscription's error is the
  *   answer, as it was when they were separate plugins. A refusal is thrown before anything is charged
@@ -26,6 +27,7 @@ import type { RequestContext } from '../request/context';
 export function graphqlRequestHooks(limits: GraphqlLimits, known?: KnownOperations): RequestHooks<RequestContext> {
   return {
     didResolveOperation(rc) {
+      nameGraphqlSpan({ document: rc.document, operationName: rc.operationName });
       if (known && rc.operation) known.remember(rc.source, rc.request.operationName, { document: rc.document, operation: rc.operation, operationName: rc.operationName });
       const refused = subscriptionRefusal(rc.operation, rc.contextValue);
       let overLimit: unknown = null;

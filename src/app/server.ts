@@ -14,7 +14,6 @@ import { registerGraphiql } from '../graphiql/graphiql.routes';
 import { registerHealth } from '../http/health';
 import { registerLandingPage } from '../http/landing-page';
 import { registerRequestTracing } from '../http/tracing-hooks';
-import { tracingPlugins } from '../graphql/tracing';
 import { countWsConnections } from '../common/metrics';
 import { registerMetrics } from '../metrics/metrics.routes';
 import { bindRawRequest, stringifyWithinLimit } from '../graphql/apollo-limits';
@@ -170,9 +169,7 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
   const stringifyResult = stringifyWithinLimit(limits);
   // Requests for documents Apollo has validated before, answered without its pipeline as it would
   // answer them (src/graphql/fast-path.ts); the request plugin tells it which documents those are.
-  // Off while tracing is on: the tracing plugin names the request's span in Apollo's pipeline.
-  const tracing = tracingPlugins<RequestContext>();
-  const operations = app.config.GRAPHQL_FAST_PATH === 'on' && !tracing.length ? new KnownOperations() : undefined;
+  const operations = app.config.GRAPHQL_FAST_PATH === 'on' ? new KnownOperations() : undefined;
   const hooks = graphqlRequestHooks(limits, operations);
   const fast = operations ? new GraphqlFastPath<RequestContext>({ schema: app.schema, run, operations, hooks, formatError: formatGraphqlError, stringifyResult }) : null;
   const apollo = new ApolloServer<RequestContext>({
@@ -196,7 +193,6 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginInlineTraceDisabled(),
-      ...tracing,
     ],
   });
   await apollo.start();

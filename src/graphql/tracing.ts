@@ -1,4 +1,3 @@
-import type { ApolloServerPlugin } from '@apollo/server';
 import { type ExecutionArgs, getOperationAST, GraphQLObjectType, type GraphQLSchema, isObjectType, responsePathAsArray } from 'graphql';
 import { activeSpan, fieldSpansOn, tracingOn, withSpan } from '../tracing/tracing';
 
@@ -9,26 +8,16 @@ function operationOf(args: Pick<ExecutionArgs, 'document' | 'operationName'>): {
 }
 
 /**
- * HTTP GraphQL: the request's span (src/http/tracing-hooks.ts) is named `graphql <operationName>`
- * once the operation is known, with its type and name as attributes. Added only while tracing is on.
+ * HTTP GraphQL: the request's span (src/http/tracing-hooks.ts) is named `graphql <operationName>` once
+ * the operation is known, with its type and name as attributes. Called for every resolved operation,
+ * by Apollo's pipeline and the fast path alike (src/app/graphql-plugin.ts); nothing without a span.
  */
-export function tracingPlugins<C extends object>(): ApolloServerPlugin<C>[] {
-  if (!tracingOn()) return [];
-  return [
-    {
-      async requestDidStart() {
-        return {
-          async didResolveOperation(rc) {
-            const span = activeSpan();
-            if (!span) return;
-            const { type, name } = operationOf({ document: rc.document, operationName: rc.operationName });
-            span.updateName(`graphql ${name}`);
-            span.setAttributes({ 'graphql.operation.type': type, 'graphql.operation.name': name });
-          },
-        };
-      },
-    },
-  ];
+export function nameGraphqlSpan(args: Pick<ExecutionArgs, 'document' | 'operationName'>): void {
+  const span = activeSpan();
+  if (!span) return;
+  const { type, name } = operationOf(args);
+  span.updateName(`graphql ${name}`);
+  span.setAttributes({ 'graphql.operation.type': type, 'graphql.operation.name': name });
 }
 
 /**
