@@ -21,6 +21,7 @@ export function startTracing(config: Config): boolean {
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { NodeTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
   /* eslint-enable @typescript-eslint/no-require-imports */
   // The generic endpoint names the collector; traces go to its /v1/traces (the OTLP convention).
   const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` });
@@ -38,8 +39,16 @@ export function startTracing(config: Config): boolean {
   const propagator = new W3CTraceContextPropagator();
   // Global registration (with the async-local-storage context manager) makes the active span follow
   // the request across awaits, which the facade relies on.
-  provider.register({ propagator });
-  installTracing({ api, tracer: api.trace.getTracer('canvas-compatible-lms', packageInfo().version), propagator, fieldSpans: config.OTEL_GRAPHQL_FIELDS === 'on' });
+  const contextManager = new AsyncLocalStorageContextManager();
+  provider.register({ propagator, contextManager });
+  installTracing({
+    api,
+    tracer: api.trace.getTracer('canvas-compatible-lms', packageInfo().version),
+    propagator,
+    fieldSpans: config.OTEL_GRAPHQL_FIELDS === 'on',
+    // The facade pauses the async context while no recorded span is running (src/tracing/tracing.ts).
+    pauseContext: () => void contextManager.disable(),
+  });
   running = { processor, provider };
   return true;
 }

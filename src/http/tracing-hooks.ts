@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { failSpan, type Span, startServerSpan, tracingOn } from '../tracing/tracing';
+import { failSpan, type ServerSpan, startServerSpan, tracingOn } from '../tracing/tracing';
 
 /** Probes and scrapes, every few seconds: a trace each would bury the requests worth reading. */
 const UNTRACED = /^\/(health|metrics)(\/|$)/;
@@ -13,7 +13,7 @@ const UNTRACED = /^\/(health|metrics)(\/|$)/;
  */
 export function registerRequestTracing(fastify: FastifyInstance): void {
   if (!tracingOn()) return;
-  const spans = new WeakMap<FastifyRequest, Span>();
+  const spans = new WeakMap<FastifyRequest, ServerSpan>();
   fastify.addHook('onRequest', (req, reply, done) => {
     const route = req.routeOptions.url;
     if (route && UNTRACED.test(route)) return done();
@@ -21,7 +21,7 @@ export function registerRequestTracing(fastify: FastifyInstance): void {
     if (route) attributes['http.route'] = route;
     const s = startServerSpan(`${req.method} ${route ?? '(unmatched)'}`, req.headers, attributes);
     if (!s) return done();
-    spans.set(req, s.span);
+    spans.set(req, s);
     // A body arrives through the request's listeners, after this hook has returned: they must run
     // with the span active. Without a body everything runs from here.
     const { headers } = req.raw;
@@ -30,15 +30,16 @@ export function registerRequestTracing(fastify: FastifyInstance): void {
   });
   /** status: the answer's, or null when the client went away first. */
   const end = (req: FastifyRequest, status: number | null) => {
-    const span = spans.get(req);
-    if (!span) return;
+    const s = spans.get(req);
+    if (!s) return;
     spans.delete(req);
+    const { span } = s;
     if (status === null) failSpan(span, 'aborted');
     else {
       span.setAttribute('http.response.status_code', status);
       if (status >= 500) failSpan(span, String(status));
     }
-    span.end();
+    s.end();
   };
   fastify.addHook('onResponse', async (req, reply: FastifyReply) => end(req, reply.statusCode));
   fastify.addHook('onRequestAbort', async (req) => end(req, null));
