@@ -52,7 +52,7 @@ beforeAll(async () => {
     SQS_SECRET_ACCESS_KEY: 'test',
     SQS_ALLOWED_ACCOUNT_IDS: '123456789012',
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-    // The service samples one request in ten by default: every request is traced here.
+    // The service samples one request in twenty by default: every request is traced here.
     OTEL_TRACES_SAMPLE_RATIO: '1',
     OTEL_BSP_SCHEDULE_DELAY: '20',
     OTEL_SERVICE_NAME: 'lms-under-test',

@@ -20,7 +20,7 @@ export const tracingSettings = z.object({
    * The share of requests (without a caller's sampled traceparent) traced when OTEL_TRACES_SAMPLER is
    * unset; the SDK's own OTEL_TRACES_SAMPLER/OTEL_TRACES_SAMPLER_ARG replace this when set.
    */
-  OTEL_TRACES_SAMPLE_RATIO: z.coerce.number().min(0).max(1).default(0.1),
+  OTEL_TRACES_SAMPLE_RATIO: z.coerce.number().min(0).max(1).default(0.05),
   /** A span per GraphQL field resolver: on request only, as wrapping every resolver costs much of GraphQL's speed. */
   OTEL_GRAPHQL_FIELDS: z.enum(['on', 'off']).default('off'),
 });
