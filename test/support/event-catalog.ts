@@ -5,6 +5,7 @@ import { buildAppSchema } from '../../src/app/schema';
 import { packageInfo } from '../../src/common/package-info';
 import { loadConfig } from '../../src/config';
 import { asyncApiDocument, EventFormat, EventTransport, payloadKey } from '../../src/event-catalog/asyncapi';
+import { closed } from './response-schemas';
 
 /**
  * Every webhook delivery a test receiver gets (HTTPS and SQS, both formats) and every graphql-ws
@@ -15,15 +16,6 @@ import { asyncApiDocument, EventFormat, EventTransport, payloadKey } from '../..
  */
 type JsonSchema = Record<string, any>;
 const BASE = 'https://lms.test/asyncapi';
-
-function closed(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(closed);
-  if (!schema || typeof schema !== 'object') return schema;
-  const out: JsonSchema = {};
-  for (const [k, v] of Object.entries(schema)) out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v as JsonSchema).map(([p, s]) => [p, closed(s)])) : closed(v);
-  if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
-  return out;
-}
 
 /** Header names are case-insensitive: Node hands them over in lower case. */
 function lowerCaseHeaders(schema: JsonSchema): JsonSchema {

@@ -17,7 +17,7 @@ import { answerSchema } from '../../src/rest/openapi';
 const BASE = 'https://lms.test/openapi';
 
 /** additionalProperties: false on every object that lists its properties and says nothing else. */
-function closed(schema: unknown): unknown {
+export function closed(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(closed);
   if (!schema || typeof schema !== 'object') return schema;
   const out: JsonSchema = {};
