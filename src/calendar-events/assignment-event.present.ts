@@ -28,9 +28,12 @@ export const AssignmentEventSchema = defineSchema(
 
 type Json = Record<string, any>;
 
+/** The `excludes[]` a calendar list or event was asked with (the presenters of both kinds read it). */
+export const excludesOf = (input?: RestInput): Set<string> => new Set(input && input.params.excludes !== undefined ? strArray(input.params.excludes) : []);
+
 /** `excludes[]=description` and `excludes[]=assignment` leave those out, as Canvas does. */
 export function presentAssignmentEvent(e: Json, input: RestInput): Json {
-  const excludes = new Set(input.params.excludes !== undefined ? strArray(input.params.excludes) : []);
+  const excludes = excludesOf(input);
   const out: Json = { ...e, type: 'assignment', context_color: null, important_dates: false };
   if (excludes.has('description')) delete out.description;
   if (excludes.has('assignment')) delete out.assignment;

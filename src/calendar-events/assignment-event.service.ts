@@ -5,7 +5,7 @@ import { Course } from '../courses/course.entity';
 import { NotFoundError } from '../common/errors';
 import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
 import type { RequestContext } from '../request/context';
-import { CalendarAccess, parseCode, unauthorized } from './calendar-event.access';
+import { CalendarAccess, unauthorized } from './calendar-event.access';
 import type { CalendarListArgs } from './calendar-event.service';
 import { calendarWindow } from './calendar-window';
 
@@ -25,13 +25,8 @@ export class AssignmentEventService {
     const window = calendarWindow(args);
     const published: number[] = [];
     const everything: number[] = [];
-    for (const raw of (args.contextCodes ?? []).slice(0, 100)) {
-      const parsed = parseCode(String(raw));
-      if (parsed?.type !== 'Course') continue;
-      const c = await this.ctx.use(CalendarAccess).context('Course', parsed.id);
-      // Courses the caller cannot read are dropped, as Canvas drops them.
-      if (!c?.course || !(await this.ctx.use(CalendarAccess).can(c, 'read'))) continue;
-      ((await this.ctx.use(ContentAccess).seesUnpublished(c.course)) ? everything : published).push(c.id);
+    for (const c of await this.ctx.use(CalendarAccess).readableContexts(args.contextCodes ?? [], 'Course')) {
+      ((await this.ctx.use(ContentAccess).seesUnpublished(c.course!)) ? everything : published).push(c.id);
     }
     if (!published.length && !everything.length) return toConnection([], 0, w);
     const qb = this.ctx.ds

@@ -45,6 +45,21 @@ export class CalendarAccess {
 
   constructor(private readonly ctx: RequestContext) {}
 
+  /**
+   * The contexts of a list's codes the viewer may read (the first 100 codes; section codes, codes of
+   * other kinds than `only`, and codes the viewer cannot read are dropped, as Canvas drops them).
+   */
+  async readableContexts(codes: readonly string[], only?: CalendarContextType): Promise<CalendarContext[]> {
+    const out: CalendarContext[] = [];
+    for (const raw of codes.slice(0, 100)) {
+      const parsed = parseCode(String(raw));
+      if (!parsed || parsed.type === 'CourseSection' || (only && parsed.type !== only)) continue;
+      const c = await this.context(parsed.type, parsed.id);
+      if (c && (await this.can(c, 'read'))) out.push(c);
+    }
+    return out;
+  }
+
   /** The live context of a code, or null (unknown or deleted). Cached for the request. */
   context(type: CalendarContextType, id: number): Promise<CalendarContext | null> {
     const code = contextCode(type, id);

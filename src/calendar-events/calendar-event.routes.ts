@@ -1,6 +1,5 @@
-import { strArray } from '../api/rest/params';
 import { CalendarEventSchema } from './calendar-event.schemas';
-import { AssignmentEventSchema, presentAssignmentEvent } from './assignment-event.present';
+import { AssignmentEventSchema, excludesOf, presentAssignmentEvent } from './assignment-event.present';
 import { numericIds } from '../api/rest/present';
 import { defineFragment, PAYLOAD_ERRORS, RestInput, RestRoute } from '../api/rest/route';
 import { bool, date, hash, id, list, model, nullableText, obj, params, text, z } from '../api/rest/input';
@@ -39,7 +38,6 @@ const CANVAS_CONSTANTS: Json = {
   blackout_date: false,
 };
 
-const excludesOf = (input?: RestInput): Set<string> => new Set(input && input.params.excludes !== undefined ? strArray(input.params.excludes) : []);
 
 function shape(e: Json, excludes: Set<string>): Json {
   const out: Json = { ...numericIds(e, ['id', 'parent_event_id']), ...CANVAS_CONSTANTS, type: 'event' };

@@ -5,7 +5,7 @@ import { CourseSection } from '../courses/section.entity';
 import { transaction } from '../db/transaction';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
-import { CalendarAccess, contextCode, parseCode, unauthorized } from './calendar-event.access';
+import { CalendarAccess, contextCode, unauthorized } from './calendar-event.access';
 import { CalendarEvent } from './calendar-event.entity';
 import { applyFields, CalendarEventFields, ChildRow } from './calendar-event.fields';
 import { calendarWindow, CalendarWindowArgs } from './calendar-window';
@@ -45,12 +45,7 @@ export class CalendarEventService {
     const own: string[] = [];
     const sectionIds: number[] = [];
     const allSectionsOf: number[] = [];
-    for (const raw of codes.slice(0, 100)) {
-      const parsed = parseCode(String(raw));
-      if (!parsed || parsed.type === 'CourseSection') continue;
-      const c = await this.access.context(parsed.type, parsed.id);
-      // Codes the caller cannot read are dropped, as Canvas drops them.
-      if (!c || !(await this.access.can(c, 'read'))) continue;
+    for (const c of await this.access.readableContexts(codes)) {
       own.push(c.code);
       if (c.type === 'Course') {
         const visible = await this.access.visibleSections(c.course!);
