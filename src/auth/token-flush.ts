@@ -53,12 +53,17 @@ export class TokenFlush {
     for (const l of this.listeners) l(keys);
   }
 
-  /** Tells this process's listeners and every other instance's. */
-  publish(keys: FlushKey[]): void {
-    if (!keys.length) return;
+  /**
+   * Tells this process's listeners and every other instance's. Resolves once Redis has taken the
+   * message (at most a second): the write that caused it is not finished before then, so a revoke's
+   * response (or a write a caller awaits) is not seen before the other instances can hear of it.
+   */
+  publish(keys: FlushKey[]): Promise<void> {
+    if (!keys.length) return Promise.resolve();
     this.local(keys);
     const message: FlushMessage = { from: this.self, keys };
     this.app.pubsub.publish(this.topic, message);
+    return this.app.pubsub.accepted();
   }
 
   /** Starts hearing other instances' flushes. */
@@ -115,36 +120,37 @@ type WriteEvent = {
 class TokenFlushSubscriber implements EntitySubscriberInterface {
   constructor(private readonly flush: TokenFlush) {}
 
-  private touched(event: WriteEvent): void {
+  // TypeORM awaits what a subscriber returns: the write resolves after the flush has reached Redis.
+  private touched(event: WriteEvent): Promise<void> | undefined {
     const entity = (event.entity ?? event.databaseEntity) as Record<string, unknown> | undefined;
     const key = keyOf(event.metadata?.target, entity, event.entityId ?? (event.databaseEntity as { id?: unknown } | undefined)?.id);
     if (!key) return;
     const qr = event.queryRunner;
-    this.flush.publish([key]);
     if (qr?.isTransactionActive) {
       const pending = (qr.data[PENDING_ON_COMMIT] as FlushKey[] | undefined) ?? [];
       pending.push(key);
       qr.data[PENDING_ON_COMMIT] = pending;
     }
+    return this.flush.publish([key]);
   }
 
   // An insert changes no row anyone has cached or authenticated with: nothing to flush.
   afterInsert(_event: InsertEvent<unknown>): void {}
-  afterUpdate(event: UpdateEvent<unknown>): void {
-    this.touched(event as WriteEvent);
+  afterUpdate(event: UpdateEvent<unknown>): Promise<void> | undefined {
+    return this.touched(event as WriteEvent);
   }
-  afterRemove(event: RemoveEvent<unknown>): void {
-    this.touched(event as WriteEvent);
+  afterRemove(event: RemoveEvent<unknown>): Promise<void> | undefined {
+    return this.touched(event as WriteEvent);
   }
-  afterSoftRemove(event: SoftRemoveEvent<unknown>): void {
-    this.touched(event as WriteEvent);
+  afterSoftRemove(event: SoftRemoveEvent<unknown>): Promise<void> | undefined {
+    return this.touched(event as WriteEvent);
   }
-  afterTransactionCommit(event: TransactionCommitEvent): void {
+  afterTransactionCommit(event: TransactionCommitEvent): Promise<void> | undefined {
     const data = event.queryRunner.data as Record<string, unknown>;
     const keys = data[PENDING_ON_COMMIT] as FlushKey[] | undefined;
     if (!keys) return;
     delete data[PENDING_ON_COMMIT];
-    this.flush.publish(dedupe(keys));
+    return this.flush.publish(dedupe(keys));
   }
   afterTransactionRollback(event: TransactionRollbackEvent): void {
     delete (event.queryRunner.data as Record<string, unknown>)[PENDING_ON_COMMIT];

@@ -26,15 +26,27 @@ export interface AppPubSub extends PubSub {
   readonly kind: 'memory' | 'redis' | 'cluster';
   /** Round trip to Redis (for /health/ready); resolves at once in memory. */
   ping(): Promise<void>;
+  /**
+   * Resolves once every publish made so far has been accepted by Redis (at once in memory and through
+   * the cluster relay, which writes synchronously); never rejects, and gives up after `limitMs`.
+   */
+  accepted(limitMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
 type Inner = { publish(topic: string, ...args: unknown[]): void; subscribe(topic: string, id?: unknown): AsyncIterable<unknown> };
 
-function wrap(inner: Inner, kind: AppPubSub['kind'], close: () => Promise<void>, ping: () => Promise<void> = async () => undefined): AppPubSub {
+function wrap(
+  inner: Inner,
+  kind: AppPubSub['kind'],
+  close: () => Promise<void>,
+  ping: () => Promise<void> = async () => undefined,
+  accepted: AppPubSub['accepted'] = async () => undefined,
+): AppPubSub {
   return {
     kind,
     ping,
+    accepted,
     // A producer span per publish inside a traced operation (the topic only: routing ids name tools and users).
     publish: (topic, ...args) =>
       withSpan(`publish ${topic}`, { kind: 'producer', requireParent: true, attributes: { 'messaging.system': kind, 'messaging.destination.name': topic, 'messaging.operation.type': 'send' } }, () =>
@@ -49,7 +61,7 @@ function wrap(inner: Inner, kind: AppPubSub['kind'], close: () => Promise<void>,
  * A client whose commands never reject unhandled: while Redis is unreachable a publish is lost (live
  * subscriptions are best effort) instead of crashing the process; ioredis reconnects and resubscribes.
  */
-function tolerant(client: Redis): Redis {
+function tolerant(client: Redis, pending?: Set<Promise<unknown>>): Redis {
   client.on('error', () => undefined);
   // Connect once, before the first command: two SUBSCRIBEs racing a lazy connect can leave one
   // behind the connection's switch to subscriber mode, and that subscription never reaches Redis.
@@ -57,10 +69,16 @@ function tolerant(client: Redis): Redis {
   const ready = () => (connecting ??= client.status === 'wait' ? client.connect().catch(() => undefined) : Promise.resolve());
   return {
     // The round trip to Redis, under the publish's span when tracing is on.
-    publish: (channel: string, message: string) =>
-      withSpan('redis PUBLISH', { kind: 'client', requireParent: true, attributes: { 'db.system.name': 'redis', 'db.operation.name': 'PUBLISH' } }, () =>
+    publish: (channel: string, message: string) => {
+      const sent = withSpan('redis PUBLISH', { kind: 'client', requireParent: true, attributes: { 'db.system.name': 'redis', 'db.operation.name': 'PUBLISH' } }, () =>
         ready().then(() => client.publish(channel, message)),
-      ).catch(() => 0),
+      ).catch(() => 0);
+      if (pending) {
+        pending.add(sent);
+        void sent.finally(() => pending.delete(sent));
+      }
+      return sent;
+    },
     subscribe: (channel: string) => ready().then(() => client.subscribe(channel)).catch(() => 0),
     unsubscribe: (channel: string) => client.unsubscribe(channel).catch(() => 0),
     on: (event: string, fn: (...args: unknown[]) => void) => client.on(event, fn),
@@ -91,8 +109,10 @@ export function createAppPubSub(redisUrl?: string): AppPubSub {
   const options = { lazyConnect: true, maxRetriesPerRequest: 3 };
   const publishClient = new Redis(redisUrl, options);
   const subscribeClient = new Redis(redisUrl, options);
+  // Publishes Redis has not answered yet (accepted() waits for them).
+  const pending = new Set<Promise<unknown>>();
   const inner = createPubSub({
-    eventTarget: createRedisEventTarget({ publishClient: tolerant(publishClient), subscribeClient: tolerant(subscribeClient) }),
+    eventTarget: createRedisEventTarget({ publishClient: tolerant(publishClient, pending), subscribeClient: tolerant(subscribeClient) }),
   }) as unknown as Inner;
   return wrap(
     inner,
@@ -105,6 +125,13 @@ export function createAppPubSub(redisUrl?: string): AppPubSub {
     async () => {
       if (publishClient.status === 'wait') await publishClient.connect().catch(() => undefined);
       await publishClient.ping();
+    },
+    async (limitMs = 1000) => {
+      if (!pending.size) return;
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs).unref()));
+      await Promise.race([Promise.allSettled([...pending]), limit]);
+      clearTimeout(timer);
     },
   );
 }
