@@ -48,7 +48,7 @@ export class AssignmentEventService {
           ? { sql: 'a.due_at IS NOT NULL AND a.due_at >= ? AND a.due_at <= ?', params: [sqlDate(window.from), sqlDate(window.to)] }
           : { sql: '1 = 1', params: [] };
     const seek = window.kind === 'undated' && w.after?.[0] === null ? { sql: 'a.id > ?', params: [w.after[1]] } : null;
-    const spec = { entity: Assignment, alias: 'a', table: 'assignments a', order: ASSIGNMENT_ORDER, branches, filter, seek, compare: byDue };
+    const spec = { entity: Assignment, alias: 'a', table: 'assignments a', order: ASSIGNMENT_ORDER, branches, filter, seek, orderBy: window.kind === 'undated' ? 'a.id ASC' : undefined, compare: byDue };
     const { rows, total } = await calendarPage(this.ctx.ds, spec, w);
     return keysetConnection(rows, w, assignmentKey, total);
   }

@@ -72,7 +72,7 @@ export class CalendarEventService {
           ? { sql: 'e.start_at IS NOT NULL AND e.start_at <= ? AND COALESCE(e.end_at, e.start_at) >= ?', params: [sqlDate(window.to), sqlDate(window.from)] }
           : { sql: '1 = 1', params: [] };
     const seek = window.kind === 'undated' && w.after?.[0] === null ? { sql: 'e.id > ?', params: [w.after[1]] } : null;
-    const spec = { entity: CalendarEvent, alias: 'e', table: 'calendar_events e', order: EVENT_ORDER, branches, filter, seek, compare: byStart };
+    const spec = { entity: CalendarEvent, alias: 'e', table: 'calendar_events e', order: EVENT_ORDER, branches, filter, seek, orderBy: window.kind === 'undated' ? 'e.id ASC' : undefined, compare: byStart };
     const { rows, total } = await calendarPage(this.ctx.ds, spec, w);
     return keysetConnection(rows, w, eventKey, total);
   }

@@ -27,6 +27,12 @@ export interface CalendarPageSpec<T> {
    * would walk every undated row before it.
    */
   seek?: SqlPart | null;
+  /**
+   * ORDER BY text when the filter makes the order's leading columns constant: an undated list orders
+   * by id alone (the same order), which MariaDB reads in index order where ORDER BY start_at, id after
+   * `start_at IS NULL` makes it sort.
+   */
+  orderBy?: string;
   /** The order in JavaScript, to merge the branches' pages. */
   compare: (a: T, b: T) => number;
 }
@@ -61,7 +67,7 @@ export async function calendarPage<T extends ObjectLiteral>(ds: DataSource, spec
   const tail = `${filter.sql}${after ? ` AND ${after.sql}` : ''}${seek ? ` AND ${seek.sql}` : ''}`;
   const tailParams = [...filter.params, ...(after?.params ?? []), ...(seek?.params ?? [])];
   const columns = selectColumns(ds, spec.entity, alias);
-  const order = orderSql(spec.order);
+  const order = spec.orderBy ?? orderSql(spec.order);
   // Limit and offset are integers from keyWindow, never client text.
   const limit = Math.trunc(w.limit) + 1;
   const offset = Math.trunc(w.offset);
