@@ -226,6 +226,9 @@ function report(o: Options, samples: Sample[]): { flagged: string[] } {
             hi > lo ? `${fmt(growth, 1)}x` : '-',
             ...[lo, hi].filter((s, i, xs) => xs.indexOf(s) === i).map((s) => (at(s) ? fmt(at(s)!.cpuUsPerRequest, 0) : '-')),
             hi > lo ? `${fmt(cpuGrowth, 1)}x` : '-',
+            // A parent smaller than a page (20 members, 11 groups) gives a smaller page at 1x: part of
+            // the growth is then rows, not parent size.
+            a && b ? `${a.pageRows}/${b.pageRows}` : '-',
             flag ? 'GROWS' : '',
           ]);
         }
@@ -241,6 +244,7 @@ function report(o: Options, samples: Sample[]): { flagged: string[] } {
         `p50 ${hi}x/${lo}x`,
         ...[lo, hi].filter((s, i, xs) => xs.indexOf(s) === i).map((s) => `CPU ${s}x`),
         `CPU ${hi}x/${lo}x`,
+        `rows ${lo}x/${hi}x`,
         `>${FLAG_ABOVE}x`,
       ],
       rows,
