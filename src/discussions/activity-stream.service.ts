@@ -2,7 +2,8 @@ import { Brackets, SelectQueryBuilder } from 'typeorm';
 import { STAFF_TYPES } from '../auth/permissions';
 import { ForbiddenError } from '../common/errors';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import { afterKey, dateKey, KeyValue, keysetConnection, keyWindow, SortKey } from '../common/keyset';
+import { ConnectionResult } from '../common/relay';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionParticipant } from './discussion-participant.entity';
 import { DiscussionTopic } from './discussion-topic.entity';
@@ -13,6 +14,14 @@ import { DiscussionService } from './discussion.service';
 
 /** Canvas pages activity streams 21 items at a time. */
 export const STREAM_PAGE_SIZE = 21;
+
+/** The stream's order: newest activity first; activity_seq orders activity within one second, the id ties. */
+const STREAM_ORDER: SortKey[] = [
+  { expr: 't.activity_at', dir: 'DESC' },
+  { expr: 't.activity_seq', dir: 'DESC' },
+  { expr: 't.id', dir: 'DESC' },
+];
+const streamKey = (t: DiscussionTopic): KeyValue[] => [dateKey(t.activityAt), t.activitySeq, t.id];
 
 /** Whose stream: one group's, one course's, or the viewer's across their courses and groups. */
 export type StreamScope = { kind: 'Group'; id: number } | { kind: 'Course'; id: number } | { kind: 'User'; userId: number };
@@ -74,11 +83,34 @@ export class ActivityStreamService {
       .setParameters({ uid: scope.userId, staff: [...STAFF_TYPES], collab: false });
   }
 
+  /**
+   * A page of the stream, newest activity first. Key set pages (GraphQL cursors carry activity_at,
+   * activity_seq and id); Canvas's numbered REST pages come as old offset cursors and read only their
+   * page. A course's or group's stream is read from the (context, activity_at, activity_seq, id) index,
+   * seeking to the cursor; the total (Link rel="last", totalCount) is counted only when asked.
+   */
   async stream(scope: StreamScope, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<DiscussionTopic>> {
-    const w = pageWindow(args, STREAM_PAGE_SIZE);
-    const [rows, total] = await this.topics(scope).orderBy('t.activity_at', 'DESC').addOrderBy('t.activity_seq', 'DESC').addOrderBy('t.id', 'DESC').skip(w.offset).take(w.limit).getManyAndCount();
+    const w = keyWindow(args, STREAM_ORDER.length, STREAM_PAGE_SIZE);
+    // Every published topic has an activity time (set when it is posted), so the order's first column
+    // holds no NULL and a cursor can seek on it.
+    const base = this.topics(scope).andWhere('t.activity_at IS NOT NULL');
+    const qb = base.clone();
+    if (w.after) {
+      const after = afterKey(STREAM_ORDER, w.after);
+      let n = 0;
+      const named: Record<string, unknown> = {};
+      qb.andWhere(
+        after.sql.replace(/\?/g, () => {
+          named[`streamKey${n}`] = after.params[n];
+          return `:streamKey${n++}`;
+        }),
+        named,
+      );
+    }
+    const rows = w.limit > 0 ? await STREAM_ORDER.reduce((q, k, i) => (i ? q.addOrderBy(k.expr, k.dir) : q.orderBy(k.expr, k.dir)), qb)
+            .limit(w.limit + 1).offset(w.offset || undefined).getMany() : [];
     for (const r of rows) this.ctx.loaders.byId(DiscussionTopic).prime(r.id, r);
-    return toConnection(rows, total, w);
+    return keysetConnection(rows, w, streamKey, () => base.getCount());
   }
 
   /** Counts per item type (Announcement, DiscussionTopic), sorted by type, as Canvas's summary. */
