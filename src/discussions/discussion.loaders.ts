@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { In } from 'typeorm';
+import { leanRows, selectColumns } from '../db/lean-read';
 import type { RequestContext } from '../request/context';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionParticipant } from './discussion-participant.entity';
@@ -77,7 +78,12 @@ export class DiscussionLoaders {
                 ORDER BY x.id DESC LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}) b${i}`;
             })
             .join(' UNION ALL ');
-          const rows = await this.ctx.ds.getRepository(DiscussionEntry).createQueryBuilder('e').where(`e.id IN (${ids})`).orderBy('e.id', 'DESC').getMany();
+          // The rows by a join to the ids' derived table: with `id IN (… UNION ALL …)` MariaDB ran the
+          // union per row of the whole table. No ORDER BY on the outer read (a sort of the union's rows
+          // in a temporary table): the few rows read are put in order here, newest first.
+          const sql = `SELECT ${selectColumns(this.ctx.ds, DiscussionEntry, 'e')} FROM (${ids}) p INNER JOIN discussion_entries e ON e.id = p.id`;
+          // DiscussionEntry is a plain entity (no relations or embedded columns): leanRows always maps it.
+          const rows = (await leanRows(this.ctx.ds, DiscussionEntry, sql, []))!.sort((a, b) => b.id - a.id);
           const by = new Map<number, DiscussionEntry[]>(keys.map((k) => [k, []]));
           for (const r of rows) {
             this.ctx.loaders.byId(DiscussionEntry).prime(r.id, r);
