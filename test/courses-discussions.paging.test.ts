@@ -1,6 +1,6 @@
 import { parseLinks } from './support/api';
 import { walkGraphql, walkRest } from './support/paging';
-import { entry, ok, topic } from './discussions.support';
+import { entry, makeGroup, ok, topic } from './discussions.support';
 import type { TestServer } from './support/server';
 import { startWorld, World, WorldUser } from './support/world';
 
@@ -204,11 +204,23 @@ describe("a course's activity stream", () => {
     expect((await teacher.api.graphql(Q, { id: String(course.id) })).data.courseActivityStream.totalCount).toBe(before.length);
   });
 
-  it("the viewer's own stream pages by key set cursor across their courses", async () => {
-    const VQ = `query($after: String) { viewerActivityStream(first: 5, after: $after) { nodes { _id } pageInfo { hasNextPage endCursor } } }`;
-    const walked = await walkGraphql(teacher.api, VQ, {}, 'viewerActivityStream');
-    noDuplicates(walked);
-    expect(numbers(walked)).toEqual(await stream());
+  it("the viewer's own stream pages by key set cursor across their courses and groups", async () => {
+    const student = await world.user('Stu Student');
+    await world.enroll(course.id, student.id, 'StudentEnrollment');
+    const group = await makeGroup(teacher.api, course.id, [student]);
+    for (let i = 0; i < 6; i++) await topic(teacher.api, `/api/v1/groups/${group.id}`, { title: `Group topic ${i}` });
+    const expected = await ids(
+      `SELECT id FROM discussion_topics WHERE ((context_type = 'Course' AND context_id = ?) OR (context_type = 'Group' AND context_id = ?)) AND workflow_state = 'active'
+        ORDER BY activity_at DESC, activity_seq DESC, id DESC`,
+      [course.id, group.id],
+    );
+    const VQ = `query($after: String) { viewerActivityStream(first: 5, after: $after) { totalCount nodes { _id } pageInfo { hasNextPage endCursor } } }`;
+    const walked = await walkGraphql(student.api, VQ, {}, 'viewerActivityStream');
+    expect(numbers(walked)).toEqual(expected);
+    expect((await student.api.graphql(VQ, {})).data.viewerActivityStream.totalCount).toBe(expected.length);
+    const { ids: rest, links } = await walkRest(student.api, server, '/api/v1/users/self/activity_stream?per_page=4');
+    expect(rest).toEqual(expected);
+    expect(links[0].last).toContain(`page=${Math.ceil(expected.length / 4)}&per_page=4`);
   });
 });
 

@@ -131,6 +131,7 @@ describe('course, account user, discussion entry and activity stream lists', () 
     ['discussion_entries', "a topic's entries", () => `${topicPath()}/entries?per_page=2`],
     ['discussion_entries', "an entry's replies", () => `${topicPath()}/entries/${lists.thread.id}/replies?per_page=2`],
     ['discussion_topics', "a course's activity stream", () => `/api/v1/courses/${w.course.id}/activity_stream?per_page=2`],
+    ['discussion_topics', "the viewer's activity stream", () => '/api/v1/users/self/activity_stream?per_page=2'],
   ])('%s: %s reads its REST pages from an index', async (table, _label, path) => {
     // The account's users are for admins: the paging world's teacher reads the others.
     const api = table === 'pseudonyms' ? server.admin : w.teacher.api;
@@ -145,6 +146,7 @@ describe('course, account user, discussion entry and activity stream lists', () 
     ['pseudonyms', "an account's users", 'account.usersConnection', 'account(id: "self") {', () => ({})],
     ['discussion_entries', "a topic's entries", 'discussionTopic.entriesConnection', 'discussionTopic(id: $id) {', () => ({ id: String(lists.topic.id) })],
     ['discussion_topics', "a course's activity stream", 'courseActivityStream', '', () => ({ id: String(w.course.id) })],
+    ['discussion_topics', "the viewer's activity stream", 'viewerActivityStream', '', () => ({})],
   ])('%s: %s by a deep GraphQL cursor reads from an index', async (table, _label, root, open, vars) => {
     const field = root.split('.').pop()!;
     const args = field === 'courseActivityStream' ? 'courseId: $id, ' : '';

@@ -2,7 +2,7 @@ import { Brackets, SelectQueryBuilder } from 'typeorm';
 import { STAFF_TYPES } from '../auth/permissions';
 import { ForbiddenError } from '../common/errors';
 import type { RequestContext } from '../request/context';
-import { afterKey, dateKey, KeyValue, keysetConnection, keyWindow, SortKey } from '../common/keyset';
+import { afterKey, dateKey, KeyValue, keysetConnection, KeyWindow, keyWindow, readDate, SortKey } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionParticipant } from './discussion-participant.entity';
@@ -21,6 +21,8 @@ const STREAM_ORDER: SortKey[] = [
   { expr: 't.activity_seq', dir: 'DESC' },
   { expr: 't.id', dir: 'DESC' },
 ];
+/** Beyond this many courses and groups, the viewer's stream is one statement over all of them (SQLite allows 500 arms in a union). */
+const MAX_STREAM_ARMS = 200;
 const streamKey = (t: DiscussionTopic): KeyValue[] => [dateKey(t.activityAt), t.activitySeq, t.id];
 
 /** Whose stream: one group's, one course's, or the viewer's across their courses and groups. */
@@ -91,10 +93,19 @@ export class ActivityStreamService {
    */
   async stream(scope: StreamScope, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<DiscussionTopic>> {
     const w = keyWindow(args, STREAM_ORDER.length, STREAM_PAGE_SIZE);
-    // Every published topic has an activity time (set when it is posted), so the order's first column
-    // holds no NULL and a cursor can seek on it.
-    const base = this.topics(scope).andWhere('t.activity_at IS NOT NULL');
-    const qb = base.clone();
+    const rows = w.limit <= 0 ? [] : scope.kind === 'User' ? await this.viewerPage(scope.userId, w) : await this.page(this.topics(scope), w).getMany();
+    for (const r of rows) this.ctx.loaders.byId(DiscussionTopic).prime(r.id, r);
+    return keysetConnection(rows, w, streamKey, () => this.listed(this.topics(scope)).getCount());
+  }
+
+  /** Every published topic has an activity time (set when it is posted), so the order's first column holds no NULL and a cursor can seek on it. */
+  private listed(qb: SelectQueryBuilder<DiscussionTopic>): SelectQueryBuilder<DiscussionTopic> {
+    return qb.andWhere('t.activity_at IS NOT NULL');
+  }
+
+  /** The window's rows of `qb` in the stream's order: after the cursor's key, first + 1 of them (after an old cursor's offset). */
+  private page(qb: SelectQueryBuilder<DiscussionTopic>, w: KeyWindow, read = w.limit + 1, offset = w.offset): SelectQueryBuilder<DiscussionTopic> {
+    this.listed(qb);
     if (w.after) {
       const after = afterKey(STREAM_ORDER, w.after);
       let n = 0;
@@ -107,10 +118,47 @@ export class ActivityStreamService {
         named,
       );
     }
-    const rows = w.limit > 0 ? await STREAM_ORDER.reduce((q, k, i) => (i ? q.addOrderBy(k.expr, k.dir) : q.orderBy(k.expr, k.dir)), qb)
-            .limit(w.limit + 1).offset(w.offset || undefined).getMany() : [];
-    for (const r of rows) this.ctx.loaders.byId(DiscussionTopic).prime(r.id, r);
-    return keysetConnection(rows, w, streamKey, () => base.getCount());
+    STREAM_ORDER.forEach((k, i) => (i ? qb.addOrderBy(k.expr, k.dir) : qb.orderBy(k.expr, k.dir)));
+    return qb.limit(read).offset(offset || undefined);
+  }
+
+  /**
+   * A page of the viewer's own stream: each of their courses and groups is read from its (context,
+   * activity) index after the cursor, first + 1 rows each, in one UNION ALL, and the newest of those
+   * rows make the page (merged here: no temporary sort in the engines); the page's topics are then read
+   * by id. Where the viewer has very many contexts, one statement over all of them instead.
+   */
+  private async viewerPage(userId: number, w: KeyWindow): Promise<DiscussionTopic[]> {
+    const ds = this.ctx.ds;
+    const staff = [...STAFF_TYPES];
+    const contexts: { ct: string; id: unknown }[] = await ds.query(
+      `SELECT 'Course' AS ct, e.course_id AS id FROM enrollments e INNER JOIN courses c ON c.id = e.course_id
+        WHERE e.user_id = ? AND e.workflow_state = 'active' AND c.workflow_state <> 'deleted' AND (c.workflow_state IN ('available', 'completed') OR e.type IN (${staff.map(() => '?').join(', ')}))
+       UNION SELECT 'Group' AS ct, m.group_id AS id FROM group_memberships m INNER JOIN ${ds.driver.escape('groups')} g ON g.id = m.group_id
+        WHERE m.user_id = ? AND m.workflow_state = 'accepted' AND g.workflow_state = 'available' AND g.non_collaborative = 0`,
+      [userId, ...staff, userId],
+    );
+    if (!contexts.length) return [];
+    if (contexts.length > MAX_STREAM_ARMS) return this.page(this.topics({ kind: 'User', userId }), w).getMany();
+    // Each arm reads the page's rows and those an old offset cursor skips; the offset applies to the merge.
+    const read = w.offset + w.limit + 1;
+    const sqls: string[] = [];
+    const params: unknown[] = [];
+    contexts.forEach((c, i) => {
+      const qb = this.topics({ kind: c.ct === 'Group' ? 'Group' : 'Course', id: Number(c.id) })
+        .select('t.id', 'id')
+        .addSelect('t.activity_at', 'at')
+        .addSelect('t.activity_seq', 'seq');
+      const [sql, ps] = this.page(qb, w, read, 0).getQueryAndParameters();
+      sqls.push(`SELECT s${i}.* FROM (${sql}) s${i}`);
+      params.push(...ps);
+    });
+    const rows: { id: unknown; at: unknown; seq: unknown }[] = await ds.query(sqls.join(' UNION ALL '), params);
+    const keyed = rows.map((r) => ({ id: Number(r.id), at: readDate(r.at).getTime(), seq: Number(r.seq) }));
+    keyed.sort((a, b) => b.at - a.at || b.seq - a.seq || b.id - a.id);
+    const ids = keyed.slice(w.offset, read).map((r) => r.id);
+    const topics = await this.ctx.loaders.byId(DiscussionTopic).loadMany(ids);
+    return topics.filter((t): t is DiscussionTopic => t != null && !(t instanceof Error));
   }
 
   /** Counts per item type (Announcement, DiscussionTopic), sorted by type, as Canvas's summary. */
