@@ -132,7 +132,7 @@ export async function seedScaleWorld(server: BenchServer): Promise<ScaleWorld> {
         const ids = range(firstId, names.length);
         await insertCopies(q, 'pseudonyms', tpl.pseudonym, names.length, (k) => {
           const login = `scale.${tag}.${counts.students + k + 1}@example.com`;
-          return { user_id: ids[k], unique_id: login, unique_id_normalized: login };
+          return { user_id: ids[k], unique_id: login, unique_id_normalized: login, sortable_name: names[k] };
         });
         await insertCopies(q, 'enrollments', tpl.enrollment, names.length, (k) => ({ user_id: ids[k], sortable_name: names[k] }));
         // The first group's members come from these students, in order.

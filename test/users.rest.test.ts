@@ -162,9 +162,9 @@ describe('GET /api/v1/accounts/:account_id/users', () => {
     expect(first.status).toBe(200);
     expect(first.body.map((u: { name: string }) => u.name)).toEqual([`${tag} A`, `${tag} B`]);
     const links = parseLinks(first.headers.get('link'));
-    expect(Object.keys(links)).toEqual(['current', 'next', 'first', 'last']);
+    // Canvas numbers these pages and counts no total (no rel="last").
+    expect(Object.keys(links)).toEqual(['current', 'next', 'first']);
     expect(links.next).toBe(`${server.url}/api/v1/accounts/self/users?search_term=${tag}&page=2&per_page=2`);
-    expect(links.last).toBe(`${server.url}/api/v1/accounts/self/users?search_term=${tag}&page=3&per_page=2`);
 
     const second = await server.admin.get(links.next.replace(server.url, ''));
     expect(second.body.map((u: { name: string }) => u.name)).toEqual([`${tag} C`, `${tag} D`]);

@@ -16,8 +16,9 @@ export type CourseState = 'unpublished' | 'available' | 'completed' | 'deleted';
 
 @Entity('courses')
 @Index(['rootAccountId', 'sisCourseId'])
+@Index(['rootAccountId', 'id'])
+@Index(['accountId', 'id'])
 export class Course extends Timestamped {
-  @Index()
   @IntColumn()
   accountId: number;
 

@@ -1,10 +1,11 @@
-import { Brackets, Not } from 'typeorm';
-import { STAFF_TYPES } from '../auth/permissions';
+import { Not } from 'typeorm';
 import { ForbiddenError, NotFoundError, Validator } from '../common/errors';
 import { parseIdParam } from '../common/ids';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import { keysetConnection, keyWindow } from '../common/keyset';
+import { ConnectionResult } from '../common/relay';
+import { accountCoursePage, viewerCoursePage } from './course-pages';
 import { Course, CourseState } from './course.entity';
 import { Enrollment } from './enrollment.entity';
 import { CourseSection } from './section.entity';
@@ -198,7 +199,9 @@ export class CourseService {
 
   /**
    * The viewer's courses: those with an enrollment in the given states (default active and invited),
-   * ordered by id, as GET /api/v1/courses lists them.
+   * ordered by id, as GET /api/v1/courses lists them. Key set pages (GraphQL cursors); Canvas's
+   * numbered REST pages come as old offset cursors and read only their page, and the total (REST's
+   * Link rel="last", totalCount) is counted only when asked.
    */
   async listForViewer(args: {
     first?: number | null;
@@ -207,7 +210,7 @@ export class CourseService {
     enrollmentType?: string | null;
   }): Promise<ConnectionResult<Course>> {
     const viewer = this.ctx.authz.requireViewer();
-    const w = pageWindow(args);
+    const w = keyWindow(args, 1);
     const states =
       args.enrollmentState === 'active'
         ? ['active']
@@ -216,47 +219,22 @@ export class CourseService {
           : args.enrollmentState === 'completed'
             ? ['completed']
             : ['active', 'invited', 'creation_pending'];
-    const etype = args.enrollmentType ? `${args.enrollmentType.charAt(0).toUpperCase()}${args.enrollmentType.slice(1)}Enrollment` : null;
-    const qb = this.ctx.ds
-      .getRepository(Course)
-      .createQueryBuilder('c')
-      .where(
-        `c.id IN (SELECT e.course_id FROM enrollments e WHERE e.user_id = :uid AND e.workflow_state IN (:...states)${etype ? ' AND e.type = :etype' : ''})`,
-      )
-      // Deleted courses are gone for everyone, their teachers included.
-      .andWhere('c.workflow_state != :deleted', { deleted: 'deleted' })
-      // Students and observers do not see unpublished courses; staff do.
-      .andWhere(
-        new Brackets((b) =>
-          b
-            .where('c.workflow_state IN (:...open)')
-            .orWhere("c.id IN (SELECT s.course_id FROM enrollments s WHERE s.user_id = :uid AND s.workflow_state = 'active' AND s.type IN (:...staff))"),
-        ),
-      )
-      .setParameters({ uid: viewer.id, states, etype, open: ['available', 'completed'], staff: [...STAFF_TYPES] })
-      .orderBy('c.id', 'ASC');
-    const [rows, total] = await qb.skip(w.offset).take(w.limit).getManyAndCount();
-    return toConnection(rows, total, w);
+    const type = args.enrollmentType ? `${args.enrollmentType.charAt(0).toUpperCase()}${args.enrollmentType.slice(1)}Enrollment` : null;
+    const { ids, total } = await viewerCoursePage(this.ctx.ds, { userId: viewer.id, states, type }, w);
+    const rows = (await this.loadMany(ids)).filter((c): c is Course => c != null);
+    return keysetConnection(rows, w, (c) => [c.id], total);
   }
 
   /**
    * Account.coursesConnection: live courses whose account is this one (for a root account, every
-   * course under it), by id. Account admins only, as account(id:) itself.
+   * course under it), by id, in key set pages. Account admins only, as account(id:) itself.
    */
   async listForAccount(accountRaw: string, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<Course>> {
     const account = await this.ctx.use(AccountService).find(accountRaw);
-    const w = pageWindow(args);
-    const [rows, total] = await this.ctx.ds
-      .getRepository(Course)
-      .createQueryBuilder('c')
-      .where(new Brackets((b) => b.where('c.account_id = :id').orWhere('c.root_account_id = :id')))
-      .andWhere('c.workflow_state != :deleted', { deleted: 'deleted' })
-      .setParameters({ id: account.id })
-      .orderBy('c.id', 'ASC')
-      .skip(w.offset)
-      .take(w.limit)
-      .getManyAndCount();
-    return toConnection(rows, total, w);
+    const w = keyWindow(args, 1);
+    const { rows, total } = await accountCoursePage(this.ctx.ds, account, w);
+    for (const c of rows) this.ctx.loaders.byId(Course).prime(c.id, c);
+    return keysetConnection(rows, w, (c) => [c.id], total);
   }
 
   /** The viewer's own enrollments in a course, for the `enrollments` key of course JSON. */

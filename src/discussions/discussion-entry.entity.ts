@@ -3,8 +3,8 @@ import { IntColumn, NullableInt, StringColumn, TextColumn, Timestamped } from '.
 
 /** A post in a topic: top-level (no parent) or a reply, whose root_entry_id is its top-level ancestor. */
 @Entity('discussion_entries')
-@Index(['discussionTopicId', 'parentId'])
-@Index(['rootEntryId'])
+@Index(['discussionTopicId', 'parentId', 'workflowState', 'id'])
+@Index(['rootEntryId', 'workflowState', 'id'])
 @Index(['userId', 'discussionTopicId'])
 export class DiscussionEntry extends Timestamped {
   @IntColumn()

@@ -4,7 +4,8 @@ import { nowToSecond } from '../db/columns';
 import { transaction } from '../db/transaction';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import { keysetConnection, KeyWindow, keyWindow } from '../common/keyset';
+import { ConnectionResult } from '../common/relay';
 import { User } from '../users/user.entity';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionParticipant } from './discussion-participant.entity';
@@ -24,6 +25,15 @@ export interface EntryInput {
 
 /** Canvas answers 403 with this bare JSON string while a require_initial_post topic awaits the caller's post. */
 export const REQUIRE_INITIAL_POST = 'require_initial_post';
+
+/**
+ * The id a key set cursor of an entry list carries (entries list newest first, the id the whole key):
+ * null on a first page, and for a key that is no id (a forged cursor reads as the first page, never a 500).
+ */
+function entryKey(w: KeyWindow): number | null {
+  const id = w.after?.[0];
+  return typeof id === 'number' && Number.isSafeInteger(id) ? id : null;
+}
 
 export class DiscussionEntryService {
   constructor(private readonly ctx: RequestContext) {}
@@ -95,16 +105,20 @@ export class DiscussionEntryService {
     });
   }
 
-  /** GET …/entries: top-level entries, newest first (batched, so a list of topics may ask each for its entries). */
+  /**
+   * GET …/entries: top-level entries, newest first (batched, so a list of topics may ask each for its
+   * entries). Key set pages by id (GraphQL cursors); Canvas's numbered REST pages come as old offset
+   * cursors and read only their page; the total (Link rel="last", totalCount) is counted when asked.
+   */
   async list(topic: DiscussionTopic, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<DiscussionEntry>> {
-    const w = pageWindow(args);
-    // Loaded alongside the check, so every topic of a list joins the same batches.
-    const [, rows, total] = await Promise.all([
+    const w = keyWindow(args, 1);
+    const before = entryKey(w);
+    // Loaded alongside the check, so every topic of a list joins the same batch.
+    const [, rows] = await Promise.all([
       this.requireSeesPosts(topic),
-      w.limit > 0 ? this.topics.loaders.rootEntriesPage(topic.id, w.offset, w.limit) : Promise.resolve([]),
-      this.topics.loaders.entryCount(true).load(topic.id),
+      w.limit > 0 ? this.topics.loaders.rootEntriesPage(topic.id, w.offset, w.limit + 1, before) : Promise.resolve([]),
     ]);
-    return toConnection(rows, total, w);
+    return keysetConnection(rows, w, (e) => [e.id], () => this.topics.loaders.entryCount(true).load(topic.id));
   }
 
   /** One entry of a topic the caller sees. */
@@ -113,18 +127,13 @@ export class DiscussionEntryService {
     return this.entryIn(topic, raw);
   }
 
-  /** GET …/entries/:id/replies: every reply under a top-level entry, newest first. */
+  /** GET …/entries/:id/replies: every reply under a top-level entry, newest first, in pages as the entries list's. */
   async replies(entry: DiscussionEntry, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<DiscussionEntry>> {
-    const w = pageWindow(args);
-    const [rows, total] = await this.ctx.ds
-      .getRepository(DiscussionEntry)
-      .createQueryBuilder('e')
-      .where('e.root_entry_id = :rid AND e.workflow_state = :active', { rid: entry.rootEntryId ?? entry.id, active: 'active' })
-      .orderBy('e.id', 'DESC')
-      .skip(w.offset)
-      .take(w.limit)
-      .getManyAndCount();
-    return toConnection(rows, total, w);
+    const w = keyWindow(args, 1);
+    const before = entryKey(w);
+    const root = entry.rootEntryId ?? entry.id;
+    const rows = w.limit > 0 ? await this.topics.loaders.repliesPage(root, w.offset, w.limit + 1, before) : [];
+    return keysetConnection(rows, w, (e) => [e.id], () => this.topics.loaders.replyCount().load(root));
   }
 
   /** The ten newest replies under a top-level entry (empty for replies), and whether there are more. */

@@ -15,7 +15,7 @@ export type TopicState = 'active' | 'unpublished' | 'deleted';
  * graded topics point at the assignment that scores them (created by the content area).
  */
 @Entity('discussion_topics')
-@Index(['contextType', 'contextId', 'activityAt', 'activitySeq'])
+@Index(['contextType', 'contextId', 'activityAt', 'activitySeq', 'id'])
 @Index(['activitySeq'])
 @Index(['assignmentId'])
 @Index(['userId'])

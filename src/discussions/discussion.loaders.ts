@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { In } from 'typeorm';
+import { leanRows, selectColumns } from '../db/lean-read';
 import type { RequestContext } from '../request/context';
 import { DiscussionEntry } from './discussion-entry.entity';
 import { DiscussionParticipant } from './discussion-participant.entity';
@@ -17,6 +18,24 @@ export class DiscussionLoaders {
 
   private get viewerId(): number {
     return this.ctx.viewer?.id ?? -1;
+  }
+
+  /** Counts of active replies per top-level entry (a repliesConnection's totalCount). */
+  replyCount(): DataLoader<number, number> {
+    return this.ctx.loaders.get('discussions:replyCount', () =>
+      new DataLoader<number, number>(async (ids) => {
+        const rows: { rid: number; n: number | string }[] = await this.ctx.ds
+          .getRepository(DiscussionEntry)
+          .createQueryBuilder('e')
+          .select('e.root_entry_id', 'rid')
+          .addSelect('COUNT(*)', 'n')
+          .where('e.root_entry_id IN (:...ids) AND e.workflow_state = :active', { ids: [...ids], active: 'active' })
+          .groupBy('e.root_entry_id')
+          .getRawMany();
+        const map = new Map(rows.map((r) => [Number(r.rid), Number(r.n)]));
+        return ids.map((id) => map.get(id) ?? 0);
+      }),
+    );
   }
 
   /** Counts of active entries per topic: all of them, or top-level ones only. */
@@ -39,23 +58,32 @@ export class DiscussionLoaders {
 
   /**
    * The newest active entries per key (a topic's top-level entries, or the replies under a top-level
-   * entry), `offset` and `limit` applied per key, in one statement: the ids come from a UNION ALL of
-   * small per-key index range scans (each reads only the rows it returns), the rows with them.
+   * entry), older than the entry `before` (a key set cursor: newest first, the id is the whole key) with
+   * `offset` and `limit` applied per key, in one statement: the ids come from a UNION ALL of small
+   * per-key range scans of the (key, …, state, id) indexes, each seeking to the cursor and reading only
+   * the rows it returns; the rows with them.
    */
-  private newest(key: string, column: 'discussion_topic_id' | 'root_entry_id', offset: number, limit: number): DataLoader<number, DiscussionEntry[]> {
-    return this.ctx.loaders.get(`discussions:${key}:${offset}:${limit}`, () =>
+  private newest(key: string, column: 'discussion_topic_id' | 'root_entry_id', offset: number, limit: number, before: number | null = null): DataLoader<number, DiscussionEntry[]> {
+    if (before != null && !Number.isSafeInteger(before)) throw new Error(`bad cursor id ${before}`);
+    return this.ctx.loaders.get(`discussions:${key}:${offset}:${limit}:${before ?? ''}`, () =>
       new DataLoader<number, DiscussionEntry[]>(
         async (keys) => {
           const roots = column === 'discussion_topic_id' ? ' AND x.parent_id IS NULL' : '';
+          const older = before == null ? '' : ` AND x.id < ${before}`;
           // Keys are integers (ids), so they are written into the statement; the derived tables let MySQL take LIMIT inside IN.
           const ids = keys
             .map((k, i) => {
               if (!Number.isSafeInteger(k)) throw new Error(`bad key ${k}`);
-              return `SELECT b${i}.id FROM (SELECT x.id FROM discussion_entries x WHERE x.${column} = ${k} AND x.workflow_state = 'active'${roots}
+              return `SELECT b${i}.id FROM (SELECT x.id FROM discussion_entries x WHERE x.${column} = ${k} AND x.workflow_state = 'active'${roots}${older}
                 ORDER BY x.id DESC LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}) b${i}`;
             })
             .join(' UNION ALL ');
-          const rows = await this.ctx.ds.getRepository(DiscussionEntry).createQueryBuilder('e').where(`e.id IN (${ids})`).orderBy('e.id', 'DESC').getMany();
+          // The rows by a join to the ids' derived table: with `id IN (… UNION ALL …)` MariaDB ran the
+          // union per row of the whole table. No ORDER BY on the outer read (a sort of the union's rows
+          // in a temporary table): the few rows read are put in order here, newest first.
+          const sql = `SELECT ${selectColumns(this.ctx.ds, DiscussionEntry, 'e')} FROM (${ids}) p INNER JOIN discussion_entries e ON e.id = p.id`;
+          // DiscussionEntry is a plain entity (no relations or embedded columns): leanRows always maps it.
+          const rows = (await leanRows(this.ctx.ds, DiscussionEntry, sql, []))!.sort((a, b) => b.id - a.id);
           const by = new Map<number, DiscussionEntry[]>(keys.map((k) => [k, []]));
           for (const r of rows) {
             this.ctx.loaders.byId(DiscussionEntry).prime(r.id, r);
@@ -73,9 +101,14 @@ export class DiscussionLoaders {
     return [...(await this.newest('roots', 'discussion_topic_id', 0, limit).load(topicId))].reverse();
   }
 
-  /** A page of a topic's active top-level entries, newest first. */
-  rootEntriesPage(topicId: number, offset: number, limit: number): Promise<DiscussionEntry[]> {
-    return this.newest('roots', 'discussion_topic_id', offset, limit).load(topicId);
+  /** A page of a topic's active top-level entries, newest first, older than the entry `before` when given. */
+  rootEntriesPage(topicId: number, offset: number, limit: number, before: number | null = null): Promise<DiscussionEntry[]> {
+    return this.newest('roots', 'discussion_topic_id', offset, limit, before).load(topicId);
+  }
+
+  /** A page of the active replies under a top-level entry, newest first, older than the entry `before` when given. */
+  repliesPage(rootEntryId: number, offset: number, limit: number, before: number | null = null): Promise<DiscussionEntry[]> {
+    return this.newest('replies', 'root_entry_id', offset, limit, before).load(rootEntryId);
   }
 
   /** The latest replies under each top-level entry, newest first; one more than shown, to tell if there are more. */

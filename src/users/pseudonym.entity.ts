@@ -5,6 +5,7 @@ import { IntColumn, NullableString, StringColumn, Timestamped } from '../db/colu
 @Entity('pseudonyms')
 @Index(['accountId', 'uniqueIdNormalized'], { unique: true })
 @Index(['accountId', 'sisUserId'])
+@Index(['accountId', 'sortableName', 'userId'])
 export class Pseudonym extends Timestamped {
   @Index()
   @IntColumn()
@@ -28,4 +29,8 @@ export class Pseudonym extends Timestamped {
 
   @StringColumn(32, { default: 'active' })
   workflowState: string;
+
+  /** The user's sortable name, copied when the login is created: an account's users page by it from an index. */
+  @StringColumn(255, { default: '' })
+  sortableName: string;
 }

@@ -64,9 +64,11 @@ export const userRoutes: RestRoute[] = [
     accepts: P.list,
     operation: `query($id: ID!, $first: Int, $after: String, $searchTerm: String) {
       account(id: $id) { usersConnection(first: $first, after: $after, searchTerm: $searchTerm) {
-        nodes { ...UserJson } totalCount pageInfo { hasNextPage endCursor } } } }`,
+        nodes { ...UserJson } pageInfo { hasNextPage endCursor } } } }`,
     variables: ({ values }) => ({ id: values.account_id, searchTerm: values.search_term }),
     root: 'account.usersConnection',
+    // Canvas numbers these pages without a last link (it pages them with total_entries: nil): no
+    // count of the account's users runs, and next follows the page's extra row.
     list: true,
     present: presentUser,
     response: UserSchema,

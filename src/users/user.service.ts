@@ -11,7 +11,8 @@ import type { Course } from '../courses/course.entity';
 import { Enrollment } from '../courses/enrollment.entity';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import { ConnectionResult } from '../common/relay';
+import { OrderColumn, pagePerParent } from '../db/page-per-parent';
 import { Pseudonym } from './pseudonym.entity';
 import { User } from './user.entity';
 import { CourseService } from '../courses/course.service';
@@ -205,6 +206,7 @@ export class UserService {
         accountId: a.accountId,
         uniqueId: a.uniqueId,
         uniqueIdNormalized: a.uniqueId.toLowerCase(),
+        sortableName: user.sortableName,
         sisUserId: a.sisUserId ?? null,
         integrationId: a.integrationId ?? null,
         workflowState: 'active',
@@ -213,7 +215,13 @@ export class UserService {
     return { user, login };
   }
 
-  /** Users with a login in the account's root account, by sortable name (Canvas's order). */
+  /**
+   * Users with a login in the account's root account, by sortable name then id (Canvas's order), in
+   * key set pages read from the logins' (account, sortable name, user) index: each login carries its
+   * user's sortable name, and a user's several logins are one row (GROUP BY the key, which walks the
+   * index; DISTINCT made the engines collect every user of the account in a temporary table first).
+   * The total is counted only when asked.
+   */
   async listInAccount(accountRaw: string, args: { first?: number | null; after?: string | null; searchTerm?: string | null }): Promise<ConnectionResult<User>> {
     const account = await this.ctx.use(AccountService).lookup(accountRaw);
     await this.ctx.authz.assertAccountAdmin(account.id);
@@ -223,14 +231,10 @@ export class UserService {
         errors: [{ field: 'search_term', code: 'invalid', message: '2 or more characters is required' }],
       });
     }
-    const w = pageWindow(args);
     const qb = this.ctx.ds
       .getRepository(User)
       .createQueryBuilder('u')
-      .innerJoin(Pseudonym, 'p', 'p.user_id = u.id AND p.account_id = :root AND p.workflow_state = :active', {
-        root: account.resolvedRootId,
-        active: 'active',
-      })
+      .innerJoin(Pseudonym, 'p', 'p.user_id = u.id AND p.workflow_state = :active', { active: 'active' })
       .where('u.workflow_state != :deleted', { deleted: 'deleted' });
     if (term) {
       const like = containsPattern(term);
@@ -243,8 +247,11 @@ export class UserService {
         ),
       );
     }
-    const [rows, total] = await qb.distinct(true).orderBy('u.sortable_name', 'ASC').addOrderBy('u.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
-    return toConnection(rows, total, w);
+    const p = (c: string) => ({ expression: `${qb.escape('p')}.${qb.escape(c)}` });
+    const order: OrderColumn[] = [[p('sortable_name'), 'ASC'], [p('user_id'), 'ASC']];
+    const root = account.resolvedRootId;
+    const pages = await pagePerParent(qb, p('account_id'), order, [root], args, { id: p('user_id'), distinct: true });
+    return pages.get(root)!;
   }
 
   /** Whether the viewer may see SIS and login details of this user (admins of their account). */
