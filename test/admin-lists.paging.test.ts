@@ -60,8 +60,8 @@ describe('error reports (GraphQL, newest first)', () => {
     const seen = num(
       await walkGraphql(server.admin, Q, {}, 'errorReportsConnection', async (page) => {
         if (page !== 2) return;
-        await add(1);
-        // One removed ahead of the cursor, one already shown: an offset would then skip a row.
+        await add(2);
+        // One removed ahead of the cursor, one already shown: with the two new ones, an offset would repeat a row.
         await ds().getRepository(ErrorReport).delete([gone, before[0]]);
       }),
     );
