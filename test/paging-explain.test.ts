@@ -156,7 +156,8 @@ describe('admin and per-user lists', () => {
       ({ messageId: randomUUID(), subscriptionId, toolProxyId: 1, eventName: 'grade_change', format: 'live-event', payload: '{}', status: i % 3 ? 'delivered' : 'dead', attempts: 1, nextAttemptAt: now, retryUntil: now, createdAt: now, updatedAt: now }) as never;
     for (let k = 0; k <= 40; k++) {
       const sub = await ds.getRepository(WebhookSubscription).save(draft());
-      if (k === 0) subId = sub.id;
+      // The listed subscription's messages come last: the newest ids, with every other's below its cursor.
+      if (k === 40) subId = sub.id;
       await save(OutboxMessage, 60, message(sub.id));
     }
     // Error reports: the list is the whole table (or one severity of it).
