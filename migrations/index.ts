@@ -18,7 +18,8 @@ import { ListOrderIndexes1732000013500 } from './1732000013500-ListOrderIndexes'
 import { CourseUsersOrder1732000014500 } from './1732000014500-CourseUsersOrder';
 import { ModuleListIndexes1732000015000 } from './1732000015000-ModuleListIndexes';
 import { CalendarListIndexes1732000016000 } from './1732000016000-CalendarListIndexes';
+import { AdminListIndexes1732000016100 } from './1732000016100-AdminListIndexes';
 import { CourseDiscussionListIndexes1732000016200 } from './1732000016200-CourseDiscussionListIndexes';
 
 /** The migration set, in order. Listed explicitly so compiled and ts-jest runs load the same classes. */
-export const migrations = [Foundation1732000000000, Groups1732000001000, Files1732000002000, Discussions1732000003000, BlackoutDatesAndErrorReports1732000004000, Content1732000005000, Modules1732000006000, LtiSubscriptions1732000007000, LtiNonces1732000007500, Outbox1732000008000, SubscriptionMatchIndex1732000008500, Planner1732000009000, WebhookAttemptsAndSecrets1732000010000, PendingUploadIndex1732000011400, CalendarEvents1732000012000, OutboxTraceparent1732000013000, ListOrderIndexes1732000013500, CourseUsersOrder1732000014500, ModuleListIndexes1732000015000, CalendarListIndexes1732000016000, CourseDiscussionListIndexes1732000016200];
+export const migrations = [Foundation1732000000000, Groups1732000001000, Files1732000002000, Discussions1732000003000, BlackoutDatesAndErrorReports1732000004000, Content1732000005000, Modules1732000006000, LtiSubscriptions1732000007000, LtiNonces1732000007500, Outbox1732000008000, SubscriptionMatchIndex1732000008500, Planner1732000009000, WebhookAttemptsAndSecrets1732000010000, PendingUploadIndex1732000011400, CalendarEvents1732000012000, OutboxTraceparent1732000013000, ListOrderIndexes1732000013500, CourseUsersOrder1732000014500, ModuleListIndexes1732000015000, CalendarListIndexes1732000016000, AdminListIndexes1732000016100, CourseDiscussionListIndexes1732000016200];

@@ -2,7 +2,9 @@ import { ForbiddenError, NotFoundError, ValidationError, Validator } from '../co
 import { Enrollment } from '../courses/enrollment.entity';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, parseAnyId, toConnection } from '../common/relay';
+import { ConnectionResult, parseAnyId } from '../common/relay';
+import { keyWindow, SortKey } from '../common/keyset';
+import { keysetPage } from '../db/keyset-page';
 import { filterUrl } from '../api/rest/request-meta';
 import { ErrorReport, SEVERITIES, Severity } from './error-report.entity';
 import { collectHttpEnv, scrubHttpEnv } from './http-env';
@@ -32,6 +34,9 @@ export const ERROR_REPORT_LIMITS = {
 
 /** Canvas's asset strings: `course_1`, `user_5`, `wiki_page_3`. */
 const ASSET_STRING = /^[a-z]+(?:_[a-z]+)*_\d+$/;
+
+/** Newest first: the order of the reports list and its cursors' keys. */
+const REPORT_ORDER: SortKey[] = [{ expr: 'r.id', dir: 'DESC' }];
 
 const blank = (s: string | null | undefined) => s == null || s.trim() === '';
 const orNull = (s: string | null | undefined) => (blank(s) ? null : s!);
@@ -155,12 +160,22 @@ export class ErrorReportService {
     if (args.severity != null && !(SEVERITIES as readonly string[]).includes(args.severity)) {
       throw ValidationError.of('severity', 'inclusion', `severity must be one of ${SEVERITIES.join(', ')}`);
     }
-    const w = pageWindow(args);
-    const qb = this.ctx.ds.getRepository(ErrorReport).createQueryBuilder('r');
-    if (args.severity != null) qb.where('r.user_perceived_severity = :severity', { severity: args.severity });
     // Ids grow with time: id order is newest first without the ties of second-precision timestamps.
-    const [rows, total] = await qb.orderBy('r.id', 'DESC').skip(w.offset).take(w.limit).getManyAndCount();
-    return toConnection(rows, total, w);
+    // A key set page from the primary key (or the (severity, id) index): the newest first + 1 after the
+    // cursor, never an OFFSET over every newer report; the total is counted only when asked.
+    const severity = args.severity ?? null;
+    return keysetPage(
+      this.ctx.ds,
+      {
+        entity: ErrorReport,
+        alias: 'r',
+        where: severity == null ? '1 = 1' : 'r.user_perceived_severity = ?',
+        params: severity == null ? [] : [severity],
+        order: REPORT_ORDER,
+        keyOf: (r) => [r.id],
+      },
+      keyWindow(args, REPORT_ORDER.length),
+    );
   }
 
   /** One report by numeric or global id; site admins only. */

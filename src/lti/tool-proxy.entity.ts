@@ -7,6 +7,8 @@ import { IntColumn, NullableInt, StringColumn, TextColumn, Timestamped } from '.
  */
 @Entity('lti_tool_proxies')
 @Index(['contextType', 'contextId'])
+@Index(['accountId', 'workflowState', 'id'])
+@Index(['rootAccountId', 'workflowState', 'id'])
 export class ToolProxy extends Timestamped {
   @Index({ unique: true })
   @StringColumn(64)

@@ -60,10 +60,12 @@ export const ltiRoutes: RestRoute[] = [
     path: '/api/v1/accounts/:account_id/tool_proxies',
     accepts: params({ account_id: accountId }),
     operation: `query($account: ID!, $first: Int, $after: String) { toolProxiesConnection(accountId: $account, first: $first, after: $after) {
-      nodes { ...ToolProxyJson } totalCount pageInfo { hasNextPage endCursor } } }`,
+      nodes { ...ToolProxyJson } pageInfo { hasNextPage endCursor } } }`,
     variables: ({ values }) => ({ account: values.account_id }),
     root: 'toolProxiesConnection',
-    list: true,
+    // Not a Canvas endpoint (our LTI 2 registration) and no last link promised: Link next is a bookmark
+    // (the page's last key) and nothing is counted; page=N still reads that page.
+    list: { bookmark: true, numbered: true },
     present: presentToolProxy,
     response: ToolProxySchema,
   },

@@ -6,7 +6,9 @@ import { Course } from '../courses/course.entity';
 import { transaction } from '../db/transaction';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import { ConnectionResult } from '../common/relay';
+import { keyWindow, SortKey } from '../common/keyset';
+import { keysetPage } from '../db/keyset-page';
 import { KNOWN_CAPABILITIES } from './capabilities';
 import { encryptSecret, generateSharedSecret } from './lti-keys';
 import { ToolProxy } from './tool-proxy.entity';
@@ -20,6 +22,9 @@ export interface ToolProxyInput {
 }
 
 const NUMERIC = /^\d{1,15}$/;
+
+/** Oldest first: the order of the proxies list and its cursors' keys. */
+const PROXY_ORDER: SortKey[] = [{ expr: 'tp.id', dir: 'ASC' }];
 
 /**
  * Tool proxies: registered, listed, changed and removed by account admins. This is our documented
@@ -121,14 +126,16 @@ export class ToolProxyService {
   /** Active tool proxies installed in the account or beneath it, oldest first. */
   async list(accountRaw: string, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<ToolProxy>> {
     const account = await this.adminAccount(accountRaw);
-    const w = pageWindow(args);
-    const [rows, total] = await this.ctx.ds.getRepository(ToolProxy).findAndCount({
-      where: { accountId: In(await this.descendantIds(account.id)), workflowState: 'active' },
-      order: { id: 'ASC' },
-      skip: w.offset,
-      take: w.limit,
-    });
-    return toConnection(rows, total, w);
+    const w = keyWindow(args, PROXY_ORDER.length);
+    const src = { entity: ToolProxy, alias: 'tp', order: PROXY_ORDER, keyOf: (p: ToolProxy) => [p.id] };
+    // A root account's tree is every proxy of that root: one read of the (root, state, id) index. A
+    // sub-account's tree is read account by account from the (account, state, id) index and merged,
+    // so a page costs the same however many proxies the tree holds.
+    if (account.isRoot) {
+      return keysetPage(this.ctx.ds, { ...src, where: "tp.root_account_id = ? AND tp.workflow_state = 'active'", params: [account.id] }, w);
+    }
+    const accounts = await this.descendantIds(account.id);
+    return keysetPage(this.ctx.ds, { ...src, where: "tp.workflow_state = 'active'", params: [], parents: { expr: 'tp.account_id', ids: accounts } }, w);
   }
 
   /**

@@ -11,6 +11,7 @@ export type PlannerOverrideState = 'active' | 'unpublished' | 'deleted';
 @Entity('planner_overrides')
 @Index(['userId', 'plannableType', 'plannableId'], { unique: true })
 @Index(['plannableType', 'plannableId'])
+@Index(['userId', 'workflowState', 'id'])
 export class PlannerOverride extends Timestamped {
   @IntColumn()
   userId: number;

@@ -9,7 +9,9 @@ import { nowToSecond } from '../db/columns';
 import { transaction } from '../db/transaction';
 import { DiscussionTopic } from '../discussions/discussion-topic.entity';
 import type { RequestContext } from '../request/context';
-import { idArg, ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import { idArg, ConnectionResult } from '../common/relay';
+import { keyWindow, SortKey } from '../common/keyset';
+import { keysetPage } from '../db/keyset-page';
 import { ModuleItem } from '../modules/module-item.entity';
 import { publishOverrideChange } from './planner-events';
 import { PlannerOverride } from './planner-override.entity';
@@ -30,6 +32,9 @@ export interface UpdateOverrideInput {
   markedComplete?: boolean | null;
   dismissed?: boolean | null;
 }
+
+/** By id: the order of a user's overrides list and its cursors' keys. */
+const OVERRIDE_ORDER: SortKey[] = [{ expr: 'o.id', dir: 'ASC' }];
 
 export const overrideIdArg = (raw: string | number): number => numericId(idArg(raw, 'PlannerOverride'));
 
@@ -75,14 +80,13 @@ export class PlannerOverrideService {
   /** GET /planner/overrides: the caller's active overrides, by id. */
   async list(args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<PlannerOverride>> {
     const viewer = this.ctx.authz.requireViewer();
-    const w = pageWindow(args);
-    const [rows, total] = await this.ctx.ds.getRepository(PlannerOverride).findAndCount({
-      where: { userId: viewer.id, workflowState: 'active' },
-      order: { id: 'ASC' },
-      skip: w.offset,
-      take: w.limit,
-    });
-    return toConnection(rows, total, w);
+    // A key set page of the (user, state, id) index: first + 1 rows after the cursor however many
+    // overrides the user has made, the total counted only when asked.
+    return keysetPage(
+      this.ctx.ds,
+      { entity: PlannerOverride, alias: 'o', where: "o.user_id = ? AND o.workflow_state = 'active'", params: [viewer.id], order: OVERRIDE_ORDER, keyOf: (o) => [o.id] },
+      keyWindow(args, OVERRIDE_ORDER.length),
+    );
   }
 
   /** The caller's override in any state; another user's is 404. */

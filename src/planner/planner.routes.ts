@@ -217,9 +217,12 @@ export const plannerRoutes: RestRoute[] = [
     method: 'GET',
     path: '/api/v1/planner/overrides',
     accepts: P.overrides,
-    operation: 'query($first: Int, $after: String) { plannerOverrides(first: $first, after: $after) { nodes { ...PlannerOverrideJson } totalCount } }',
+    operation: 'query($first: Int, $after: String) { plannerOverrides(first: $first, after: $after) { nodes { ...PlannerOverrideJson } pageInfo { hasNextPage endCursor } } }',
     root: 'plannerOverrides',
-    list: true,
+    // The spec promises no last link: Link next is a bookmark (the page's last key), so walking the list
+    // never skips an override with an offset and nothing is counted; page=N (Canvas's numbered pages,
+    // Api.paginate) still reads that page.
+    list: { bookmark: true, numbered: true },
     present: presentOverride,
     response: PlannerOverrideSchema,
   },

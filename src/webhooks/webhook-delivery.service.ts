@@ -7,12 +7,17 @@ import { transaction } from '../db/transaction';
 import { OutboxMessage, OutboxStatus } from './outbox.entity';
 import { announceOutboxWritten } from './outbox-signal';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import { ConnectionResult } from '../common/relay';
+import { keyWindow, SortKey } from '../common/keyset';
+import { keysetPage } from '../db/keyset-page';
 import { publishedJwks } from './signing-keys';
 import { publishedEd25519Jwks } from './standard-signatures';
 import { replayOutbox, ReplayResult, subscriptionsOfTool } from './outbox-replay';
 import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookSubscription } from './webhook-subscription.entity';
+
+/** Newest first: the order of a subscription's deliveries and its cursors' keys. */
+const DELIVERY_ORDER: SortKey[] = [{ expr: 'm.id', dir: 'DESC' }];
 
 const STATUSES: OutboxStatus[] = ['pending', 'delivering', 'delivered', 'dead', 'cancelled'];
 
@@ -54,10 +59,22 @@ export class WebhookDeliveryService {
     if (statuses?.some((s) => !STATUSES.includes(s as OutboxStatus))) {
       throw ValidationError.of('status', 'inclusion', `status must be one of ${STATUSES.join(', ')}`);
     }
-    const w = pageWindow(args);
-    const where = { subscriptionId: sub.id, ...(statuses ? { status: In(statuses) } : {}) };
-    const [rows, total] = await this.ctx.ds.getRepository(OutboxMessage).findAndCount({ where, order: { id: 'DESC' }, skip: w.offset, take: w.limit });
-    return toConnection(rows.map(view), total, w);
+    // A key set page walked down the (subscription, id) index from the cursor, the status checked on
+    // the entries walked: first + 1 rows however many the subscription has sent, the total counted
+    // only when asked.
+    return keysetPage(
+      this.ctx.ds,
+      {
+        entity: OutboxMessage,
+        alias: 'm',
+        where: statuses ? `m.subscription_id = ? AND m.status IN (${statuses.map(() => '?').join(', ')})` : 'm.subscription_id = ?',
+        params: [sub.id, ...(statuses ?? [])],
+        order: DELIVERY_ORDER,
+        keyOf: (m) => [m.id],
+      },
+      keyWindow(args, DELIVERY_ORDER.length),
+      view,
+    );
   }
 
   /**
