@@ -143,13 +143,11 @@ describe('list, show, update and delete', () => {
     expect(all.body.map((o: { id: number }) => o.id)).toEqual([made[0], made[2]]);
     const page = await u.api.get(`${OVERRIDES}?per_page=1`);
     expect(page.body).toHaveLength(1);
-    // The next link is a bookmark (the page's last key); no total is counted, so no rel="last".
+    // Canvas's numbered pages: next is page 2, last counts the caller's active overrides.
     const links = parseLinks(page.headers.get('link'));
-    expect(links.next).toMatch(/page=bookmark%3A[A-Za-z0-9_-]+&per_page=1/);
-    expect(links.last).toBeUndefined();
+    expect(links.next).toContain('page=2');
+    expect(links.last).toContain('page=2');
     expect((await u.api.get(links.next.replace(server.url, ''))).body.map((o: { id: number }) => o.id)).toEqual([made[2]]);
-    // A page number, as clients of Canvas's numbered pages build it, still reads that page.
-    expect((await u.api.get(`${OVERRIDES}?per_page=1&page=2`)).body.map((o: { id: number }) => o.id)).toEqual([made[2]]);
     const shown = await u.api.get(`${OVERRIDES}/${made[0]}`);
     expect(shown.body).toEqual(all.body[0]);
     // A deleted override is still the caller's to look at.

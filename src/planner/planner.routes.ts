@@ -217,12 +217,11 @@ export const plannerRoutes: RestRoute[] = [
     method: 'GET',
     path: '/api/v1/planner/overrides',
     accepts: P.overrides,
-    operation: 'query($first: Int, $after: String) { plannerOverrides(first: $first, after: $after) { nodes { ...PlannerOverrideJson } pageInfo { hasNextPage endCursor } } }',
+    operation: 'query($first: Int, $after: String) { plannerOverrides(first: $first, after: $after) { nodes { ...PlannerOverrideJson } totalCount } }',
     root: 'plannerOverrides',
-    // The spec promises no last link: Link next is a bookmark (the page's last key), so walking the list
-    // never skips an override with an offset and nothing is counted; page=N (Canvas's numbered pages,
-    // Api.paginate) still reads that page.
-    list: { bookmark: true, numbered: true },
+    // Canvas's numbered pages with rel="last" (Api.paginate over the user's overrides): the count is one
+    // range of the (user, state, id) index, and a page reads only its rows.
+    list: true,
     present: presentOverride,
     response: PlannerOverrideSchema,
   },
