@@ -35,6 +35,7 @@ export const ROLE_OF_TYPE: Record<EnrollmentType, string> = {
 @Index(['userId', 'courseId'])
 @Index(['courseId', 'id'])
 @Index(['courseId', 'sortableName', 'userId'])
+@Index(['courseId', 'type', 'userId', 'workflowState'])
 export class Enrollment extends Timestamped {
   @IntColumn()
   userId: number;
