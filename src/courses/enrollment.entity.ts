@@ -31,11 +31,10 @@ export const ROLE_OF_TYPE: Record<EnrollmentType, string> = {
 };
 
 @Entity('enrollments')
-@Index(['courseId', 'type'])
+@Index(['courseId', 'type', 'userId'])
 @Index(['userId', 'courseId'])
 @Index(['courseId', 'id'])
 @Index(['courseId', 'sortableName', 'userId'])
-@Index(['courseId', 'type', 'userId', 'workflowState'])
 export class Enrollment extends Timestamped {
   @IntColumn()
   userId: number;

@@ -11,7 +11,7 @@ import { ProgressService, ProgressionView } from './progress.service';
 /**
  * Module.progressionsConnection: one progression per student who sees the module, by student id,
  * paged in SQL. The students are read from the course's active student enrollments on the
- * (course, type, user, state) index in student order, and ModuleVisibility.assigned (no overrides,
+ * (course, type, user) index in student order, and ModuleVisibility.assigned (no overrides,
  * or one targets the student through their section, a tag they carry or its student list) is part of
  * the WHERE, so the LIMIT applies after it: the module's few active overrides are read first (the
  * visibility loader, batched) and become literal id lists inside EXISTS conditions. Only the page's

@@ -20,7 +20,7 @@ export type EnsurePlaceholders = (pairs: { assignment: Assignment; userId: numbe
 /**
  * An assignment's submissions, one per current student the viewer may see, by student id, paged in
  * SQL. Every student has a submission (Canvas's placeholders, made on first read), so the page is
- * read from the course's student enrollments, (course, type, user, state) index in student order,
+ * read from the course's student enrollments on the (course, type, user) index in student order,
  * and only the page's missing placeholders are made. The workflow state filter is a condition on
  * the submission (a student without a row yet is unsubmitted), so the LIMIT applies after it.
  * Key set cursors carry the student id; a list of assignments asking for their pages costs one
