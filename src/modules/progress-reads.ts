@@ -16,12 +16,17 @@ interface Ask {
 /**
  * A student's progressions of the modules on one page, without reading the course's other modules.
  *
- * A module's state depends only on itself and on modules before it (prerequisites point to earlier
- * positions; sequential progress stays inside a module), and stored rows are re-evaluated whenever
- * one is missing or stale. So a page reads its own modules' rows, plus one aggregate saying whether
- * any published module up to the page's last one lacks a fresh row; only then does the course get
- * evaluated, exactly as ProgressService.forStudent does (which also stores every module's result).
- * Batched: courses of one request asking in the same tick share two statements.
+ * A module's state depends only on itself and on the modules it names as prerequisites (sequential
+ * progress stays inside a module), and stored rows are re-evaluated whenever one is missing or stale.
+ * Every write that can change a state marks stale at least every row that depends on it: module,
+ * item and override writes mark the whole course, a student's work marks all of that student's rows,
+ * a relock marks the module and every module that builds on it, and an evaluation stores every
+ * published module's row. So a page's states are right when the page's modules and their
+ * prerequisites all have fresh rows: a page reads those rows, plus one aggregate over just those
+ * modules (not every module before the page, which made a deep page of a long course cost the whole
+ * course); only when one lacks a fresh row does the course get evaluated, exactly as
+ * ProgressService.forStudent does. Batched: courses of one request asking in the same tick share two
+ * statements.
  */
 export class ProgressReads {
   constructor(private readonly ctx: RequestContext) {}
@@ -53,12 +58,12 @@ export class ProgressReads {
           const parts: string[] = [];
           const params: unknown[] = [];
           asks.forEach((a, i) => {
-            const last = a.modules.reduce((x, m) => (m.position > x.position || (m.position === x.position && m.id > x.id) ? m : x));
+            const ids = [...new Set(a.modules.flatMap((m) => [m.id, ...m.prerequisiteIds]))];
             parts.push(
-              `SELECT ${i} AS k, COUNT(*) AS n FROM context_modules m WHERE m.course_id = ? AND m.workflow_state = 'active' AND (m.position < ? OR (m.position = ? AND m.id <= ?))` +
+              `SELECT ${i} AS k, COUNT(*) AS n FROM context_modules m WHERE m.course_id = ? AND m.workflow_state = 'active' AND m.id IN (${ids.map(() => '?').join(', ')})` +
                 ' AND NOT EXISTS (SELECT 1 FROM module_progressions p WHERE p.module_id = m.id AND p.user_id = ? AND p.stale = 0)',
             );
-            params.push(a.course.id, last.position, last.position, last.id, a.userId);
+            params.push(a.course.id, ...ids, a.userId);
           });
           const where = { userId: In([...new Set(asks.map((a) => a.userId))]), moduleId: In([...new Set(asks.flatMap((a) => a.modules.map((m) => m.id)))]) };
           const [counts, rows] = await Promise.all([
