@@ -17,7 +17,8 @@ import { OutboxTraceparent1732000013000 } from './1732000013000-OutboxTraceparen
 import { ListOrderIndexes1732000013500 } from './1732000013500-ListOrderIndexes';
 import { CourseUsersOrder1732000014500 } from './1732000014500-CourseUsersOrder';
 import { ModuleListIndexes1732000015000 } from './1732000015000-ModuleListIndexes';
+import { CalendarListIndexes1732000016000 } from './1732000016000-CalendarListIndexes';
 import { StudentListIndexes1732000016300 } from './1732000016300-StudentListIndexes';
 
 /** The migration set, in order. Listed explicitly so compiled and ts-jest runs load the same classes. */
-export const migrations = [Foundation1732000000000, Groups1732000001000, Files1732000002000, Discussions1732000003000, BlackoutDatesAndErrorReports1732000004000, Content1732000005000, Modules1732000006000, LtiSubscriptions1732000007000, LtiNonces1732000007500, Outbox1732000008000, SubscriptionMatchIndex1732000008500, Planner1732000009000, WebhookAttemptsAndSecrets1732000010000, PendingUploadIndex1732000011400, CalendarEvents1732000012000, OutboxTraceparent1732000013000, ListOrderIndexes1732000013500, CourseUsersOrder1732000014500, ModuleListIndexes1732000015000, StudentListIndexes1732000016300];
+export const migrations = [Foundation1732000000000, Groups1732000001000, Files1732000002000, Discussions1732000003000, BlackoutDatesAndErrorReports1732000004000, Content1732000005000, Modules1732000006000, LtiSubscriptions1732000007000, LtiNonces1732000007500, Outbox1732000008000, SubscriptionMatchIndex1732000008500, Planner1732000009000, WebhookAttemptsAndSecrets1732000010000, PendingUploadIndex1732000011400, CalendarEvents1732000012000, OutboxTraceparent1732000013000, ListOrderIndexes1732000013500, CourseUsersOrder1732000014500, ModuleListIndexes1732000015000, CalendarListIndexes1732000016000, StudentListIndexes1732000016300];

@@ -1,15 +1,24 @@
-import { Brackets } from 'typeorm';
 import { Assignment } from '../content/assignments/assignment.entity';
 import { ContentAccess } from '../content/content-access';
 import { Course } from '../courses/course.entity';
 import { NotFoundError } from '../common/errors';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import { dateKey, keysetConnection, keyWindow, SortKey, sqlDate } from '../common/keyset';
+import { ConnectionResult } from '../common/relay';
 import type { RequestContext } from '../request/context';
 import { CalendarAccess, unauthorized } from './calendar-event.access';
 import type { CalendarListArgs } from './calendar-event.service';
+import { byDateThenId, calendarPage, SqlPart } from './calendar-pages';
 import { calendarWindow } from './calendar-window';
 
 const ASSIGNMENT_ID = /^assignment_(\d{1,15})$/;
+
+/** The list's order, as Canvas's (due_at, id): undated assignments (NULL) first; ties by id. */
+const ASSIGNMENT_ORDER: readonly SortKey[] = [
+  { expr: 'a.due_at', dir: 'ASC', nullable: true },
+  { expr: 'a.id', dir: 'ASC' },
+];
+const assignmentKey = (a: Assignment) => [dateKey(a.dueAt), a.id];
+const byDue = byDateThenId<Assignment>((a) => a.dueAt);
 
 /**
  * Assignments on the calendar (Canvas's GET /calendar_events?type=assignment): the assignments of the
@@ -21,27 +30,27 @@ export class AssignmentEventService {
 
   async list(args: CalendarListArgs): Promise<ConnectionResult<Assignment>> {
     this.ctx.authz.requireViewer();
-    const w = pageWindow(args, 10, 100);
+    const w = keyWindow(args, ASSIGNMENT_ORDER.length, 10, 100);
     const window = calendarWindow(args);
-    const published: number[] = [];
-    const everything: number[] = [];
+    // One branch per course and state: each is one range of the (course, state, due_at, id) index.
+    const branches: SqlPart[] = [];
+    const seen = new Set<number>();
     for (const c of await this.ctx.use(CalendarAccess).readableContexts(args.contextCodes ?? [], 'Course')) {
-      ((await this.ctx.use(ContentAccess).seesUnpublished(c.course!)) ? everything : published).push(c.id);
+      if (seen.has(c.id)) continue;
+      seen.add(c.id);
+      const states = (await this.ctx.use(ContentAccess).seesUnpublished(c.course!)) ? ['published', 'unpublished'] : ['published'];
+      for (const state of states) branches.push({ sql: 'a.course_id = ? AND a.workflow_state = ?', params: [c.id, state] });
     }
-    if (!published.length && !everything.length) return toConnection([], 0, w);
-    const qb = this.ctx.ds
-      .getRepository(Assignment)
-      .createQueryBuilder('a')
-      .where(
-        new Brackets((b) => {
-          if (published.length) b.orWhere("(a.course_id IN (:...published) AND a.workflow_state = 'published')", { published });
-          if (everything.length) b.orWhere("(a.course_id IN (:...everything) AND a.workflow_state IN ('published', 'unpublished'))", { everything });
-        }),
-      );
-    if (window.kind === 'undated') qb.andWhere('a.due_at IS NULL');
-    else if (window.kind === 'range') qb.andWhere('a.due_at IS NOT NULL AND a.due_at >= :from AND a.due_at <= :to', { from: window.from, to: window.to });
-    const [rows, total] = await qb.orderBy('a.due_at', 'ASC').addOrderBy('a.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
-    return toConnection(rows, total, w);
+    const filter: SqlPart =
+      window.kind === 'undated'
+        ? { sql: 'a.due_at IS NULL', params: [] }
+        : window.kind === 'range'
+          ? { sql: 'a.due_at IS NOT NULL AND a.due_at >= ? AND a.due_at <= ?', params: [sqlDate(window.from), sqlDate(window.to)] }
+          : { sql: '1 = 1', params: [] };
+    const seek = window.kind === 'undated' && w.after?.[0] === null ? { sql: 'a.id > ?', params: [w.after[1]] } : null;
+    const spec = { entity: Assignment, alias: 'a', table: 'assignments a', order: ASSIGNMENT_ORDER, branches, filter, seek, orderBy: window.kind === 'undated' ? 'a.id ASC' : undefined, compare: byDue };
+    const { rows, total } = await calendarPage(this.ctx.ds, spec, w);
+    return keysetConnection(rows, w, assignmentKey, total);
   }
 
   /** `assignment_<id>`: the assignment, when the viewer may read its course and see it; 404 otherwise. */

@@ -12,8 +12,9 @@ export type CalendarEventState = 'active' | 'deleted';
  * calendar's and planner's reads by context code are one index range.
  */
 @Entity('calendar_events')
-@Index(['contextCode', 'workflowState', 'startAt'])
-@Index(['effectiveContextCode', 'workflowState', 'startAt'])
+// The calendar list's page orders (migrations/1732000016000-CalendarListIndexes.ts).
+@Index(['contextCode', 'workflowState', 'startAt', 'id', 'hidden', 'endAt'])
+@Index(['effectiveContextCode', 'workflowState', 'startAt', 'id', 'hidden', 'contextType', 'endAt'])
 @Index(['parentCalendarEventId'])
 export class CalendarEvent extends Timestamped {
   @StringColumn(16)

@@ -122,11 +122,12 @@ export const calendarEventRoutes: RestRoute[] = [
     response: EVENT_OR_ASSIGNMENT,
     accepts: P.index,
     operation: `query($type: String, $contextCodes: [String!], $startDate: String, $endDate: String, $undated: Boolean, $allEvents: Boolean, $first: Int, $after: String) {
-      calendarEvents(type: $type, contextCodes: $contextCodes, startDate: $startDate, endDate: $endDate, undated: $undated, allEvents: $allEvents, first: $first, after: $after) { nodes { ...CalendarEventJson } totalCount }
+      calendarEvents(type: $type, contextCodes: $contextCodes, startDate: $startDate, endDate: $endDate, undated: $undated, allEvents: $allEvents, first: $first, after: $after) { nodes { ...CalendarEventJson } pageInfo { hasNextPage endCursor } }
     }`,
     variables: listVariables,
     root: 'calendarEvents',
-    list: true,
+    // Canvas pages a user's events as a BookmarkedCollection by (start_at, id): bookmark links, no last.
+    list: { bookmark: true },
     present: presentCalendarEvent,
     variants: [
       {
@@ -137,6 +138,9 @@ export const calendarEventRoutes: RestRoute[] = [
         variables: (input) => ({ ...listVariables(input), type: undefined }),
         root: 'assignmentEvents',
         present: presentAssignmentEvent,
+        // Canvas merges per-shard bookmarked collections only across shards; on one shard the
+        // assignments are a plain relation in numbered pages, with a rel="last" (so the total is read).
+        list: true,
       },
     ],
   },

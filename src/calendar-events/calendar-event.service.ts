@@ -1,13 +1,14 @@
-import { Brackets, EntityManager, In } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { NotFoundError, ValidationError } from '../common/errors';
-import { ConnectionResult, parseAnyId, pageWindow, toConnection } from '../common/relay';
-import { CourseSection } from '../courses/section.entity';
+import { dateKey, keysetConnection, keyWindow, SortKey, sqlDate } from '../common/keyset';
+import { ConnectionResult, parseAnyId } from '../common/relay';
 import { transaction } from '../db/transaction';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
 import { CalendarAccess, contextCode, unauthorized } from './calendar-event.access';
 import { CalendarEvent } from './calendar-event.entity';
 import { applyFields, CalendarEventFields, ChildRow } from './calendar-event.fields';
+import { byDateThenId, calendarPage, SqlPart } from './calendar-pages';
 import { calendarWindow, CalendarWindowArgs } from './calendar-window';
 
 export type { CalendarEventFields, ChildEventFields } from './calendar-event.fields';
@@ -18,6 +19,14 @@ export interface CalendarListArgs extends CalendarWindowArgs {
   first?: number | null;
   after?: string | null;
 }
+
+/** The list's order: undated events (NULL start) first, as both engines sort them; ties by id. */
+const EVENT_ORDER: readonly SortKey[] = [
+  { expr: 'e.start_at', dir: 'ASC', nullable: true },
+  { expr: 'e.id', dir: 'ASC' },
+];
+const eventKey = (e: CalendarEvent) => [dateKey(e.startAt), e.id];
+const byStart = byDateThenId<CalendarEvent>((e) => e.startAt);
 
 /**
  * Calendar events (Canvas's CalendarEventsApiController): lists by context codes and date window, one
@@ -34,7 +43,7 @@ export class CalendarEventService {
 
   async list(args: CalendarListArgs): Promise<ConnectionResult<CalendarEvent>> {
     const viewer = this.ctx.authz.requireViewer();
-    const w = pageWindow(args, 10, 100);
+    const w = keyWindow(args, EVENT_ORDER.length, 10, 100);
     const type = args.type ?? 'event';
     if (type !== 'event' && type !== 'assignment') throw ValidationError.of('type', 'inclusion', 'type must be event or assignment');
     // Assignments are listed by assignmentEvents (REST: the same path with type=assignment).
@@ -42,39 +51,30 @@ export class CalendarEventService {
     const window = calendarWindow(args);
     // Without context codes Canvas shows the caller's own calendar only.
     const codes = args.contextCodes?.length ? args.contextCodes : [`user_${viewer.id}`];
-    const own: string[] = [];
-    const sectionIds: number[] = [];
-    const allSectionsOf: number[] = [];
+    const branches: SqlPart[] = [];
+    const seen = new Set<string>();
     for (const c of await this.access.readableContexts(codes)) {
-      own.push(c.code);
-      if (c.type === 'Course') {
-        const visible = await this.access.visibleSections(c.course!);
-        if (visible === 'all') allSectionsOf.push(c.id);
-        else sectionIds.push(...visible);
+      if (seen.has(c.code)) continue;
+      seen.add(c.code);
+      const visible = c.type === 'Course' ? await this.access.visibleSections(c.course!) : [];
+      if (visible === 'all') {
+        // The course's own events and every section's (whose effective context is the course) in one range.
+        branches.push({ sql: "e.effective_context_code = ? AND e.workflow_state = 'active' AND (e.hidden = 0 OR e.context_type = 'CourseSection')", params: [c.code] });
+        continue;
       }
+      branches.push({ sql: "e.context_code = ? AND e.workflow_state = 'active' AND e.hidden = 0", params: [c.code] });
+      for (const s of visible) branches.push({ sql: "e.context_code = ? AND e.workflow_state = 'active'", params: [contextCode('CourseSection', s)] });
     }
-    if (allSectionsOf.length) {
-      const rows = await this.ctx.ds.getRepository(CourseSection).find({ select: { id: true }, where: { courseId: In(allSectionsOf) } });
-      sectionIds.push(...rows.map((r) => r.id));
-    }
-    if (!own.length) return toConnection([], 0, w);
-
-    const qb = this.ctx.ds
-      .getRepository(CalendarEvent)
-      .createQueryBuilder('e')
-      .where("e.workflow_state = 'active'")
-      .andWhere(
-        new Brackets((b) => {
-          b.where('(e.context_code IN (:...own) AND e.hidden = :no)', { own, no: false });
-          if (sectionIds.length) b.orWhere("(e.context_type = 'CourseSection' AND e.context_id IN (:...sectionIds))", { sectionIds });
-        }),
-      );
-    if (window.kind === 'undated') qb.andWhere('e.start_at IS NULL');
-    else if (window.kind === 'range') {
-      qb.andWhere('e.start_at IS NOT NULL AND e.start_at <= :to AND COALESCE(e.end_at, e.start_at) >= :from', { from: window.from, to: window.to });
-    }
-    const [rows, total] = await qb.orderBy('e.start_at', 'ASC').addOrderBy('e.id', 'ASC').skip(w.offset).take(w.limit).getManyAndCount();
-    return toConnection(rows, total, w);
+    const filter: SqlPart =
+      window.kind === 'undated'
+        ? { sql: 'e.start_at IS NULL', params: [] }
+        : window.kind === 'range'
+          ? { sql: 'e.start_at IS NOT NULL AND e.start_at <= ? AND COALESCE(e.end_at, e.start_at) >= ?', params: [sqlDate(window.to), sqlDate(window.from)] }
+          : { sql: '1 = 1', params: [] };
+    const seek = window.kind === 'undated' && w.after?.[0] === null ? { sql: 'e.id > ?', params: [w.after[1]] } : null;
+    const spec = { entity: CalendarEvent, alias: 'e', table: 'calendar_events e', order: EVENT_ORDER, branches, filter, seek, orderBy: window.kind === 'undated' ? 'e.id ASC' : undefined, compare: byStart };
+    const { rows, total } = await calendarPage(this.ctx.ds, spec, w);
+    return keysetConnection(rows, w, eventKey, total);
   }
 
   /** One event the viewer may read: missing or deleted → 404; not theirs to see → Canvas's 401. */

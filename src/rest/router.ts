@@ -38,7 +38,7 @@ function compileRoute(app: Runtime, route: RestRoute): CompiledRoute {
   const variants = (route.variants ?? []).map((variant) => ({
     variant,
     // The row with the variant's operation, root, variables and presenter.
-    route: { ...route, operation: variant.operation, root: variant.root, variables: variant.variables, present: variant.present ?? route.present },
+    route: { ...route, operation: variant.operation, root: variant.root, variables: variant.variables, present: variant.present ?? route.present, list: variant.list ?? route.list },
     compiled: compileOperation(app, route, variant.operation),
   }));
   return { route, compiled: compileOperation(app, route, route.operation), variants };

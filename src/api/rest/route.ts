@@ -86,6 +86,8 @@ export interface RestVariant<P = Record<string, any>> {
   root: string;
   variables?: (input: RestInput<P>) => Record<string, unknown>;
   present?: (value: any, input: RestInput<P>) => unknown;
+  /** The variant's own pagination, where Canvas pages it differently from the row (default: the row's). */
+  list?: RestRoute<P>['list'];
 }
 
 /** The selection every mutation row reads: validation problems become Canvas's 400 body. */

@@ -24,8 +24,8 @@ export type AssignmentState = 'published' | 'unpublished' | 'deleted';
 
 @Entity('assignments')
 @Index(['courseId', 'workflowState'])
-// Planner date windows (migrations/1732000009000-Planner.ts).
-@Index(['courseId', 'workflowState', 'dueAt'])
+// Planner date windows and the calendar's key set pages (migrations/1732000016000-CalendarListIndexes.ts).
+@Index(['courseId', 'workflowState', 'dueAt', 'id'])
 export class Assignment extends Timestamped {
   @IntColumn()
   courseId: number;
