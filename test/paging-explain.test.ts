@@ -1,3 +1,4 @@
+import { QuizSubmission } from '../src/content/quizzes/quiz-submission.entity';
 import { parseLinks } from './support/api';
 import { captureStatements, pagingWorld, PagingWorld } from './support/paging';
 import { startTestServer, TestServer } from './support/server';
@@ -18,7 +19,7 @@ import { World, WorldUser } from './support/world';
  * temporary table). The tables are made big with rows of other parents (copies of the seeded rows)
  * and the statistics refreshed, so the planners choose as they would in production.
  */
-const BIG = ['enrollments', 'group_memberships', 'groups', 'planner_notes', 'calendar_events', 'assignments', 'courses', 'pseudonyms', 'discussion_entries', 'discussion_topics'];
+const BIG = ['enrollments', 'group_memberships', 'groups', 'planner_notes', 'calendar_events', 'assignments', 'courses', 'pseudonyms', 'discussion_entries', 'discussion_topics', 'quiz_submissions'];
 let server: TestServer;
 let w: PagingWorld;
 let lists: CourseListsWorld;
@@ -309,5 +310,52 @@ describe('admin and per-user lists', () => {
       const plans = await explainPages('error_reports', request);
       clean(Object.fromEntries(Object.entries(plans).map(([sql, p]) => [sql, p.filter((x) => !/^scan: SCAN r\b|full scan of r \(type=index\)/.test(x))])));
     }
+  });
+});
+
+// ---- lists of a course's students: submissions, quiz submissions, module progressions ------------------
+
+describe('student lists', () => {
+  let assignment: number;
+  let quiz: number;
+  let mod: number;
+  beforeAll(async () => {
+    const api = w.teacher.api;
+    const cid = w.course.id;
+    const created = async (path: string, body: Record<string, unknown>) => {
+      const res = await api.post(path, body);
+      if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.id as number;
+    };
+    assignment = await created(`/api/v1/courses/${cid}/assignments`, { assignment: { name: 'Essay', submission_types: ['online_text_entry'], published: true } });
+    quiz = await created(`/api/v1/courses/${cid}/quizzes`, { quiz: { title: 'Quiz', published: true } });
+    mod = await created(`/api/v1/courses/${cid}/modules`, { module: { name: 'Week 1' } });
+    await api.put(`/api/v1/courses/${cid}/modules/${mod}`, { module: { published: true } });
+    // Every student's quiz submission, written directly (the list reads them; taking the quiz is another test's).
+    const ds = server.app.ds;
+    const now = new Date();
+    await ds.getRepository(QuizSubmission).insert(w.students.map((userId) => ({ quizId: quiz, userId, attempt: 1, workflowState: 'complete', wasPreview: false, createdAt: now, updatedAt: now }) as never));
+    await grow('quiz_submissions', 'quiz_id', 40);
+    if (mysql()) await ds.query('ANALYZE TABLE enrollments, quiz_submissions');
+    else await ds.query('ANALYZE');
+  }, 300_000);
+
+  it.each([
+    ['enrollments', 'an assignment\'s submissions', () => `/api/v1/courses/${w.course.id}/assignments/${assignment}/submissions?per_page=10`],
+    ['quiz_submissions', 'a quiz\'s submissions', () => `/api/v1/courses/${w.course.id}/quizzes/${quiz}/submissions?per_page=10`],
+  ])('%s: %s reads its pages from an index', async (table, _label, path) => {
+    for (const request of await firstAndNext(path())) clean(await explainPages(table, request));
+  });
+
+  it.each([
+    ['enrollments', 'assignment', () => `query($after: String) { assignment(id: "${assignment}", courseId: "${w.course.id}") { submissionsConnection(first: 10, after: $after) { nodes { _id } pageInfo { endCursor } } } }`, 'assignment.submissionsConnection'],
+    ['enrollments', 'module', () => `query($after: String) { module(courseId: "${w.course.id}", id: "${mod}") { progressionsConnection(first: 10, after: $after) { nodes { userId } pageInfo { endCursor } } } }`, 'module.progressionsConnection'],
+  ])('%s: GraphQL %s list by key set cursor (a deep cursor) reads from an index', async (table, _label, query, root) => {
+    const at = (res: any) => root.split('.').reduce((o: any, k) => o?.[k], res.data);
+    const first = await w.teacher.api.graphql(query());
+    const second = await w.teacher.api.graphql(query(), { after: at(first).pageInfo.endCursor });
+    const after = at(second).pageInfo.endCursor;
+    expect(after).toBeTruthy();
+    clean(await explainPages(table, () => w.teacher.api.graphql(query(), { after })));
   });
 });

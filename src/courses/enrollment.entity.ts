@@ -31,7 +31,7 @@ export const ROLE_OF_TYPE: Record<EnrollmentType, string> = {
 };
 
 @Entity('enrollments')
-@Index(['courseId', 'type'])
+@Index(['courseId', 'type', 'userId'])
 @Index(['userId', 'courseId'])
 @Index(['courseId', 'id'])
 @Index(['courseId', 'sortableName', 'userId'])

@@ -6,7 +6,7 @@ import { IntColumn, NullableInt, StringColumn, TextColumn, Timestamped } from '.
  * students (or a differentiation tag). A module with overrides is visible only to its targets.
  */
 @Entity('module_overrides')
-@Index(['moduleId', 'workflowState'])
+@Index(['moduleId', 'workflowState', 'id'])
 export class ModuleOverride extends Timestamped {
   @IntColumn()
   courseId: number;

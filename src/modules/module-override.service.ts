@@ -5,11 +5,13 @@ import { NotFoundError, RequestError } from '../common/errors';
 import { Group } from '../groups/group.entity';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
+import type { ConnectionResult } from '../common/relay';
+import { KeyWindow, keysetConnection, keyWindow } from '../common/keyset';
+import { idKey, PartRead, readParts } from '../db/union-pages';
+import type { ContextModule } from './module.entity';
 import { User } from '../users/user.entity';
 import { ModuleOverride } from './module-override.entity';
 import { ModuleService } from './module.service';
-import { ModuleVisibility } from './module-visibility';
 import { ProgressService } from './progress.service';
 
 export interface OverrideInput {
@@ -32,12 +34,36 @@ export class ModuleOverrideService {
     return { course, module };
   }
 
+  /**
+   * A module's active overrides by id, paged in SQL on the (module, state, id) index (key set cursors);
+   * the modules of one request that ask for theirs are one statement (a union), totals only when selected.
+   */
   async list(courseRaw: string, moduleRaw: string, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<ModuleOverride>> {
     const { module } = await this.context(courseRaw, moduleRaw);
-    const w = pageWindow(args);
-    // The active overrides of every module asked in this request, read in one batch (by id).
-    const all = await this.ctx.use(ModuleVisibility).overridesOf(module.id);
-    return toConnection(all.slice(w.offset, w.offset + w.limit), all.length, w);
+    const w = keyWindow(args, 1);
+    return this.ctx.loaders.perParent<ContextModule, ConnectionResult<ModuleOverride>>('moduleOverrides:page', w, (ms) => this.pages(ms, w)).load(module);
+  }
+
+  private async pages(modules: readonly ContextModule[], w: KeyWindow): Promise<ConnectionResult<ModuleOverride>[]> {
+    const after = w.after ? idKey(w.after[0]) : null;
+    const where = (m: ContextModule): PartRead => ({ sql: "o.module_id = ? AND o.workflow_state = 'active'", params: [m.id] });
+    const reads = w.limit
+      ? modules.map((m) => {
+          const c = where(m);
+          const sql = `SELECT o.id AS id FROM module_overrides o WHERE ${c.sql}${after != null ? ' AND o.id > ?' : ''} ORDER BY o.id LIMIT ${w.limit + 1}${w.offset ? ` OFFSET ${w.offset}` : ''}`;
+          return { sql, params: after != null ? [...c.params, after] : c.params };
+        })
+      : [];
+    const ids = (await readParts<{ id: unknown }>(this.ctx.ds, reads, 'id')).map((rows) => rows.map((r) => Number(r.id)));
+    const all = ids.flat();
+    const byId = new Map((all.length ? await this.ctx.ds.getRepository(ModuleOverride).findBy({ id: In(all) }) : []).map((o) => [o.id, o]));
+    let totals: Promise<number[]> | undefined;
+    const count = () =>
+      (totals ??= readParts<{ n: unknown }>(this.ctx.ds, modules.map((m) => ({ sql: `SELECT COUNT(*) AS n FROM module_overrides o WHERE ${where(m).sql}`, params: where(m).params }))).then((r) => r.map((x) => Number(x[0]?.n ?? 0))));
+    return modules.map((_, i) => {
+      const page = (ids[i] ?? []).map((id) => byId.get(id)).filter((o): o is ModuleOverride => o != null);
+      return keysetConnection(page, w, (o) => [o.id], async () => (await count())[i]);
+    });
   }
 
   /**

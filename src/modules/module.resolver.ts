@@ -25,7 +25,7 @@ import {
 } from './module.types';
 import { ModuleService } from './module.service';
 import { ModuleItemService } from './module-item.service';
-import { ProgressService } from './progress.service';
+import { ProgressionPages } from './progression-pages';
 import { UserService } from '../users/user.service';
 
 registerNode(NodeType.Module, ModuleView, async (ctx, id) => {
@@ -93,7 +93,7 @@ export class ModuleResolver extends NodeResolver(NodeType.Module, ModuleType) {
 
   @FieldResolver(() => ModuleProgressionConnection, { description: 'Students’ progress in the module: all students for graders, one’s own or one’s observees’ otherwise.' })
   progressionsConnection(@Root() v: ModuleView, @Args() args: ConnectionArgs, @Ctx() ctx: RequestContext) {
-    return ctx.use(ProgressService).forModule(v, args);
+    return ctx.use(ProgressionPages).forModule(v, args);
   }
 }
 

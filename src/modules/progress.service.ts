@@ -6,10 +6,8 @@ import { nowToSecond } from '../db/columns';
 import { leanFind } from '../db/lean-read';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../common/relay';
 import { ContentInfo, loadStudentFacts, StudentFacts } from './content-registry';
 import { ModuleItem } from './module-item.entity';
-import type { ModuleView } from './module-views';
 import { itemVisibleToStudents, withheldItem } from './module-visibility';
 import { ContextModule } from './module.entity';
 import { actionCounts, EvalItem, EvalModule, evaluateCourse, ItemFacts, MetRequirement, RequirementType } from './progression-evaluator';
@@ -216,39 +214,6 @@ export class ProgressService {
       if (found[i]) out.set(key(it), found[i]!);
     });
     return out;
-  }
-
-  /**
-   * The progressions of one published module, one per student who sees it, by student id: every
-   * student for those who read all grades, the caller's own for a student, an observer's observees.
-   */
-  async forModule(view: ModuleView, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<ProgressionView>> {
-    const { course, module } = view;
-    const viewer = this.ctx.authz.requireViewer();
-    let ids: number[];
-    if (await this.ctx.authz.canCourse(course, 'view_all_grades')) ids = await this.studentIds(course);
-    else {
-      const roles = await this.ctx.authz.courseRoles(course);
-      const observed = roles.enrollments.filter((e) => e.type === 'ObserverEnrollment' && e.workflowState === 'active' && e.associatedUserId != null).map((e) => e.associatedUserId!);
-      ids = [...((await this.isStudent(course, viewer.id)) ? [viewer.id] : []), ...observed];
-    }
-    const students = new Set((await this.studentIds(course)).filter((id) => ids.includes(id)));
-    let visible: number[] = [];
-    if (module.published) {
-      const sorted = [...students].sort((a, b) => a - b);
-      const assigned = await Promise.all(sorted.map((id) => this.ctx.use(ModuleVisibility).assigned(module, id)));
-      visible = sorted.filter((_, i) => assigned[i]);
-    }
-    const w = pageWindow(args);
-    const page = visible.slice(w.offset, w.offset + w.limit);
-    const nodes: ProgressionView[] = [];
-    // Every student's progressions at once, so their stored rows load in one batch (storedLoader).
-    const all = await Promise.all(page.map((userId) => this.forStudent(course, userId)));
-    for (const [i, userId] of page.entries()) {
-      const p = all[i].get(module.id);
-      if (p) nodes.push({ moduleId: module.id, userId, state: p.state, completedAt: p.completedAt, currentPosition: p.currentPosition, requirementsMet: p.met.map((m) => ({ moduleItemId: m.id, type: m.type })) });
-    }
-    return toConnection(nodes, visible.length, w);
   }
 
   /** Marks progressions stale so the next read re-evaluates (module structure or student work changed). */

@@ -2,21 +2,24 @@ import type { RequestContext } from '../request/context';
 import { PlannerItemsService, PlannerItemsArgs } from '../planner/planner-items.service';
 import type { PlannerItemView } from '../planner/planner-item-view';
 
-/** Planner pages read for one to-do answer: 10 pages of 100 items, far past what a to-do list shows. */
+/** Planner pages read for one to-do answer at most: 10 pages of 100 items, far past what a to-do list shows. */
 const MAX_PAGES = 10;
 const PAGE = 100;
 
 /**
  * The planner items these lists are made of, read through the planner's own list (its scope, override
- * and submission rules), so the to-do, upcoming and missing lists say what the planner says.
+ * and submission rules), so the to-do, upcoming and missing lists say what the planner says. Read a
+ * planner page at a time, in the planner's date order, only until `enough` says the items read
+ * answer the caller's page (so a first page reads one planner page whatever the length of the list),
+ * and never past MAX_PAGES × PAGE items: the planner's window bounds these lists as Canvas's do.
  */
-export async function plannerItems(ctx: RequestContext, args: PlannerItemsArgs): Promise<PlannerItemView[]> {
+export async function plannerItems(ctx: RequestContext, args: PlannerItemsArgs, enough: (items: PlannerItemView[]) => boolean | Promise<boolean> = () => false): Promise<PlannerItemView[]> {
   const out: PlannerItemView[] = [];
   let after: string | null = null;
   for (let i = 0; i < MAX_PAGES; i++) {
     const page = await ctx.use(PlannerItemsService).list({ ...args, first: PAGE, after });
     out.push(...page.nodes);
-    if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) break;
+    if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor || (await enough(out))) break;
     after = page.pageInfo.endCursor;
   }
   return out;

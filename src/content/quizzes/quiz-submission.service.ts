@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import DataLoader from 'dataloader';
-import { EntityManager, In } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { ForbiddenError, NotFoundError, RequestError } from '../../common/errors';
 import type { Course } from '../../courses/course.entity';
 import { nowToSecond } from '../../db/columns';
 import { transaction } from '../../db/transaction';
 import { raise } from '../../events/domain-events';
 import type { RequestContext } from '../../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../../common/relay';
+import type { ConnectionResult } from '../../common/relay';
 import { contentId, lockState } from '../content-access';
 import { Assignment } from '../assignments/assignment.entity';
 import { QuizSubmission, QuizSubmissionAttempt } from './quiz-submission.entity';
@@ -16,7 +16,7 @@ import { ContentAccess } from '../content-access';
 import { QuizService } from './quiz.service';
 import { ownQuizSubmissions } from './quiz-submission.reads';
 import { SubmissionService } from '../submissions/submission.service';
-import { CourseService } from '../../courses/course.service';
+import { QuizSubmissionPages } from './quiz-submission-pages';
 
 /** Canvas's RequestError body for the quiz submission endpoints: {"status": "...", "message": "..."}. */
 const STATUS_NAMES: Record<number, string> = { 400: 'bad_request', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 501: 'not_implemented' };
@@ -265,43 +265,9 @@ export class QuizSubmissionService {
    */
   async list(quiz: Quiz, args: { first?: number | null; after?: string | null }): Promise<ConnectionResult<QuizSubmission>> {
     const course = await this.access.courseOf(quiz.courseId);
-    const rows = await this.forQuizzes(await this.access.isGrader(course)).load(quiz.id);
-    if (rows == null) throw new ForbiddenError();
-    const w = pageWindow(args);
-    return toConnection(rows.slice(w.offset, w.offset + w.limit), rows.length, w);
-  }
-
-  /** One batch for a list of quizzes: null for a quiz the viewer may not list. */
-  private forQuizzes(grader: boolean): DataLoader<number, QuizSubmission[] | null> {
-    return this.ctx.loaders.get(`quizSubmissions:list:${grader}`, () =>
-      new DataLoader<number, QuizSubmission[] | null>(async (quizIds) => {
-        const quizzes = await this.ctx.use(QuizService).loadMany([...quizIds]);
-        if (grader) {
-          const courseIds = [...new Set(quizzes.map((q) => q?.courseId).filter((x): x is number => x != null))];
-          const [students, rows] = await Promise.all([
-            this.access.currentStudents().loadMany(courseIds),
-            this.ctx.ds.getRepository(QuizSubmission).find({ where: { quizId: In([...quizIds]), wasPreview: false }, order: { userId: 'ASC' } }),
-          ]);
-          const byCourse = new Map(courseIds.map((id, i) => [id, students[i] instanceof Set ? (students[i] as Set<number>) : new Set<number>()]));
-          return quizzes.map((q) => (q ? rows.filter((r) => r.quizId === q.id && byCourse.get(q.courseId)!.has(r.userId)) : []));
-        }
-        const own = await this.ownLoader().loadMany([...quizIds]);
-        const taken = own.filter((r): r is QuizSubmission => r != null && !(r instanceof Error) && r.workflowState !== 'untaken');
-        const attempts = taken.length
-          ? await this.ctx.ds.getRepository(QuizSubmissionAttempt).find({ where: { quizSubmissionId: In(taken.map((r) => r.id)) }, order: { attempt: 'ASC' } })
-          : [];
-        const courses = await this.ctx.use(CourseService).loadMany([...new Set(quizzes.map((q) => q?.courseId).filter((x): x is number => x != null))]);
-        const student = new Map<number, boolean>();
-        for (const c of courses) if (c) student.set(c.id, await this.access.isStudent(c));
-        return quizzes.map((q, i) => {
-          if (!q || !student.get(q.courseId)) return null;
-          const row = own[i] instanceof Error ? null : (own[i] as QuizSubmission | null);
-          if (!row || row.wasPreview) return [];
-          if (row.workflowState === 'untaken') return [row];
-          return attempts.filter((a) => a.quizSubmissionId === row.id).map((a) => asAttempt(row, a));
-        });
-      }),
-    );
+    const page = await this.ctx.use(QuizSubmissionPages).page(quiz, await this.access.isGrader(course), args);
+    if (page == null) throw new ForbiddenError();
+    return page;
   }
 
   /** Attempts the student may still start (null when unlimited). */
@@ -319,18 +285,4 @@ export function attemptEndAt(quiz: Quiz, qs: Pick<QuizSubmission, 'extraTime' | 
   let end: Date | null = quiz.timeLimit ? new Date(startedAt.getTime() + (quiz.timeLimit + (qs.extraTime ?? 0)) * 60_000) : null;
   if (!staff && quiz.lockAt && !qs.manuallyUnlocked && (!end || quiz.lockAt < end)) end = quiz.lockAt;
   return end;
-}
-
-/** A turned-in attempt shown as the quiz submission it was then (same id, that attempt's state). */
-function asAttempt(row: QuizSubmission, a: QuizSubmissionAttempt): QuizSubmission {
-  return Object.assign(new QuizSubmission(), row, {
-    attempt: a.attempt,
-    workflowState: a.workflowState,
-    score: a.score,
-    fudgePoints: a.fudgePoints,
-    questionScores: a.questionScores,
-    startedAt: a.startedAt,
-    finishedAt: a.finishedAt,
-    endAt: a.endAt,
-  });
 }

@@ -1,4 +1,3 @@
-import DataLoader from 'dataloader';
 import { EntityManager, In } from 'typeorm';
 import { ForbiddenError, NotFoundError, RequestError, ValidationError } from '../../common/errors';
 import { sanitizeHtml } from '../../common/sanitize';
@@ -8,17 +7,17 @@ import { nowToSecond } from '../../db/columns';
 import { transaction } from '../../db/transaction';
 import { raise } from '../../events/domain-events';
 import type { RequestContext } from '../../request/context';
-import { ConnectionResult, pageWindow, toConnection } from '../../common/relay';
+import type { ConnectionResult } from '../../common/relay';
 import type { User } from '../../users/user.entity';
 import { lockState } from '../content-access';
 import { fitText } from '../content-columns';
 import { Assignment } from '../assignments/assignment.entity';
 import { GradeError, gradeToScore, scoreToGrade } from './grading';
 import { submittableFileIds } from './submission-files';
+import { SubmissionListArgs, SubmissionPages } from './submission-pages';
 import { Submission, SubmissionState } from './submission.entity';
 import { ContentAccess } from '../content-access';
 import { UserService } from '../../users/user.service';
-import { CourseService } from '../../courses/course.service';
 import { AssignmentService } from '../assignments/assignment.service';
 
 export interface SubmitInput {
@@ -84,42 +83,9 @@ export class SubmissionService {
     await (em ? insert(em) : transaction(this.ctx.ds, insert));
   }
 
-  /** The submissions of each assignment the viewer may read, one batch for a whole list of assignments. */
-  private forAssignments(): DataLoader<number, Submission[]> {
-    return this.ctx.loaders.get('submissions:forAssignments', () =>
-      new DataLoader<number, Submission[]>(async (ids) => {
-        const assignments = (await this.ctx.loaders.byId(Assignment).loadMany([...ids])).map((a) => (a instanceof Error ? null : a));
-        const courses = await this.ctx.use(CourseService).loadMany([...new Set(assignments.filter(Boolean).map((a) => a!.courseId))]);
-        const visible = new Map<number, Set<number>>();
-        // All courses at once, so their students load in one batch (assignments of a list of courses).
-        await Promise.all(
-          courses.map(async (c) => {
-            if (!c) return;
-            const [scope, students] = await Promise.all([this.access.workScope(c), this.access.currentStudents().load(c.id)]);
-            visible.set(c.id, scope.all ? students : new Set([...scope.userIds].filter((u) => students.has(u))));
-          }),
-        );
-        const wanted = (a: Assignment | null) => (a ? [...(visible.get(a.courseId) ?? [])] : []);
-        const users = [...new Set(assignments.flatMap(wanted))];
-        const load = () =>
-          users.length ? this.ctx.ds.getRepository(Submission).find({ where: { assignmentId: In([...ids]), userId: In(users) }, order: { userId: 'ASC' } }) : Promise.resolve([]);
-        let rows = await load();
-        const have = new Set(rows.map((r) => `${r.assignmentId}:${r.userId}`));
-        const missing = assignments.flatMap((a) => wanted(a).filter((u) => !have.has(`${a!.id}:${u}`)).map((userId) => ({ assignment: a!, userId })));
-        if (missing.length) {
-          await this.ensure(missing);
-          rows = await load();
-        }
-        return assignments.map((a) => (a ? rows.filter((r) => r.assignmentId === a.id && visible.get(a.courseId)?.has(r.userId)) : []));
-      }),
-    );
-  }
-
-  async listForAssignment(assignment: Assignment, args: { first?: number | null; after?: string | null; workflowStates?: string[] | null }): Promise<ConnectionResult<Submission>> {
-    let rows = await this.forAssignments().load(assignment.id);
-    if (args.workflowStates?.length) rows = rows.filter((r) => args.workflowStates!.includes(r.workflowState));
-    const w = pageWindow(args);
-    return toConnection(rows.slice(w.offset, w.offset + w.limit), rows.length, w);
+  /** An assignment's submissions the viewer may read, by student, paged in SQL (submission-pages.ts). */
+  listForAssignment(assignment: Assignment, args: SubmissionListArgs): Promise<ConnectionResult<Submission>> {
+    return this.ctx.use(SubmissionPages).page(assignment, args, (pairs) => this.ensure(pairs));
   }
 
   /** GET …/submissions/:user_id: the student, their observers and the course's graders may read it. */
