@@ -1,0 +1,100 @@
+import { parseLinks } from './api';
+import { captureStatements, pagingWorld, PagingWorld } from './paging';
+import { startTestServer, TestServer } from './server';
+
+/**
+ * The EXPLAIN checks of list pages (test/paging-explain*.test.ts): each list's page statement,
+ * captured as the server runs it, explained by the engine. It must read its page from an index
+ * (SQLite: SEARCH, never SCAN of a big table nor a temp B-tree for ORDER BY or GROUP BY; MariaDB: no
+ * type=ALL or full index scan of a big table, no filesort, no temporary table). The tables are made big
+ * with rows of other parents (copies of the seeded rows) and the statistics refreshed, so the planners
+ * choose as they would in production. Methods are bound: a test file may destructure them.
+ */
+export class ExplainHarness {
+  server!: TestServer;
+  w!: PagingWorld;
+
+  /** `big`: the tables a file grows; a scan of one of them is a problem (a file may push more). */
+  constructor(readonly big: string[]) {}
+
+  start = async (students = 60): Promise<{ server: TestServer; w: PagingWorld }> => {
+    this.server = await startTestServer();
+    this.w = await pagingWorld(this.server, students);
+    return { server: this.server, w: this.w };
+  };
+
+  close = async (): Promise<void> => {
+    await this.server?.close();
+  };
+
+  mysql = (): boolean => this.server.db.kind === 'mysql';
+
+  /** Copies every row of `table` `times` times over, each copy under another parent (`parent` + k·10⁶). */
+  grow = async (table: string, parent: string, times: number): Promise<void> => {
+    const ds = this.server.app.ds;
+    const cols = ds.getMetadata(table).columns.map((c) => c.databaseName).filter((c) => c !== 'id');
+    const list = cols.map((c) => ds.driver.escape(c)).join(', ');
+    for (let k = 1; k <= times; k++) {
+      const select = cols.map((c) => (c === parent ? `${ds.driver.escape(c)} + ${k * 1_000_000}` : ds.driver.escape(c))).join(', ');
+      await ds.query(`INSERT INTO ${ds.driver.escape(table)} (${list}) SELECT ${select} FROM ${ds.driver.escape(table)} WHERE ${ds.driver.escape(parent)} < 1000000`);
+    }
+  };
+
+  /** Refreshes the planners' statistics after growing. */
+  analyze = async (): Promise<void> => {
+    if (this.mysql()) await this.server.app.ds.query(`ANALYZE TABLE ${this.big.join(', ')}`);
+    else await this.server.app.ds.query('ANALYZE');
+  };
+
+  /** The big tables a statement reads, by the names the plans give them (their aliases). */
+  private bigAliases(sql: string): Set<string> {
+    const out = new Set<string>(this.big);
+    for (const m of sql.matchAll(/(?:FROM|JOIN)\s+[`"]?(\w+)[`"]?\s+(?:AS\s+)?[`"]?(\w+)[`"]?/gi)) if (this.big.includes(m[1])) out.add(m[2]);
+    return out;
+  }
+
+  /** The plan's problems: scans of big tables and sorts of whole parent sets. */
+  problems = async (sql: string, params: readonly unknown[]): Promise<string[]> => {
+    const out: string[] = [];
+    const big = this.bigAliases(sql);
+    const ds = this.server.app.ds;
+    if (this.mysql()) {
+      const rows: { table: string | null; type: string | null; Extra: string | null }[] = await ds.query(`EXPLAIN ${sql}`, [...params]);
+      for (const r of rows) {
+        if (big.has(String(r.table)) && (r.type === 'ALL' || r.type === 'index')) out.push(`full scan of ${r.table} (type=${r.type})`);
+        if (/filesort/i.test(r.Extra ?? '')) out.push(`filesort on ${r.table}`);
+        // A temporary table (DISTINCT, GROUP BY) holds every row of the parent before the LIMIT applies.
+        if (/Using temporary/i.test(r.Extra ?? '')) out.push(`temporary table on ${r.table}`);
+      }
+    } else {
+      const rows: { detail: string }[] = await ds.query(`EXPLAIN QUERY PLAN ${sql}`, [...params]);
+      for (const { detail } of rows) {
+        const scan = /^SCAN (\w+)/.exec(detail);
+        if (scan && big.has(scan[1])) out.push(`scan: ${detail}`);
+        if (/USE TEMP B-TREE FOR (ORDER|GROUP) BY/.test(detail)) out.push(`sort: ${detail}`);
+      }
+    }
+    return out;
+  };
+
+  /** The page statements (they end in LIMIT) on `table` that a request ran, each with its plan's problems. */
+  explainPages = async (table: string, request: () => Promise<unknown>): Promise<Record<string, string[]>> => {
+    const statements = await captureStatements(this.server, request);
+    const pages = statements.filter((s) => /\bLIMIT\b/i.test(s.sql) && new RegExp(`\\b${table}\\b`).test(s.sql));
+    expect(pages.length).toBeGreaterThan(0);
+    const out: Record<string, string[]> = {};
+    for (const s of pages) out[s.sql] = await this.problems(s.sql, s.params);
+    return out;
+  };
+
+  clean = (plans: Record<string, string[]>): void => {
+    expect(Object.fromEntries(Object.entries(plans).filter(([, p]) => p.length))).toEqual({});
+  };
+
+  /** The first page and the next one (by Link next, a bookmark or page 2) of a REST list, as the teacher reads it. */
+  firstAndNext = async (path: string): Promise<(() => Promise<unknown>)[]> => {
+    const api = this.w.teacher.api;
+    const next = parseLinks((await api.get(path)).headers.get('link')).next.replace(this.server.url, '');
+    return [() => api.get(path), () => api.get(next)];
+  };
+}
