@@ -46,7 +46,7 @@ function routeOf(path: string): RestRoute {
 export function scaleLists(w: ScaleWorld): ScaleList[] {
   const teacher = w.teacher.token;
   const student = w.student.token;
-  const list = (key: string, label: string, parent: ScaleList['parent'], path: string, pathParams: Record<string, number>, token: string, query = ''): ScaleList => ({
+  const list = (key: string, label: string, parent: ScaleList['parent'], path: string, pathParams: Record<string, number | string>, token: string, query = ''): ScaleList => ({
     key,
     label,
     parent,
@@ -65,6 +65,8 @@ export function scaleLists(w: ScaleWorld): ScaleList[] {
     list('category-groups', "a group set's groups (teacher)", 'groups', '/api/v1/group_categories/:group_category_id/groups', { group_category_id: w.category }, teacher),
     list('planner-notes', 'planner notes (student)', 'notes', '/api/v1/planner_notes', {}, student),
     list('planner-items', 'planner items (student)', 'notes', '/api/v1/planner/items', {}, student),
+    list('submissions', "an assignment's submissions (teacher)", 'students', '/api/v1/courses/:course_id/assignments/:assignment_id/submissions', { course_id: w.course, assignment_id: w.assignment }, teacher),
+    list('account-users', "the account's users (admin)", 'students', '/api/v1/accounts/:account_id/users', { account_id: 'self' }, w.adminToken),
   ];
 }
 

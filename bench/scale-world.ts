@@ -11,7 +11,9 @@
  *
  * Sizes at 1x (times 10 and 100 for the larger worlds):
  *   course C: a teacher, 40 students (enrollments 41), a group set of 11 groups, the first group with
- *             20 members, 20 published modules of 2 must-view items each (the student's modules page);
+ *             20 members, 20 published modules of 2 must-view items each (the student's modules page),
+ *             one published assignment (its submissions list: one per student);
+ *   account:  the students' logins (an account's users);
  *   course L: the teacher's second course, one module of 40 items (a long module's items);
  *   planner:  20 planner notes of the first student, spread over the default planner window.
  */
@@ -48,6 +50,10 @@ export interface ScaleWorld {
   longModule: number;
   category: number;
   group: number;
+  /** A published assignment of course C (its submissions list follows the students). */
+  assignment: number;
+  /** The site admin's token (an account's users). */
+  adminToken: string;
   teacher: BenchUser & { token: string };
   student: BenchUser & { token: string };
   /** Row counts of the world as it stands. */
@@ -92,6 +98,11 @@ export async function seedScaleWorld(server: BenchServer): Promise<ScaleWorld> {
     );
   }
   ok(await admin.request('PUT', `/api/v1/courses/${course.id}/modules/${module}`, { module: { published: 'true' } }), 'publish module');
+
+  const assignment = ok(
+    await admin.post(`/api/v1/courses/${course.id}/assignments`, { assignment: { name: 'Scale Essay', submission_types: ['online_text_entry'], points_possible: 10, published: true } }),
+    'assignment',
+  ).body.id as number;
 
   const longCourse = ok(await admin.post('/api/v1/accounts/self/courses', { course: { name: 'Scale Long Module' }, offer: 'true' }), 'course').body.id as number;
   await world.enroll(longCourse, teacher.id, 'TeacherEnrollment');
@@ -190,6 +201,8 @@ export async function seedScaleWorld(server: BenchServer): Promise<ScaleWorld> {
     longModule,
     category: set.body.id,
     group,
+    assignment,
+    adminToken: server.adminToken,
     teacher: teacher as BenchUser & { token: string },
     student,
     counts,
