@@ -1,4 +1,5 @@
-import { MigrationInterface, QueryRunner, TableColumn, TableIndex } from 'typeorm';
+import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
+import { createIndexes, dropIndexes } from './indexes';
 
 /**
  * Indexes in the orders the lists page in, so a key set page seeks to its cursor and reads first + 1
@@ -23,15 +24,11 @@ export class ListOrderIndexes1732000013500 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.addColumn('group_memberships', new TableColumn({ name: 'sortable_name', type: 'varchar', length: '255', default: "''" }));
     await q.query('UPDATE group_memberships SET sortable_name = COALESCE((SELECT u.sortable_name FROM users u WHERE u.id = group_memberships.user_id), \'\')');
-    for (const [table, columnNames] of INDEXES) await q.createIndex(table, new TableIndex({ columnNames }));
+    await createIndexes(q, INDEXES);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const [table, columnNames] of [...INDEXES].reverse()) {
-      const t = await q.getTable(table);
-      const index = t?.indices.find((i) => i.columnNames.join(',') === columnNames.join(','));
-      if (index) await q.dropIndex(table, index);
-    }
+    await dropIndexes(q, INDEXES);
     await q.dropColumn('group_memberships', 'sortable_name');
   }
 }

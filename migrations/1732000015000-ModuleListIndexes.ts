@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
+import { createIndexes, dropByColumns } from './indexes';
 
 /**
  * Module lists page in SQL in their list order: a module's items by (position, id) and a course's
@@ -17,16 +18,12 @@ const INDEXES: [string, string[]][] = [
  */
 const REPLACED: [string, string[]] = ['module_items', ['module_id', 'workflow_state', 'position']];
 
-async function dropByColumns(q: QueryRunner, table: string, columnNames: string[]): Promise<void> {
-  const index = (await q.getTable(table))?.indices.find((i) => i.columnNames.join(',') === columnNames.join(','));
-  if (index) await q.dropIndex(table, index);
-}
 
 export class ModuleListIndexes1732000015000 implements MigrationInterface {
   name = 'ModuleListIndexes1732000015000';
 
   async up(q: QueryRunner): Promise<void> {
-    for (const [table, columnNames] of INDEXES) await q.createIndex(table, new TableIndex({ columnNames }));
+    await createIndexes(q, INDEXES);
     await dropByColumns(q, ...REPLACED);
   }
 

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
+import { dropByColumns } from './indexes';
 
 /**
  * The calendar lists page by key in their list order: events by (start_at, id) per context code (and,
@@ -15,18 +16,11 @@ const REPLACEMENTS: [table: string, old: string[], replacement: string[]][] = [
   ['assignments', ['course_id', 'workflow_state', 'due_at'], ['course_id', 'workflow_state', 'due_at', 'id']],
 ];
 
-/**
- * The old indexes are prefixes of their replacements and serve nothing these do not; left beside them,
- * MariaDB (its statistics lagging after bulk inserts) may pick one for a page and sort by id.
- */
-async function dropByColumns(q: QueryRunner, table: string, columnNames: string[]): Promise<void> {
-  const index = (await q.getTable(table))?.indices.find((i) => i.columnNames.join(',') === columnNames.join(','));
-  if (index) await q.dropIndex(table, index);
-}
-
 export class CalendarListIndexes1732000016000 implements MigrationInterface {
   name = 'CalendarListIndexes1732000016000';
 
+  // The old indexes are prefixes of their replacements and serve nothing these do not; left beside them,
+  // MariaDB (its statistics lagging after bulk inserts) may pick one for a page and sort by id.
   async up(q: QueryRunner): Promise<void> {
     for (const [table, old, columnNames] of REPLACEMENTS) {
       await q.createIndex(table, new TableIndex({ columnNames }));

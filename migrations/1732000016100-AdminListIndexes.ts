@@ -1,4 +1,5 @@
-import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
+import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexes, dropIndexes } from './indexes';
 
 /**
  * Indexes in the orders the admin and per-user lists page in (issue 23), so a key set page seeks to
@@ -16,14 +17,10 @@ export class AdminListIndexes1732000016100 implements MigrationInterface {
   name = 'AdminListIndexes1732000016100';
 
   async up(q: QueryRunner): Promise<void> {
-    for (const [table, columnNames] of INDEXES) await q.createIndex(table, new TableIndex({ columnNames }));
+    await createIndexes(q, INDEXES);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const [table, columnNames] of [...INDEXES].reverse()) {
-      const t = await q.getTable(table);
-      const index = t?.indices.find((i) => i.columnNames.join(',') === columnNames.join(','));
-      if (index) await q.dropIndex(table, index);
-    }
+    await dropIndexes(q, INDEXES);
   }
 }

@@ -1,4 +1,5 @@
-import { MigrationInterface, QueryRunner, TableColumn, TableIndex } from 'typeorm';
+import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
+import { createIndexes, dropByColumns, dropIndexes } from './indexes';
 
 /**
  * Indexes in the orders the course, account user and discussion lists page in, so a page seeks to its
@@ -30,10 +31,6 @@ const REPLACED: [table: string, columns: string[]][] = [
   ['discussion_topics', ['context_type', 'context_id', 'activity_at', 'activity_seq']],
 ];
 
-async function dropByColumns(q: QueryRunner, table: string, columnNames: string[]): Promise<void> {
-  const index = (await q.getTable(table))?.indices.find((i) => i.columnNames.join(',') === columnNames.join(','));
-  if (index) await q.dropIndex(table, index);
-}
 
 export class CourseDiscussionListIndexes1732000016200 implements MigrationInterface {
   name = 'CourseDiscussionListIndexes1732000016200';
@@ -41,13 +38,13 @@ export class CourseDiscussionListIndexes1732000016200 implements MigrationInterf
   async up(q: QueryRunner): Promise<void> {
     await q.addColumn('pseudonyms', new TableColumn({ name: 'sortable_name', type: 'varchar', length: '255', default: "''" }));
     await q.query("UPDATE pseudonyms SET sortable_name = COALESCE((SELECT u.sortable_name FROM users u WHERE u.id = pseudonyms.user_id), '')");
-    for (const [table, columnNames] of INDEXES) await q.createIndex(table, new TableIndex({ columnNames }));
+    await createIndexes(q, INDEXES);
     for (const [table, columnNames] of REPLACED) await dropByColumns(q, table, columnNames);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const [table, columnNames] of REPLACED) await q.createIndex(table, new TableIndex({ columnNames }));
-    for (const [table, columnNames] of [...INDEXES].reverse()) await dropByColumns(q, table, columnNames);
+    await createIndexes(q, REPLACED);
+    await dropIndexes(q, INDEXES);
     await q.dropColumn('pseudonyms', 'sortable_name');
   }
 }

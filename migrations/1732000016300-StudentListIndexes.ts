@@ -1,4 +1,5 @@
-import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
+import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexes, dropByColumns } from './indexes';
 
 /**
  * Lists of a course's students page in SQL by student id: an assignment's submissions and a
@@ -17,21 +18,17 @@ const REPLACED: [string, string[]][] = [
   ['module_overrides', ['module_id', 'workflow_state']],
 ];
 
-async function dropByColumns(q: QueryRunner, table: string, columnNames: string[]): Promise<void> {
-  const index = (await q.getTable(table))?.indices.find((i) => i.columnNames.join(',') === columnNames.join(','));
-  if (index) await q.dropIndex(table, index);
-}
 
 export class StudentListIndexes1732000016300 implements MigrationInterface {
   name = 'StudentListIndexes1732000016300';
 
   async up(q: QueryRunner): Promise<void> {
-    for (const [table, columnNames] of INDEXES) await q.createIndex(table, new TableIndex({ columnNames }));
+    await createIndexes(q, INDEXES);
     for (const [table, columnNames] of REPLACED) await dropByColumns(q, table, columnNames);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const [table, columnNames] of REPLACED) await q.createIndex(table, new TableIndex({ columnNames }));
+    await createIndexes(q, REPLACED);
     for (const [table, columnNames] of INDEXES) await dropByColumns(q, table, columnNames);
   }
 }

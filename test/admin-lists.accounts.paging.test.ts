@@ -5,7 +5,7 @@ import { ToolProxy } from '../src/lti/tool-proxy.entity';
 import { PlannerOverride } from '../src/planner/planner-override.entity';
 import { parseLinks } from './support/api';
 import { subAccount } from './support/lti';
-import { captureStatements, walkGraphql, walkRest } from './support/paging';
+import { captureStatements, walkGraphql, walkRest, idsOf as idsOfTable, num } from './support/paging';
 import { startTestServer, TestServer } from './support/server';
 import { World, WorldUser } from './support/world';
 
@@ -20,10 +20,7 @@ import { World, WorldUser } from './support/world';
 let server: TestServer;
 let world: World;
 const ds = () => server.app.ds;
-const num = (xs: (string | number)[]) => xs.map(Number);
-/** Ids of `table` matching `where`, in the list's order. */
-const idsOf = async (table: string, where: string, params: unknown[], dir: 'ASC' | 'DESC') =>
-  num((await ds().query(`SELECT id FROM ${table} WHERE ${where} ORDER BY id ${dir}`, params)).map((r: { id: number }) => r.id));
+const idsOf = (table: string, where: string, params: unknown[], dir: 'ASC' | 'DESC') => idsOfTable(server, table, where, params, dir);
 
 beforeAll(async () => {
   server = await startTestServer();

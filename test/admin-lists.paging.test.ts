@@ -4,7 +4,7 @@ import { cursorForOffset } from '../src/common/relay';
 import { ErrorReport } from '../src/error-reports/error-report.entity';
 import { OutboxMessage } from '../src/webhooks/outbox.entity';
 import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity';
-import { captureStatements, walkGraphql } from './support/paging';
+import { captureStatements, walkGraphql, idsOf as idsOfTable, num } from './support/paging';
 import { startTestServer, TestServer } from './support/server';
 
 /**
@@ -17,10 +17,7 @@ import { startTestServer, TestServer } from './support/server';
  */
 let server: TestServer;
 const ds = () => server.app.ds;
-const num = (xs: (string | number)[]) => xs.map(Number);
-/** Ids of `table` matching `where`, in the list's order. */
-const idsOf = async (table: string, where: string, params: unknown[], dir: 'ASC' | 'DESC') =>
-  num((await ds().query(`SELECT id FROM ${table} WHERE ${where} ORDER BY id ${dir}`, params)).map((r: { id: number }) => r.id));
+const idsOf = (table: string, where: string, params: unknown[], dir: 'ASC' | 'DESC') => idsOfTable(server, table, where, params, dir);
 
 beforeAll(async () => {
   server = await startTestServer();

@@ -99,3 +99,10 @@ export async function captureStatements(server: TestServer, fn: () => Promise<un
   }
   return seen;
 }
+
+export const num = (xs: (string | number)[]): number[] => xs.map(Number);
+
+/** Ids of `table` matching `where`, read straight from the database in id order (a list's expected order). */
+export async function idsOf(server: TestServer, table: string, where: string, params: unknown[], dir: 'ASC' | 'DESC'): Promise<number[]> {
+  return num((await server.app.ds.query(`SELECT id FROM ${table} WHERE ${where} ORDER BY id ${dir}`, params)).map((r: { id: number }) => r.id));
+}
