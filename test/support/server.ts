@@ -29,6 +29,7 @@ export interface TestServer {
 /** Boots the real server on a free port against a fresh database. */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const db = testDatabase();
+  await db.ready?.();
   const adminToken = `test-admin-${randomBytes(12).toString('hex')}`;
   // The webhook dispatcher runs as in production, woken by commits that write outbox messages; it
   // polls only hourly unless a test asks otherwise, so idle polls never land in SQL statement counts.
