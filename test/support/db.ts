@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { migrations } from '../../migrations';
 import { openAppDatabase } from '../../src/app/database';
@@ -34,10 +36,14 @@ async function withServer<T>(base: string, fn: (ds: DataSource) => Promise<T>): 
   }
 }
 
-/** The template's name follows the migrations' code, so a changed migration gets a new template. */
+/**
+ * The template's name follows the migrations' source (every file of migrations/, helpers included), so
+ * a changed migration gets a new template.
+ */
 function templateName(): string {
   const hash = createHash('sha256');
-  for (const m of migrations) hash.update(`${m.name}\n${m.prototype.up.toString()}\n`);
+  const dir = path.join(__dirname, '..', '..', 'migrations');
+  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.ts')).sort()) hash.update(`${f}\n${fs.readFileSync(path.join(dir, f), 'utf8')}\n`);
   return `lms_tpl_${hash.digest('hex').slice(0, 16)}`;
 }
 
