@@ -115,6 +115,12 @@ export function afterKey(sort: readonly SortKey[], key: readonly KeyValue[]): { 
   return seek ? { sql: `(${seek} AND ${or})`, params: [v0, ...params] } : { sql: or, params };
 }
 
+/**
+ * ` LIMIT first + 1` (the extra row only says there is a next page) and, for an old `offset:N` cursor,
+ * ` OFFSET n`: the tail of every page statement. Integers from keyWindow, never client text.
+ */
+export const pageLimitSql = (w: { limit: number; offset: number }): string => ` LIMIT ${Math.trunc(w.limit) + 1}${w.offset ? ` OFFSET ${Math.trunc(w.offset)}` : ''}`;
+
 /** `ORDER BY` text for the order. */
 export const orderSql = (sort: readonly SortKey[]) => sort.map((s) => `${s.expr} ${s.dir}`).join(', ');
 

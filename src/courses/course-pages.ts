@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { STAFF_TYPES } from '../auth/permissions';
-import { afterKey, KeyWindow, LazyTotal, SortKey } from '../common/keyset';
+import { afterKey, KeyWindow, LazyTotal, pageLimitSql, SortKey } from '../common/keyset';
 import { leanRows, selectColumns } from '../db/lean-read';
 import type { Account } from '../accounts/account.entity';
 import { Course } from './course.entity';
@@ -10,9 +10,6 @@ const STAFF = [...STAFF_TYPES];
 /** Both course lists page by id: the key is the course id alone. */
 const VIEWER_ORDER: SortKey[] = [{ expr: 'e.course_id', dir: 'ASC' }];
 const ACCOUNT_ORDER: SortKey[] = [{ expr: 'c.id', dir: 'ASC' }];
-
-/** LIMIT first + 1 (the extra row says there is a next page) and an old offset cursor's OFFSET; integers from keyWindow. */
-const limitSql = (w: KeyWindow) => ` LIMIT ${Math.trunc(w.limit) + 1}${w.offset ? ` OFFSET ${Math.trunc(w.offset)}` : ''}`;
 
 export interface ViewerCoursesFilter {
   userId: number;
@@ -47,7 +44,7 @@ export async function viewerCoursePage(ds: DataSource, f: ViewerCoursesFilter, w
   const total = async () => Number((await ds.query(`SELECT COUNT(DISTINCT e.course_id) AS n ${from}`, params))[0].n);
   if (w.limit <= 0) return { ids: [], total };
   const after = w.after ? afterKey(VIEWER_ORDER, w.after) : null;
-  const page = `SELECT e.course_id AS id ${from}${after ? ` AND ${after.sql}` : ''} GROUP BY e.course_id ORDER BY e.course_id${limitSql(w)}`;
+  const page = `SELECT e.course_id AS id ${from}${after ? ` AND ${after.sql}` : ''} GROUP BY e.course_id ORDER BY e.course_id${pageLimitSql(w)}`;
   const rows: { id: unknown }[] = await ds.query(page, [...params, ...(after?.params ?? [])]);
   return { ids: rows.map((r) => Number(r.id)), total };
 }
@@ -65,7 +62,7 @@ export async function accountCoursePage(ds: DataSource, account: Account, w: Key
   const total = async () => Number((await ds.query(`SELECT COUNT(*) AS n ${from}`, params))[0].n);
   if (w.limit <= 0) return { rows: [], total };
   const after = w.after ? afterKey(ACCOUNT_ORDER, w.after) : null;
-  const page = `SELECT ${selectColumns(ds, Course, 'c')} ${from}${after ? ` AND ${after.sql}` : ''} ORDER BY c.id${limitSql(w)}`;
+  const page = `SELECT ${selectColumns(ds, Course, 'c')} ${from}${after ? ` AND ${after.sql}` : ''} ORDER BY c.id${pageLimitSql(w)}`;
   const rows = await leanRows(ds, Course, page, [...params, ...(after?.params ?? [])]);
   // Course is a plain entity (no relations or embedded columns): leanRows always maps it.
   return { rows: rows!, total };

@@ -1,5 +1,5 @@
 import { In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { afterKey, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, SortKey, sqlDate } from '../common/keyset';
+import { afterKey, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, SortKey, sqlDate, pageLimitSql } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { leanFind } from './lean-read';
 
@@ -116,7 +116,7 @@ async function readPages<T extends ObjectLiteral>(
     });
     base.andWhere(sql, named);
   }
-  const tail = ` ORDER BY ${orderSql(sort)} LIMIT ${w.limit + 1}${w.offset ? ` OFFSET ${w.offset}` : ''}`;
+  const tail = ` ORDER BY ${orderSql(sort)}${pageLimitSql(w)}`;
   const arm = (p: number) => base.clone().andWhere(`${parent} = :pidParent`, { pidParent: p }).getQueryAndParameters();
   const conn = qb.connection;
   if (parents.length === 1) {

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { leanRows, selectColumns } from '../db/lean-read';
-import { afterKey, KeyValue, KeyWindow, LazyTotal } from '../common/keyset';
+import { afterKey, KeyValue, KeyWindow, LazyTotal, pageLimitSql } from '../common/keyset';
 import { Group } from './group.entity';
 
 export interface ContextGroupsFilter {
@@ -41,7 +41,7 @@ export async function contextGroupPage(ds: DataSource, f: ContextGroupsFilter, w
   const from = `FROM ${ds.driver.escape('groups')} g WHERE ${conds.join(' AND ')}`;
   const after = w.after ? afterKey(CONTEXT_GROUP_ORDER, w.after) : null;
   // Limit and offset are integers from keyWindow, never client text.
-  const page = `SELECT ${selectColumns(ds, Group, 'g')} ${from}${after ? ` AND ${after.sql}` : ''} ORDER BY g.group_category_id, g.name, g.id LIMIT ${Math.trunc(w.limit) + 1}${w.offset ? ` OFFSET ${Math.trunc(w.offset)}` : ''}`;
+  const page = `SELECT ${selectColumns(ds, Group, 'g')} ${from}${after ? ` AND ${after.sql}` : ''} ORDER BY g.group_category_id, g.name, g.id${pageLimitSql(w)}`;
   const rows = await leanRows(ds, Group, page, [...params, ...(after?.params ?? [])]);
   const total = async () => Number((await ds.query(`SELECT COUNT(*) AS n ${from}`, params))[0].n);
   // Group is a plain entity (no relations or embedded columns): leanRows always maps it.

@@ -6,7 +6,7 @@ import { Group } from '../groups/group.entity';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
 import type { ConnectionResult } from '../common/relay';
-import { KeyWindow, keysetConnection, keyWindow } from '../common/keyset';
+import { KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../common/keyset';
 import { idKey, PartRead, readParts } from '../db/union-pages';
 import type { ContextModule } from './module.entity';
 import { User } from '../users/user.entity';
@@ -50,7 +50,7 @@ export class ModuleOverrideService {
     const reads = w.limit
       ? modules.map((m) => {
           const c = where(m);
-          const sql = `SELECT o.id AS id FROM module_overrides o WHERE ${c.sql}${after != null ? ' AND o.id > ?' : ''} ORDER BY o.id LIMIT ${w.limit + 1}${w.offset ? ` OFFSET ${w.offset}` : ''}`;
+          const sql = `SELECT o.id AS id FROM module_overrides o WHERE ${c.sql}${after != null ? ' AND o.id > ?' : ''} ORDER BY o.id${pageLimitSql(w)}`;
           return { sql, params: after != null ? [...c.params, after] : c.params };
         })
       : [];

@@ -1,4 +1,4 @@
-import { KeyWindow, keysetConnection, keyWindow } from '../common/keyset';
+import { KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../common/keyset';
 import type { ConnectionResult } from '../common/relay';
 import type { Course } from '../courses/course.entity';
 import { idKey, PartRead, qmarks, readParts } from '../db/union-pages';
@@ -85,7 +85,7 @@ export class ProgressionPages {
       // One row per student (one enrolled in two sections has two enrollments), in index order.
       const sql =
         `SELECT e.user_id AS uid FROM enrollments e WHERE ${c.sql}${after != null ? ' AND e.user_id > ?' : ''}` +
-        ` GROUP BY e.user_id ORDER BY e.user_id LIMIT ${w.limit + 1}${w.offset ? ` OFFSET ${w.offset}` : ''}`;
+        ` GROUP BY e.user_id ORDER BY e.user_id${pageLimitSql(w)}`;
       return reads.push({ sql, params: after != null ? [...c.params, after] : c.params }) - 1;
     });
     const raw = await readParts<{ uid: unknown }>(this.ctx.ds, reads, 'uid');

@@ -1,5 +1,5 @@
 import { In } from 'typeorm';
-import { KeyWindow, keysetConnection, keyWindow } from '../../common/keyset';
+import { KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../../common/keyset';
 import type { ConnectionResult } from '../../common/relay';
 import { CourseService } from '../../courses/course.service';
 import { idKey, PartRead, readParts } from '../../db/union-pages';
@@ -82,7 +82,7 @@ export class QuizSubmissionPages {
     const after = w.after ? idKey(w.after[0]) : null;
     const alias = from.split(' ')[1];
     const reads = conds.map((c) => ({
-      sql: `SELECT ${alias}.id AS id, ${key} AS k FROM ${from} WHERE ${c.sql}${after != null ? ` AND ${key} > ?` : ''} ORDER BY ${key} LIMIT ${w.limit + 1}${w.offset ? ` OFFSET ${w.offset}` : ''}`,
+      sql: `SELECT ${alias}.id AS id, ${key} AS k FROM ${from} WHERE ${c.sql}${after != null ? ` AND ${key} > ?` : ''} ORDER BY ${key}${pageLimitSql(w)}`,
       params: after != null ? [...c.params, after] : c.params,
     }));
     return (await readParts<{ id: unknown }>(this.ctx.ds, reads, 'k')).map((rows) => rows.map((r) => Number(r.id)));

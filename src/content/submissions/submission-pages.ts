@@ -1,5 +1,5 @@
 import { In } from 'typeorm';
-import { KeyWindow, keysetConnection, keyWindow } from '../../common/keyset';
+import { KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../../common/keyset';
 import type { ConnectionResult } from '../../common/relay';
 import { CourseService } from '../../courses/course.service';
 import { idKey, PartRead, qmarks, readParts } from '../../db/union-pages';
@@ -76,7 +76,7 @@ export class SubmissionPages {
       // One row per student (one enrolled in two sections has two enrollments), in index order.
       const sql =
         `SELECT e.user_id AS uid FROM enrollments e WHERE ${c.sql}${after != null ? ' AND e.user_id > ?' : ''}` +
-        ` GROUP BY e.user_id ORDER BY e.user_id LIMIT ${w.limit + 1}${w.offset ? ` OFFSET ${w.offset}` : ''}`;
+        ` GROUP BY e.user_id ORDER BY e.user_id${pageLimitSql(w)}`;
       reads.push({ sql, params: after != null ? [...c.params, after] : c.params });
       return reads.length - 1;
     });
