@@ -13,7 +13,8 @@
  * Flags: --db sqlite|mysql|both (both), --mysql-url (mysql://root@127.0.0.1:3306/lms_scale: a database of
  * its own is made on that server and dropped), --sizes (1,10,100: the factors, a cap on the largest world),
  * --quick (--sizes 1,10 --seconds 0.5 --warmup 0.1), --seconds per target (1.5), --warmup (0.3),
- * --concurrency (1: latency is one request's, not a queue's), --only (list keys), --json FILE.
+ * --concurrency (1: latency is one request's, not a queue's), --only (list keys), --json FILE. BENCH_PROFILE=list:door:page
+ * (e.g. course-groups:graphql:first) writes and summarizes a CPU profile of the server at the largest size.
  *
  * Processes: the worlds are seeded from this process (an in-process server for the API templates and the
  * data source for the bulk inserts); the server under test runs in a child (server-process.ts), the load
@@ -22,11 +23,13 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Child, forkServer, LoadGenerator } from './children';
 import type { LoadTarget } from './load-worker';
 import { findPages, Page, PER_PAGE, scaleLists, ScaleList } from './scale-lists';
 import { countsAt, seedScaleWorld } from './scale-world';
+import { summarizeProfile } from './profile-summary';
 import { fmt, printTable, startBenchServer } from './support';
 
 interface Options {
@@ -41,6 +44,8 @@ interface Options {
 }
 
 const FLAG_ABOVE = 1.5;
+/** BENCH_PROFILE=list:door:page (e.g. course-groups:graphql:first): a CPU profile of the server at the largest size. */
+const PROFILE = process.env.BENCH_PROFILE ?? '';
 
 function options(argv: string[]): Options {
   const o: Options = { engines: ['sqlite', 'mysql'], mysqlUrl: 'mysql://root@127.0.0.1:3306/lms_scale', sizes: [1, 10, 100], seconds: 1.5, warmup: 0.3, concurrency: 1, only: [] };
@@ -169,9 +174,17 @@ async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]):
           for (const door of ['rest', 'graphql'] as const) {
             const t = target(port, l, p, door);
             if (o.warmup) await loader.run({ target: t, seconds: o.warmup, concurrency: o.concurrency });
+            const profiling = PROFILE === `${l.key}:${door}:${which}` && size === o.sizes[o.sizes.length - 1];
+            if (profiling) await server.request('profileStart');
             const cpu0 = await server.request<NodeJS.CpuUsage>('cpu');
             const r = await loader.run({ target: t, seconds: o.seconds, concurrency: o.concurrency });
             const cpu1 = await server.request<NodeJS.CpuUsage>('cpu');
+            if (profiling) {
+              const file = path.join(os.tmpdir(), `scale-${engine}-${PROFILE.replace(/:/g, '-')}-${Date.now()}.cpuprofile`);
+              await server.request('profileStop', { file });
+              console.log(`    CPU profile of the server, ${PROFILE} at ${size}x: ${file}`);
+              console.log(summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8'))));
+            }
             if (r.errors) throw new Error(`${engine} ${l.key} ${door} ${which} page at ${size}x: ${r.errors} failed request(s), first: ${r.firstError}`);
             out.push({
               engine,
