@@ -142,16 +142,21 @@ export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => 
 function lazyConnection<T>(rows: T[], limit: number, hasPreviousPage: boolean, cursorOf: (node: T, i: number) => string, total: LazyTotal): ConnectionResult<T> {
   const hasNextPage = rows.length > limit;
   const nodes = hasNextPage ? rows.slice(0, limit) : rows;
-  const edges = nodes.map((node, i) => ({
-    node,
-    get cursor() {
-      return cursorOf(node, i);
-    },
-  }));
+  // Edges are made when read: REST rows and most clients read only `nodes`, and an edge object with
+  // its cursor getter per row was a good share of a page's allocations.
+  let edges: ConnectionResult<T>['edges'] | undefined;
   let counted: Promise<number> | undefined;
+  const cursorAt = (i: number) => (i >= 0 && i < nodes.length ? cursorOf(nodes[i], i) : null);
   return {
     nodes,
-    edges,
+    get edges() {
+      return (edges ??= nodes.map((node, i) => ({
+        node,
+        get cursor() {
+          return cursorOf(node, i);
+        },
+      })));
+    },
     // A getter: GraphQL reads it only when the field is selected, and then counts once.
     get totalCount() {
       return (counted ??= total()) as unknown as number;
@@ -160,10 +165,10 @@ function lazyConnection<T>(rows: T[], limit: number, hasPreviousPage: boolean, c
       hasNextPage,
       hasPreviousPage,
       get startCursor() {
-        return edges[0]?.cursor ?? null;
+        return cursorAt(0);
       },
       get endCursor() {
-        return edges[edges.length - 1]?.cursor ?? null;
+        return cursorAt(nodes.length - 1);
       },
     },
   };

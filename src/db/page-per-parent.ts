@@ -64,15 +64,24 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   const ids = [...new Set(parentIds)];
 
   const raw = w.limit > 0 ? await readPages(qb, parent, idExpr, sort, ids, w, Boolean(opts.distinct)) : [];
-  // Keys per parent and row: one entity can appear under several parents.
-  const keys = new Map<string, KeyValue[]>();
+  // The raw row per parent and id, for its key (one entity can appear under several parents); a key is
+  // made only when a cursor is read.
+  const rawRows = new Map<number, Map<number, RawRow>>();
   const pageIds = new Map<number, number[]>();
   for (const r of raw) {
     const id = Number(r.pid_id);
     const p = Number(r.pid_parent);
-    keys.set(`${p}:${id}`, sort.map((_, i) => keyValue(r[`pid_k${i}`])));
-    pageIds.set(p, [...(pageIds.get(p) ?? []), id]);
+    const ofParent = rawRows.get(p);
+    if (ofParent) ofParent.set(id, r);
+    else rawRows.set(p, new Map([[id, r]]));
+    const list = pageIds.get(p);
+    if (list) list.push(id);
+    else pageIds.set(p, [id]);
   }
+  const keyOf = (p: number, row: T): KeyValue[] => {
+    const r = rawRows.get(p)?.get(Number(row.id));
+    return r ? sort.map((_, i) => keyValue(r[`pid_k${i}`])) : [];
+  };
   const all = [...new Set([...pageIds.values()].flat())];
   const target = qb.expressionMap.mainAlias!.target;
   const where = { id: In(all) };
@@ -83,7 +92,7 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   const countAll = () => (totals ??= countPerParent(qb, parent, opts.distinct ? `COUNT(DISTINCT ${idExpr})` : 'COUNT(*)', ids));
   for (const p of parentIds) {
     const page = (pageIds.get(p) ?? []).map((id) => byId.get(id)).filter((r): r is T => r != null);
-    out.set(p, keysetConnection(page, w, (row) => keys.get(`${p}:${Number(row.id)}`) ?? [], async () => (await countAll()).get(p) ?? 0));
+    out.set(p, keysetConnection(page, w, (row) => keyOf(p, row), async () => (await countAll()).get(p) ?? 0));
   }
   return out;
 }

@@ -139,53 +139,60 @@ export class GroupPolicy {
     return { contextAdmin, canParticipate, readSis, manageSis, manageStorageQuotas };
   }
 
-  private async compute(group: Group): Promise<GroupRights> {
+  private compute(group: Group): Promise<GroupRights> {
     const viewer = this.ctx.viewer;
-    if (!viewer || group.workflowState === 'deleted') return NONE;
-    const [category, membership, context] = await Promise.all([
-      this.category(group),
-      this.ownMemberships.load(group.id),
-      this.contextRights(group.contextType, group.contextId, group.nonCollaborative),
-    ]);
-    const { contextAdmin, canParticipate, readSis: sis, manageSis, manageStorageQuotas: quotas } = context;
-    // Differentiation tags have no collaborative side: only tag managers see or touch them.
-    if (group.nonCollaborative) {
-      return { ...NONE, contextAdmin, membership, canParticipate, read: contextAdmin, readRoster: contextAdmin, update: contextAdmin, manage: contextAdmin, delete: contextAdmin, readSis: sis, manageSis, manageStorageQuotas: quotas };
+    if (!viewer || group.workflowState === 'deleted') return Promise.resolve(NONE);
+    // A then, not an async function: one of these runs per group of a page, and an async function's
+    // suspended frame and promise cost more than the combination of the three answers below.
+    try {
+      return Promise.all([this.category(group), this.ownMemberships.load(group.id), this.contextRights(group.contextType, group.contextId, group.nonCollaborative)]).then(
+        ([category, membership, context]) => rightsOf(group, viewer.id, category, membership, context),
+      );
+    } catch (e) {
+      // As the async function did: a failure is the promise's, cached like any answer.
+      return Promise.reject(e);
     }
-    const member = membership?.workflowState === 'accepted' && canParticipate;
-    const moderator = member && membership!.moderator;
-    const leader = member && group.leaderId === viewer.id;
-    const selfSignup = category?.selfSignup != null && group.contextType === 'Course';
-    // The spec: auto_join and request levels let anyone of the parent context join (or ask to); class
-    // groups are always invitation_only, so only self-signup opens them.
-    const freelyJoinable = group.joinLevel !== 'invitation_only' || selfSignup;
-    const invited = membership?.workflowState === 'invited';
-    const join = canParticipate && !member && (freelyJoinable || invited);
-    // A public community group is open to every logged-in user to look at.
-    const read = member || contextAdmin || (group.isPublic && (category?.isCommunities ?? false));
-    return {
-      contextAdmin,
-      member,
-      moderator,
-      membership,
-      canParticipate,
-      read,
-      readRoster: read || join,
-      join,
-      update: moderator || leader || contextAdmin,
-      manage: moderator || contextAdmin,
-      delete: moderator || contextAdmin,
-      // What the user could join freely they may leave; teacher-assigned class groups cannot be left.
-      leave: member && ((category?.allowsMultipleMemberships ?? false) || freelyJoinable),
-      createDiscussionTopic: read,
-      createAnnouncement: moderator || contextAdmin || member,
-      // Group files are managed by members and admins over the group, not by public readers.
-      manageFiles: member || contextAdmin,
-      readSis: sis,
-      manageSis,
-      manageStorageQuotas: quotas,
-    };
   }
+}
 
-
+/** The viewer's rights on a group from its category, the viewer's membership and the rights over its context. */
+function rightsOf(group: Group, viewerId: number, category: GroupCategory | null, membership: GroupMembership | null, context: ContextRights): GroupRights {
+  const { contextAdmin, canParticipate, readSis: sis, manageSis, manageStorageQuotas: quotas } = context;
+  // Differentiation tags have no collaborative side: only tag managers see or touch them.
+  if (group.nonCollaborative) {
+    return { ...NONE, contextAdmin, membership, canParticipate, read: contextAdmin, readRoster: contextAdmin, update: contextAdmin, manage: contextAdmin, delete: contextAdmin, readSis: sis, manageSis, manageStorageQuotas: quotas };
+  }
+  const member = membership?.workflowState === 'accepted' && canParticipate;
+  const moderator = member && membership!.moderator;
+  const leader = member && group.leaderId === viewerId;
+  const selfSignup = category?.selfSignup != null && group.contextType === 'Course';
+  // The spec: auto_join and request levels let anyone of the parent context join (or ask to); class
+  // groups are always invitation_only, so only self-signup opens them.
+  const freelyJoinable = group.joinLevel !== 'invitation_only' || selfSignup;
+  const invited = membership?.workflowState === 'invited';
+  const join = canParticipate && !member && (freelyJoinable || invited);
+  // A public community group is open to every logged-in user to look at.
+  const read = member || contextAdmin || (group.isPublic && (category?.isCommunities ?? false));
+  return {
+    contextAdmin,
+    member,
+    moderator,
+    membership,
+    canParticipate,
+    read,
+    readRoster: read || join,
+    join,
+    update: moderator || leader || contextAdmin,
+    manage: moderator || contextAdmin,
+    delete: moderator || contextAdmin,
+    // What the user could join freely they may leave; teacher-assigned class groups cannot be left.
+    leave: member && ((category?.allowsMultipleMemberships ?? false) || freelyJoinable),
+    createDiscussionTopic: read,
+    createAnnouncement: moderator || contextAdmin || member,
+    // Group files are managed by members and admins over the group, not by public readers.
+    manageFiles: member || contextAdmin,
+    readSis: sis,
+    manageSis,
+    manageStorageQuotas: quotas,
+  };
 }

@@ -78,9 +78,13 @@ export class GroupRosterService {
     return (users.filter((u) => u && !(u instanceof Error)) as User[]).sort((a, b) => a.sortableName.localeCompare(b.sortableName) || a.id - b.id);
   }
 
-  /** The group's leader, for callers who may read its roster (the leader is one of its members); null otherwise. */
-  async leader(group: Group): Promise<User | null> {
-    if (group.leaderId == null || !(await this.policy.rights(group)).readRoster) return null;
-    return this.ctx.loaders.byId(User).load(group.leaderId);
+  /**
+   * The group's leader, for callers who may read its roster (the leader is one of its members); null
+   * otherwise. A group without a leader answers at once, not through a promise (most groups of a page).
+   */
+  leader(group: Group): Promise<User | null> | null {
+    const leaderId = group.leaderId;
+    if (leaderId == null) return null;
+    return this.policy.rights(group).then((rights) => (rights.readRoster ? this.ctx.loaders.byId(User).load(leaderId) : null));
   }
 }
