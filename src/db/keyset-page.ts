@@ -108,6 +108,7 @@ export async function keysetPage<T extends ObjectLiteral & { id: number }>(ds: D
 
 /** The list's ranges, each alone and all as one condition; null when the list is one range (`where`). */
 function rangesOf(src: Pick<KeysetSource<unknown>, 'parents' | 'ranges'>): { each: SqlPart[]; any: SqlPart } | null {
+  if (src.parents && src.ranges) throw new Error('keysetPage: parents or ranges, not both');
   if (src.parents) {
     const ids = [...new Set(src.parents.ids)];
     const each = ids.map((id) => ({ sql: `${src.parents!.expr} = ?`, params: [id] }));
