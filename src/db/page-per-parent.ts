@@ -2,6 +2,7 @@ import { In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { afterKey, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, SortKey, sqlDate, pageLimitSql } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { leanFind } from './lean-read';
+import { readParts } from './union-pages';
 
 /** One column of a list's order: a column of qb's main alias (or a SQL expression), its direction, and whether it holds NULLs. */
 export type OrderColumn = [column: string | { expression: string }, direction: 'ASC' | 'DESC', nullable?: boolean];
@@ -36,10 +37,9 @@ export interface PageOptions {
  * `WHERE parent = ? AND <after the key> ORDER BY <order> LIMIT first + 1` — an index on (parent,
  * order…) serves it by seeking to the key and reading first + 1 entries, where numbering every row
  * of the parent (a window function) or an OFFSET walks and sorts the whole parent set on every page.
- * Several parents are one statement: a UNION ALL of those reads, each in a derived table (both
- * engines need that for ORDER BY/LIMIT inside a union). The page's entities are then read by id in
- * one more statement. The total is a getter: one grouped COUNT for all the parents, run only when a
- * client selects totalCount.
+ * Several parents are one statement: those reads as one union (readParts, which reads every
+ * per-parent page). The page's entities are then read by id in one more statement. The total is a
+ * getter: one grouped COUNT for all the parents, run only when a client selects totalCount.
  *
  * `qb` selects the rows of all the parents (its where clause states every rule, per parent where
  * rules differ); `parentColumn` and `order` are database column names of qb's main alias (or SQL
@@ -99,7 +99,10 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
 
 type RawRow = Record<string, unknown> & { pid_id: unknown; pid_parent: unknown };
 
-/** Each parent's first + 1 rows after the key: one plain read for one parent, a UNION ALL for several. */
+/**
+ * Each parent's first + 1 rows after the key, through readParts: one plain read for one parent, one
+ * union statement for several.
+ */
 async function readPages<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
   parent: string,
@@ -126,22 +129,12 @@ async function readPages<T extends ObjectLiteral>(
     base.andWhere(sql, named);
   }
   const tail = ` ORDER BY ${orderSql(sort)}${pageLimitSql(w)}`;
-  const arm = (p: number) => base.clone().andWhere(`${parent} = :pidParent`, { pidParent: p }).getQueryAndParameters();
-  const conn = qb.connection;
-  if (parents.length === 1) {
-    const [sql, params] = arm(parents[0]);
-    return conn.query(sql + tail, params);
-  }
-  const sqls: string[] = [];
-  const params: unknown[] = [];
-  parents.forEach((p, i) => {
-    const [sql, ps] = arm(p);
-    sqls.push(`SELECT pid_p${i}.*, ${i} AS pid_ord FROM (${sql}${tail}) pid_p${i}`);
-    params.push(...ps);
+  const reads = parents.map((p) => {
+    const [sql, params] = base.clone().andWhere(`${parent} = :pidParent`, { pidParent: p }).getQueryAndParameters();
+    return { sql: sql + tail, params };
   });
-  // Rows of a union come in no promised order: sort the (at most parents × (first + 1)) rows read.
-  const outer = sort.map((s, i) => `pid_k${i} ${s.dir}`).join(', ');
-  return conn.query(`${sqls.join(' UNION ALL ')} ORDER BY pid_ord, ${outer}`, params);
+  const pages = await readParts<RawRow>(qb.connection, reads, sort.map((s, i) => `pid_k${i} ${s.dir}`).join(', '));
+  return pages.flat();
 }
 
 /** Every parent's total in one grouped COUNT. */

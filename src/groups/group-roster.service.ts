@@ -60,7 +60,7 @@ export class GroupRosterService {
         inCourses.forEach((g, j) => b.orWhere(`(m.group_id = :g${j} AND u.id IN (SELECT e.user_id FROM enrollments e WHERE e.course_id = :c${j} AND e.workflow_state = 'active'))`, { [`g${j}`]: g.id, [`c${j}`]: g.contextId }));
       }));
     }
-    // In the order of the memberships index (group, sortable name, user): the page is read from
+    // In the order of the memberships index (group, sortable name, user, state): the page is read from
     // it by key, with no join and sort of the whole roster.
     const m = (c: string) => ({ expression: `${qb.escape('m')}.${qb.escape(c)}` });
     const pages = await pagePerParent(qb, m('group_id'), [[m('sortable_name'), 'ASC'], [m('user_id'), 'ASC']], groups.map((g) => g.id), args);
