@@ -65,20 +65,18 @@ interface ContextRights {
 const NO_CONTEXT_RIGHTS: ContextRights = { contextAdmin: false, canParticipate: false, readSis: false, manageSis: false, manageStorageQuotas: false };
 
 export class GroupPolicy {
-  private readonly ownMemberships: DataLoader<number, GroupMembership | null>;
   private readonly cache = new Map<number, Promise<GroupRights>>();
   private readonly contexts = new Map<string, Promise<ContextRights>>();
+  /**
+   * The rights asked for in one tick, computed together (a page of groups asks for every group's at
+   * once): one read of the viewer's memberships of those groups, their categories through the
+   * request's loader, each context's rights once, then each group's rights without a promise of its own
+   * per input. Not cached here: `cache` keeps every group's answer for the request.
+   */
+  private readonly batch: DataLoader<Group, GroupRights, number>;
 
   constructor(private readonly ctx: RequestContext) {
-    this.ownMemberships = ctx.loaders.get('groups:viewerMemberships', () =>
-      new DataLoader<number, GroupMembership | null>(async (groupIds) => {
-        const viewer = ctx.viewer;
-        if (!viewer) return groupIds.map(() => null);
-        const where = { userId: viewer.id, groupId: In([...groupIds]), workflowState: In(['accepted', 'invited', 'requested']) };
-        const rows = (await leanFind(ctx.ds, GroupMembership, where)) ?? (await ctx.ds.getRepository(GroupMembership).findBy(where));
-        return groupIds.map((id) => rows.find((r) => r.groupId === id) ?? null);
-      }),
-    );
+    this.batch = new DataLoader<Group, GroupRights, number>((groups) => this.computeAll(groups), { cache: false });
   }
 
   category(group: Group): Promise<GroupCategory | null> {
@@ -88,7 +86,7 @@ export class GroupPolicy {
   rights(group: Group): Promise<GroupRights> {
     let r = this.cache.get(group.id);
     if (!r) {
-      r = this.compute(group);
+      r = !this.ctx.viewer || group.workflowState === 'deleted' ? Promise.resolve(NONE) : this.batch.load(group);
       this.cache.set(group.id, r);
     }
     return r;
@@ -139,19 +137,39 @@ export class GroupPolicy {
     return { contextAdmin, canParticipate, readSis, manageSis, manageStorageQuotas };
   }
 
-  private compute(group: Group): Promise<GroupRights> {
-    const viewer = this.ctx.viewer;
-    if (!viewer || group.workflowState === 'deleted') return Promise.resolve(NONE);
-    // A then, not an async function: one of these runs per group of a page, and an async function's
-    // suspended frame and promise cost more than the combination of the three answers below.
-    try {
-      return Promise.all([this.category(group), this.ownMemberships.load(group.id), this.contextRights(group.contextType, group.contextId, group.nonCollaborative)]).then(
-        ([category, membership, context]) => rightsOf(group, viewer.id, category, membership, context),
-      );
-    } catch (e) {
-      // As the async function did: a failure is the promise's, cached like any answer.
-      return Promise.reject(e);
+  /** Rights of groups of a viewer (rights() answers the others itself), in their order; a failed input fails its groups. */
+  private async computeAll(groups: readonly Group[]): Promise<(GroupRights | Error)[]> {
+    const viewer = this.ctx.viewer!;
+    const categoryIds = [...new Set(groups.map((g) => g.groupCategoryId))];
+    const contextKey = (g: Group) => `${g.contextType}:${g.contextId}:${g.nonCollaborative}`;
+    const contexts = new Map<string, Promise<ContextRights | Error>>();
+    for (const g of groups) {
+      const key = contextKey(g);
+      if (!contexts.has(key)) contexts.set(key, this.contextRights(g.contextType, g.contextId, g.nonCollaborative).catch((e: Error) => e));
     }
+    const [categoryList, memberships, contextList] = await Promise.all([
+      this.ctx.loaders.byId(GroupCategory).loadMany(categoryIds),
+      this.viewerMemberships(viewer.id, groups.map((g) => g.id)),
+      Promise.all(contexts.values()),
+    ]);
+    const categories = new Map(categoryIds.map((id, i) => [id, categoryList[i]]));
+    const contextOf = new Map([...contexts.keys()].map((k, i) => [k, contextList[i]]));
+    return groups.map((g) => {
+      const category = categories.get(g.groupCategoryId)!;
+      if (category instanceof Error) return category;
+      const context = contextOf.get(contextKey(g))!;
+      if (context instanceof Error) return context;
+      return rightsOf(g, viewer.id, category, memberships.get(g.id) ?? null, context);
+    });
+  }
+
+  /** The viewer's live membership (accepted, invited or requested) of each group, in one statement. */
+  private async viewerMemberships(userId: number, groupIds: number[]): Promise<Map<number, GroupMembership>> {
+    const where = { userId, groupId: In(groupIds), workflowState: In(['accepted', 'invited', 'requested']) };
+    const rows = (await leanFind(this.ctx.ds, GroupMembership, where)) ?? (await this.ctx.ds.getRepository(GroupMembership).findBy(where));
+    const byGroup = new Map<number, GroupMembership>();
+    for (const r of rows) if (!byGroup.has(r.groupId)) byGroup.set(r.groupId, r);
+    return byGroup;
   }
 }
 
