@@ -13,7 +13,10 @@
  * Flags: --db sqlite|mysql|both (both), --mysql-url (mysql://root@127.0.0.1:3306/lms_scale: a database of
  * its own is made on that server and dropped), --sizes (1,10,100: the factors, a cap on the largest world),
  * --quick (--sizes 1,10 --seconds 0.5 --warmup 0.1), --seconds per target (1.5), --warmup (0.3),
- * --concurrency (1: latency is one request's, not a queue's), --only (list keys), --json FILE.
+ * --concurrency (1: latency is one request's, not a queue's), --only (list keys), --json FILE, --compare DIR (or
+ * BENCH_COMPARE: another build's dist/, e.g. of the commit before the paging work, served on the same worlds
+ * and measured beside this build in the same run: "before" and "after" tables). BENCH_PROFILE=list:door:page
+ * (e.g. course-groups:graphql:first) writes and summarizes a CPU profile of the server at the largest size.
  *
  * Processes: the worlds are seeded from this process (an in-process server for the API templates and the
  * data source for the bulk inserts); the server under test runs in a child (server-process.ts), the load
@@ -22,11 +25,13 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Child, forkServer, LoadGenerator } from './children';
 import type { LoadTarget } from './load-worker';
 import { findPages, Page, PER_PAGE, scaleLists, ScaleList } from './scale-lists';
 import { countsAt, seedScaleWorld } from './scale-world';
+import { summarizeProfile } from './profile-summary';
 import { fmt, printTable, startBenchServer } from './support';
 
 interface Options {
@@ -38,9 +43,13 @@ interface Options {
   concurrency: number;
   only: string[];
   json?: string;
+  /** Another build's dist/ directory, measured as "before" on the same worlds in the same run. */
+  compare?: string;
 }
 
 const FLAG_ABOVE = 1.5;
+/** BENCH_PROFILE=list:door:page (e.g. course-groups:graphql:first): a CPU profile of the server at the largest size. */
+const PROFILE = process.env.BENCH_PROFILE ?? '';
 
 function options(argv: string[]): Options {
   const o: Options = { engines: ['sqlite', 'mysql'], mysqlUrl: 'mysql://root@127.0.0.1:3306/lms_scale', sizes: [1, 10, 100], seconds: 1.5, warmup: 0.3, concurrency: 1, only: [] };
@@ -86,20 +95,27 @@ function options(argv: string[]): Options {
       case '--json':
         o.json = next();
         break;
+      case '--compare':
+        o.compare = next();
+        break;
       default:
         throw new Error(`unknown flag ${a} (see bench/scale.ts)`);
     }
   }
   if (!o.sizes.length) throw new Error('--sizes needs at least one factor');
+  o.compare ??= process.env.BENCH_COMPARE || undefined;
   return o;
 }
 
 type Door = 'rest' | 'graphql';
 type Which = 'first' | 'deep';
+/** This build, or the --compare build ("before") serving the same database. */
+type Build = 'after' | 'before';
 
 /** One measured target: a list's page through one door at one size. */
 interface Sample {
   engine: string;
+  build: Build;
   list: string;
   door: Door;
   page: Which;
@@ -142,6 +158,7 @@ async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]):
   else delete process.env.DATABASE_URL;
   const seed = await startBenchServer();
   let server: Child | undefined;
+  let before: Child | undefined;
   const loader = new LoadGenerator();
   try {
     console.log(`\n== ${engine}: ${seed.db.label}`);
@@ -151,7 +168,11 @@ async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]):
     server = forkServer('server');
     const env = { DATABASE_URL: seed.db.url, LMS_ADMIN_TOKEN: seed.adminToken, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT: 'off' };
     const port = (await server.request<{ port: number }>('start', { env })).port;
-    const get = await fetcher(port);
+    // The earlier build serves the same database (migrated by this one: its extra columns and indexes
+    // are invisible to the old code's reads), so both builds answer on the very same rows.
+    if (o.compare) before = forkServer('server (before)', o.compare);
+    const servers: { build: Build; child: Child; port: number }[] = [{ build: 'after', child: server, port }];
+    if (before) servers.push({ build: 'before', child: before, port: (await before.request<{ port: number }>('start', { env })).port });
     const lists = scaleLists(world).filter((l) => !o.only.length || o.only.includes(l.key));
 
     for (const size of o.sizes) {
@@ -161,20 +182,35 @@ async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]):
         `  ${size}x: ${c.students} students, ${c.groups} groups, a group of ${c.members}, ${c.modules} modules x 2 items, a module of ${c.items} items, ${c.notes} notes` +
           ` (${grown.rows} rows inserted in ${fmt(grown.seconds, 2)} s)`,
       );
-      for (const l of lists) {
+      for (const l of lists) for (const { build, child: server, port } of servers) {
         t0 = performance.now();
-        const pages = await findPages(l, get);
+        // Each build finds its own deep page: its bookmarks are its own (an older build's are offsets).
+        const pages = await findPages(l, await fetcher(port)).catch((e: Error) => {
+          if (build === 'after') throw e;
+          console.log(`    ${l.key} (before): not measured: ${e.message.slice(0, 200)}`);
+          return null;
+        });
+        if (!pages) continue;
         const walkedNote = pages.walked ? `, ${pages.walked} pages of 100 walked by bookmark` : '';
         for (const [which, p] of [['first', pages.first], ['deep', pages.deep]] as const) {
           for (const door of ['rest', 'graphql'] as const) {
             const t = target(port, l, p, door);
             if (o.warmup) await loader.run({ target: t, seconds: o.warmup, concurrency: o.concurrency });
+            const profiling = build === 'after' && PROFILE === `${l.key}:${door}:${which}` && size === o.sizes[o.sizes.length - 1];
+            if (profiling) await server.request('profileStart');
             const cpu0 = await server.request<NodeJS.CpuUsage>('cpu');
             const r = await loader.run({ target: t, seconds: o.seconds, concurrency: o.concurrency });
             const cpu1 = await server.request<NodeJS.CpuUsage>('cpu');
-            if (r.errors) throw new Error(`${engine} ${l.key} ${door} ${which} page at ${size}x: ${r.errors} failed request(s), first: ${r.firstError}`);
+            if (profiling) {
+              const file = path.join(os.tmpdir(), `scale-${engine}-${PROFILE.replace(/:/g, '-')}-${Date.now()}.cpuprofile`);
+              await server.request('profileStop', { file });
+              console.log(`    CPU profile of the server, ${PROFILE} at ${size}x: ${file}`);
+              console.log(summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8'))));
+            }
+            if (r.errors) throw new Error(`${engine} ${build} ${l.key} ${door} ${which} page at ${size}x: ${r.errors} failed request(s), first: ${r.firstError}`);
             out.push({
               engine,
+              build,
               list: l.key,
               door,
               page: which,
@@ -187,11 +223,12 @@ async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]):
             });
           }
         }
-        console.log(`    ${l.key}: first ${pages.first.rows} rows, deep ${pages.deep.rows} rows (${pages.deep.path.replace(/^.*\?/, '')})${walkedNote}; ${fmt((performance.now() - t0) / 1000, 1)} s`);
+        console.log(`    ${l.key}${build === 'before' ? ' (before)' : ''}: first ${pages.first.rows} rows, deep ${pages.deep.rows} rows (${pages.deep.path.replace(/^.*\?/, '')})${walkedNote}; ${fmt((performance.now() - t0) / 1000, 1)} s`);
       }
     }
   } finally {
     loader.close();
+    await before?.close();
     await server?.close();
     await seed.close();
   }
@@ -199,12 +236,14 @@ async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]):
 
 const ms = (n: number) => (n >= 100 ? fmt(n, 0) : n >= 10 ? fmt(n, 1) : fmt(n, 2));
 
-function report(o: Options, samples: Sample[]): { flagged: string[] } {
+/** The tables of each engine (and build, with --compare); the pages that grew, per build. */
+function report(o: Options, samples: Sample[]): Record<Build, string[]> {
   const lo = o.sizes[0];
   const hi = o.sizes[o.sizes.length - 1];
-  const flagged: string[] = [];
-  for (const engine of o.engines) {
-    const mine = samples.filter((s) => s.engine === engine);
+  const grew: Record<Build, string[]> = { after: [], before: [] };
+  for (const engine of o.engines) for (const build of ['before', 'after'] as const) {
+    const flagged = grew[build];
+    const mine = samples.filter((s) => s.engine === engine && s.build === build);
     if (!mine.length) continue;
     const keys = [...new Set(mine.map((s) => s.list))];
     const rows: (string | number)[][] = [];
@@ -239,7 +278,8 @@ function report(o: Options, samples: Sample[]): { flagged: string[] } {
         }
       }
     }
-    console.log(`\n${engine}: p50 latency (ms) of a page of ${PER_PAGE} at each size; CPU µs per request of the server; growth ${hi}x/${lo}x`);
+    const title = o.compare ? `${engine}, ${build === 'before' ? `before (${o.compare})` : 'after (this build)'}` : engine;
+    console.log(`\n${title}: p50 latency (ms) of a page of ${PER_PAGE} at each size; CPU µs per request of the server; growth ${hi}x/${lo}x`);
     printTable(
       [
         'list',
@@ -256,7 +296,7 @@ function report(o: Options, samples: Sample[]): { flagged: string[] } {
       rows,
     );
   }
-  return { flagged };
+  return grew;
 }
 
 async function main(): Promise<void> {
@@ -267,12 +307,15 @@ async function main(): Promise<void> {
   console.log(`  engines: ${o.engines.join(', ')}; sizes: ${o.sizes.map((s) => `${s}x`).join(', ')}; ${o.seconds} s per target after ${o.warmup} s warm-up, concurrency ${o.concurrency}`);
   const samples: Sample[] = [];
   for (const engine of o.engines) await runEngine(engine, o, samples);
-  const { flagged } = report(o, samples);
-  console.log(`\n${flagged.length} of ${samples.length / o.sizes.length} pages grew more than ${FLAG_ABOVE}x (p50 or CPU) from ${o.sizes[0]}x to ${o.sizes[o.sizes.length - 1]}x${flagged.length ? ':' : ''}`);
+  const grew = report(o, samples);
+  const flagged = grew.after;
+  const measured = (b: Build) => samples.filter((s) => s.build === b).length / o.sizes.length;
+  if (o.compare) console.log(`\nbefore: ${grew.before.length} of ${measured('before')} pages grew more than ${FLAG_ABOVE}x (p50 or CPU)`);
+  console.log(`\n${o.compare ? 'after: ' : ''}${flagged.length} of ${measured('after')} pages grew more than ${FLAG_ABOVE}x (p50 or CPU) from ${o.sizes[0]}x to ${o.sizes[o.sizes.length - 1]}x${flagged.length ? ':' : ''}`);
   for (const f of flagged) console.log(`  ${f}`);
   console.log(`\nran in ${fmt((performance.now() - started) / 1000, 0)} s; load average now ${os.loadavg().map((n) => fmt(n, 1)).join(' ')}`);
   if (o.json) {
-    fs.writeFileSync(o.json, JSON.stringify({ options: o, node: process.version, samples, flagged }, null, 2));
+    fs.writeFileSync(o.json, JSON.stringify({ options: o, node: process.version, samples, flagged, grewBefore: grew.before }, null, 2));
     console.log(`samples written to ${o.json}`);
   }
 }

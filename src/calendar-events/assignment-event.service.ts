@@ -2,12 +2,13 @@ import { Assignment } from '../content/assignments/assignment.entity';
 import { ContentAccess } from '../content/content-access';
 import { Course } from '../courses/course.entity';
 import { NotFoundError } from '../common/errors';
-import { dateKey, keysetConnection, keyWindow, SortKey, sqlDate } from '../common/keyset';
+import { dateKey, keyWindow, SortKey, sqlDate } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
+import { keysetPage } from '../db/keyset-page';
+import type { SqlPart } from '../db/union-pages';
 import type { RequestContext } from '../request/context';
 import { CalendarAccess, unauthorized } from './calendar-event.access';
 import type { CalendarListArgs } from './calendar-event.service';
-import { byDateThenId, calendarPage, SqlPart } from './calendar-pages';
 import { calendarWindow } from './calendar-window';
 
 const ASSIGNMENT_ID = /^assignment_(\d{1,15})$/;
@@ -18,7 +19,6 @@ const ASSIGNMENT_ORDER: readonly SortKey[] = [
   { expr: 'a.id', dir: 'ASC' },
 ];
 const assignmentKey = (a: Assignment) => [dateKey(a.dueAt), a.id];
-const byDue = byDateThenId<Assignment>((a) => a.dueAt);
 
 /**
  * Assignments on the calendar (Canvas's GET /calendar_events?type=assignment): the assignments of the
@@ -48,9 +48,8 @@ export class AssignmentEventService {
           ? { sql: 'a.due_at IS NOT NULL AND a.due_at >= ? AND a.due_at <= ?', params: [sqlDate(window.from), sqlDate(window.to)] }
           : { sql: '1 = 1', params: [] };
     const seek = window.kind === 'undated' && w.after?.[0] === null ? { sql: 'a.id > ?', params: [w.after[1]] } : null;
-    const spec = { entity: Assignment, alias: 'a', table: 'assignments a', order: ASSIGNMENT_ORDER, branches, filter, seek, orderBy: window.kind === 'undated' ? 'a.id ASC' : undefined, compare: byDue };
-    const { rows, total } = await calendarPage(this.ctx.ds, spec, w);
-    return keysetConnection(rows, w, assignmentKey, total);
+    const orderBy = window.kind === 'undated' ? 'a.id ASC' : undefined;
+    return keysetPage(this.ctx.ds, { entity: Assignment, alias: 'a', where: filter.sql, params: filter.params, order: ASSIGNMENT_ORDER, keyOf: assignmentKey, ranges: branches, seek, orderBy }, w);
   }
 
   /** `assignment_<id>`: the assignment, when the viewer may read its course and see it; 404 otherwise. */

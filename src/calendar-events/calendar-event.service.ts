@@ -1,14 +1,15 @@
 import { EntityManager } from 'typeorm';
 import { NotFoundError, ValidationError } from '../common/errors';
-import { dateKey, keysetConnection, keyWindow, SortKey, sqlDate } from '../common/keyset';
+import { dateKey, keyWindow, SortKey, sqlDate } from '../common/keyset';
 import { ConnectionResult, parseAnyId } from '../common/relay';
+import { keysetPage } from '../db/keyset-page';
 import { transaction } from '../db/transaction';
+import type { SqlPart } from '../db/union-pages';
 import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
 import { CalendarAccess, contextCode, unauthorized } from './calendar-event.access';
 import { CalendarEvent } from './calendar-event.entity';
 import { applyFields, CalendarEventFields, ChildRow } from './calendar-event.fields';
-import { byDateThenId, calendarPage, SqlPart } from './calendar-pages';
 import { calendarWindow, CalendarWindowArgs } from './calendar-window';
 
 export type { CalendarEventFields, ChildEventFields } from './calendar-event.fields';
@@ -26,7 +27,6 @@ const EVENT_ORDER: readonly SortKey[] = [
   { expr: 'e.id', dir: 'ASC' },
 ];
 const eventKey = (e: CalendarEvent) => [dateKey(e.startAt), e.id];
-const byStart = byDateThenId<CalendarEvent>((e) => e.startAt);
 
 /**
  * Calendar events (Canvas's CalendarEventsApiController): lists by context codes and date window, one
@@ -72,9 +72,9 @@ export class CalendarEventService {
           ? { sql: 'e.start_at IS NOT NULL AND e.start_at <= ? AND COALESCE(e.end_at, e.start_at) >= ?', params: [sqlDate(window.to), sqlDate(window.from)] }
           : { sql: '1 = 1', params: [] };
     const seek = window.kind === 'undated' && w.after?.[0] === null ? { sql: 'e.id > ?', params: [w.after[1]] } : null;
-    const spec = { entity: CalendarEvent, alias: 'e', table: 'calendar_events e', order: EVENT_ORDER, branches, filter, seek, orderBy: window.kind === 'undated' ? 'e.id ASC' : undefined, compare: byStart };
-    const { rows, total } = await calendarPage(this.ctx.ds, spec, w);
-    return keysetConnection(rows, w, eventKey, total);
+    // Each branch one range of its (context, state, start_at, id) index, merged into the page.
+    const orderBy = window.kind === 'undated' ? 'e.id ASC' : undefined;
+    return keysetPage(this.ctx.ds, { entity: CalendarEvent, alias: 'e', where: filter.sql, params: filter.params, order: EVENT_ORDER, keyOf: eventKey, ranges: branches, seek, orderBy }, w);
   }
 
   /** One event the viewer may read: missing or deleted → 404; not theirs to see → Canvas's 401. */

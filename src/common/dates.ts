@@ -28,7 +28,9 @@ export function formatDateTime(d: Date): string;
 export function formatDateTime(d: Date | null | undefined): string | null;
 export function formatDateTime(d: Date | null | undefined): string | null {
   if (!d) return null;
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // toISOString always ends in `.sssZ` (or throws for an invalid date): cut the milliseconds off.
+  const iso = d.toISOString();
+  return `${iso.slice(0, -5)}Z`;
 }
 
 /** `YYYY-MM-DD` for date-only columns. */

@@ -142,16 +142,21 @@ export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => 
 function lazyConnection<T>(rows: T[], limit: number, hasPreviousPage: boolean, cursorOf: (node: T, i: number) => string, total: LazyTotal): ConnectionResult<T> {
   const hasNextPage = rows.length > limit;
   const nodes = hasNextPage ? rows.slice(0, limit) : rows;
-  const edges = nodes.map((node, i) => ({
-    node,
-    get cursor() {
-      return cursorOf(node, i);
-    },
-  }));
+  // Edges are made when read: REST rows and most clients read only `nodes`, and an edge object with
+  // its cursor getter per row was a good share of a page's allocations.
+  let edges: ConnectionResult<T>['edges'] | undefined;
   let counted: Promise<number> | undefined;
+  const cursorAt = (i: number) => (i >= 0 && i < nodes.length ? cursorOf(nodes[i], i) : null);
   return {
     nodes,
-    edges,
+    get edges() {
+      return (edges ??= nodes.map((node, i) => ({
+        node,
+        get cursor() {
+          return cursorOf(node, i);
+        },
+      })));
+    },
     // A getter: GraphQL reads it only when the field is selected, and then counts once.
     get totalCount() {
       return (counted ??= total()) as unknown as number;
@@ -160,10 +165,10 @@ function lazyConnection<T>(rows: T[], limit: number, hasPreviousPage: boolean, c
       hasNextPage,
       hasPreviousPage,
       get startCursor() {
-        return edges[0]?.cursor ?? null;
+        return cursorAt(0);
       },
       get endCursor() {
-        return edges[edges.length - 1]?.cursor ?? null;
+        return cursorAt(nodes.length - 1);
       },
     },
   };
@@ -181,7 +186,45 @@ export function offsetConnection<T>(rows: T[], w: PageWindow, total: LazyTotal):
 export const sqlDate = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
 
 /** A datetime read back from a raw query: a Date (MySQL) or 'YYYY-MM-DD HH:MM:SS.mmm' text (SQLite). */
-export const readDate = (v: unknown): Date => (v instanceof Date ? v : new Date(`${String(v).replace(' ', 'T')}${/[zZ]|[+-]\d\d:?\d\d$/.test(String(v)) ? '' : 'Z'}`));
+export const readDate = (v: unknown): Date => {
+  if (v instanceof Date) return v;
+  if (typeof v === 'string') {
+    const t = sqliteUtc(v);
+    if (t !== null) return new Date(t);
+  }
+  return new Date(`${String(v).replace(' ', 'T')}${/[zZ]|[+-]\d\d:?\d\d$/.test(String(v)) ? '' : 'Z'}`);
+};
+
+const digit = (s: string, i: number) => s.charCodeAt(i) - 48;
+const digits = (s: string, from: number, n: number): number => {
+  let v = 0;
+  for (let i = from; i < from + n; i++) {
+    const d = digit(s, i);
+    if (d < 0 || d > 9) return NaN;
+    v = v * 10 + d;
+  }
+  return v;
+};
+
+/**
+ * SQLite's own text 'YYYY-MM-DD HH:MM:SS' or 'YYYY-MM-DD HH:MM:SS.mmm' (UTC) as epoch milliseconds, read
+ * digit by digit (a page of planner items reads one per row); null for any other text, which Date's
+ * parser reads as before. Fields in range only, where Date.UTC and the parser agree.
+ */
+function sqliteUtc(v: string): number | null {
+  if ((v.length !== 19 && v.length !== 23) || v.charCodeAt(4) !== 45 || v.charCodeAt(7) !== 45 || v.charCodeAt(10) !== 32 || v.charCodeAt(13) !== 58 || v.charCodeAt(16) !== 58) return null;
+  if (v.length === 23 && v.charCodeAt(19) !== 46) return null;
+  const y = digits(v, 0, 4);
+  const mo = digits(v, 5, 2);
+  const d = digits(v, 8, 2);
+  const h = digits(v, 11, 2);
+  const mi = digits(v, 14, 2);
+  const s = digits(v, 17, 2);
+  const ms = v.length === 23 ? digits(v, 20, 3) : 0;
+  // Date.UTC reads years 0-99 as 1900-1999: those (and anything out of range) go to the parser.
+  if (!(y >= 100 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && s <= 59 && ms >= 0)) return null;
+  return Date.UTC(y, mo - 1, d, h, mi, s, ms);
+}
 
 /** A date column's value as a key: its comparable text, or null. */
 export const dateKey = (d: Date | null | undefined): string | null => (d ? sqlDate(d) : null);

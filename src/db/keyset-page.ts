@@ -1,28 +1,49 @@
 import { DataSource, EntityTarget, In, ObjectLiteral } from 'typeorm';
-import { afterKey, KeyValue, keysetConnection, KeyWindow, LazyTotal, orderSql, SortKey } from '../common/keyset';
+import { afterKey, KeyValue, keysetConnection, KeyWindow, LazyTotal, orderSql, pageLimitSql, SortKey } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { leanFind, leanRows, selectColumns } from './lean-read';
+import { qmarks, SqlPart, unionOfReads } from './union-pages';
 
 /** One list of one entity's rows, in an order that ends in its id, for keysetPage. */
 export interface KeysetSource<T> {
   entity: EntityTarget<T>;
   /** The alias `where` and `order` name the table by. */
   alias: string;
-  /** The list's rules (escaped SQL with `?` placeholders) and their parameters. */
+  /** The list's rules (escaped SQL with `?` placeholders) and their parameters; with ranges, the rules every range shares. */
   where: string;
   params: unknown[];
   order: readonly SortKey[];
   keyOf: (row: T) => KeyValue[];
   /**
-   * The list is the union of several parents' rows (an account and its sub-accounts): each parent's
-   * page is read from its own index range and the few rows read are merged, where one `IN` over the
-   * parents would read (and sort) every row of every parent. One id: a plain equality.
+   * The list is the union of several parents' rows (an account and its sub-accounts): each parent is
+   * one range (`expr = ?`) and the total and the many-parents read one `IN`. One id: a plain equality.
    */
   parents?: { expr: string; ids: readonly number[] };
+  /**
+   * The list is the union of these disjoint conditions, each one index range (a calendar's context
+   * codes, a course's assignments by state); none: the list is empty. With `parents`, not both.
+   */
+  ranges?: SqlPart[];
+  /**
+   * A condition the cursor's key implies within the rules, for the page reads only (never the count):
+   * an undated calendar's key (NULL, id) then seeks to the id, where afterKey's general condition
+   * would walk every undated row before it.
+   */
+  seek?: SqlPart | null;
+  /**
+   * ORDER BY text of the page reads when the rules make the order's leading columns constant (an
+   * undated calendar orders by id alone: the same order, which MariaDB reads in index order where
+   * ORDER BY start_at, id after `start_at IS NULL` made it sort). Merging still compares the full key.
+   */
+  orderBy?: string;
 }
 
-/** Parents read as one union at most: beyond this, one IN read (SQLite caps a compound SELECT at 500 terms). */
-const MAX_ARMS = 200;
+/**
+ * Ranges read as one union at most: beyond this (a calendar of a hundred context codes, an account of
+ * five hundred sub-accounts) one read of all the ranges, correct but sorting them all; SQLite caps a
+ * compound SELECT at 500 terms.
+ */
+const MAX_RANGES = 200;
 
 /**
  * A key set page of one list: `WHERE <rules> AND <after the cursor's key> ORDER BY <order> LIMIT
@@ -30,44 +51,49 @@ const MAX_ARMS = 200;
  * rows mapped straight to entities, and the total a COUNT run only when totalCount (or a Link
  * rel="last") is asked for. An `offset:N` cursor of old is honoured with an OFFSET. `present` turns
  * each row into the node the connection shows.
+ *
+ * A list of several ranges (`parents`, `ranges`) is read range by range and merged in SQL: each
+ * range's first offset + limit + 1 (id, key) pairs from its own index, in one UNION ALL of derived
+ * tables, ordered by key and cut to the page, so the only sort is of those few pairs (at most ranges
+ * × (offset + first + 1)) where one read of all the ranges would sort every row of every range on
+ * every page; the page's rows are then read by id. Merging in SQL compares keys as the cursor's
+ * condition does (the engine's collation), which a merge in JavaScript could not promise.
  */
 export async function keysetPage<T extends ObjectLiteral & { id: number }>(ds: DataSource, src: KeysetSource<T>, w: KeyWindow): Promise<ConnectionResult<T>>;
 export async function keysetPage<T extends ObjectLiteral & { id: number }, U extends object>(ds: DataSource, src: KeysetSource<T>, w: KeyWindow, present: (row: T) => U): Promise<ConnectionResult<U>>;
 export async function keysetPage<T extends ObjectLiteral & { id: number }>(ds: DataSource, src: KeysetSource<T>, w: KeyWindow, present?: (row: T) => object): Promise<ConnectionResult<object>> {
   const table = `${ds.driver.escape(ds.getMetadata(src.entity).tableName)} ${src.alias}`;
-  const after = w.after ? afterKey(src.order, w.after) : null;
-  const ids = src.parents ? [...new Set(src.parents.ids)] : null;
-  const parentIn = ids && ids.length > 1 ? `${src.parents!.expr} IN (${ids.map(() => '?').join(', ')})` : null;
-  const rules = (parent: string | null) => [src.where, ...(parent ? [parent] : [])].join(' AND ');
+  const ranges = rangesOf(src);
+  const rules = (...parts: (SqlPart | null | undefined)[]) => and({ sql: src.where, params: src.params }, ...parts);
   const total: LazyTotal = async () => {
-    const parent = ids == null ? null : ids.length === 1 ? `${src.parents!.expr} = ?` : parentIn;
-    const rows = await ds.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${ids?.length === 0 ? '1 = 0' : rules(parent)}`, [...src.params, ...(ids ?? [])]);
+    if (ranges?.each.length === 0) return 0;
+    const where = rules(ranges?.any);
+    const rows = await ds.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where.sql}`, where.params);
     return Number(rows[0].n);
   };
-  if (ids?.length === 0) return keysetConnection([] as T[], w, src.keyOf, total);
-  // Integers from keyWindow, never client text.
-  const limit = Math.trunc(w.limit) + 1;
-  const offset = Math.trunc(w.offset);
-  const keyed = (parent: string | null) => `WHERE ${rules(parent)}${after ? ` AND ${after.sql}` : ''}`;
-  const keyParams = after?.params ?? [];
+  if (ranges?.each.length === 0) return keysetConnection([] as T[], w, src.keyOf, total);
+  const after = w.after ? afterKey(src.order, w.after) : null;
+  const keyed = (range: SqlPart | undefined) => rules(range, after, after ? src.seek : null);
+  const orderBy = src.orderBy ?? orderSql(src.order);
+  const idsOf = async (sql: string, params: unknown[]) => ((await ds.query(sql, params)) as { id: unknown }[]).map((r) => Number(r.id));
   let rows: T[];
-  if (ids && ids.length > 1 && ids.length <= MAX_ARMS) {
-    // Each parent's first offset + limit rows by key, merged: at most parents × (offset + limit) rows sorted.
+  if (ranges && ranges.each.length > 1 && ranges.each.length <= MAX_RANGES) {
     const keys = src.order.map((s, i) => `${s.expr} AS k${i}`).join(', ');
-    const arm = `SELECT ${src.alias}.id AS id, ${keys} FROM ${table} ${keyed(`${src.parents!.expr} = ?`)} ORDER BY ${orderSql(src.order)} LIMIT ${offset + limit}`;
-    const outer = src.order.map((s, i) => `k${i} ${s.dir}`).join(', ');
-    const sql = `${ids.map((_, i) => `SELECT * FROM (${arm}) a${i}`).join(' UNION ALL ')} ORDER BY ${outer} LIMIT ${limit}${offset ? ` OFFSET ${offset}` : ''}`;
-    const picked: { id: unknown }[] = await ds.query(sql, ids.flatMap((id) => [...src.params, id, ...keyParams]));
-    const pageIds = picked.map((r) => Number(r.id));
-    const where = { id: In(pageIds) };
-    const found = !pageIds.length ? [] : ((await leanFind<T>(ds, src.entity, where)) ?? (await ds.getRepository<T>(src.entity).findBy(where as never)));
-    const byId = new Map(found.map((r) => [Number(r.id), r]));
-    rows = pageIds.map((id) => byId.get(id)).filter((r): r is T => r != null);
+    // Each range's rows up to the page's end (an old offset included), merged and cut to the page.
+    const depth = pageLimitSql({ limit: w.offset + w.limit, offset: 0 });
+    const union = unionOfReads(
+      ranges.each.map((range) => {
+        const where = keyed(range);
+        return { sql: `SELECT ${src.alias}.id AS id, ${keys} FROM ${table} WHERE ${where.sql} ORDER BY ${orderBy}${depth}`, params: where.params };
+      }),
+    );
+    const merge = src.order.map((s, i) => `k${i} ${s.dir}`).join(', ');
+    rows = await inOrder(ds, src.entity, await idsOf(`${union.sql} ORDER BY ${merge}${pageLimitSql(w)}`, union.params));
   } else {
-    const parent = ids == null ? null : ids.length === 1 ? `${src.parents!.expr} = ?` : parentIn;
-    const sql = `SELECT ${selectColumns(ds, src.entity, src.alias)} FROM ${table} ${keyed(parent)} ORDER BY ${orderSql(src.order)} LIMIT ${limit}${offset ? ` OFFSET ${offset}` : ''}`;
-    const params = [...src.params, ...(ids ?? []), ...keyParams];
-    rows = (await leanRows<T>(ds, src.entity, sql, params)) ?? (await byIds(ds, src.entity, sql, params));
+    const where = keyed(ranges?.any);
+    const sql = `SELECT ${selectColumns(ds, src.entity, src.alias)} FROM ${table} WHERE ${where.sql} ORDER BY ${orderBy}${pageLimitSql(w)}`;
+    // An entity lean reads cannot map: the page's ids, then its rows through the repository.
+    rows = (await leanRows<T>(ds, src.entity, sql, where.params)) ?? (await inOrder(ds, src.entity, await idsOf(sql, where.params)));
   }
   if (!present) return keysetConnection(rows, w, src.keyOf, total);
   // Nodes as the caller shows them; cursors still carry the rows' keys.
@@ -80,11 +106,30 @@ export async function keysetPage<T extends ObjectLiteral & { id: number }>(ds: D
   return keysetConnection(nodes, w, (node) => src.keyOf(rowOf.get(node)!), total);
 }
 
-/** The page's rows through the repository, for an entity lean reads cannot map: the ids first, in order. */
-async function byIds<T extends ObjectLiteral & { id: number }>(ds: DataSource, entity: EntityTarget<T>, sql: string, params: unknown[]): Promise<T[]> {
-  const picked: { id: unknown }[] = await ds.query(sql, params);
-  const ids = picked.map((r) => Number(r.id));
-  const found = ids.length ? await ds.getRepository<T>(entity).findBy({ id: In(ids) } as never) : [];
+/** The list's ranges, each alone and all as one condition; null when the list is one range (`where`). */
+function rangesOf(src: Pick<KeysetSource<unknown>, 'parents' | 'ranges'>): { each: SqlPart[]; any: SqlPart } | null {
+  if (src.parents && src.ranges) throw new Error('keysetPage: parents or ranges, not both');
+  if (src.parents) {
+    const ids = [...new Set(src.parents.ids)];
+    const each = ids.map((id) => ({ sql: `${src.parents!.expr} = ?`, params: [id] }));
+    return { each, any: each.length === 1 ? each[0] : { sql: `${src.parents.expr} IN (${qmarks(ids.length)})`, params: ids } };
+  }
+  if (!src.ranges) return null;
+  const each = src.ranges;
+  return { each, any: each.length === 1 ? each[0] : { sql: `(${each.map((r) => `(${r.sql})`).join(' OR ')})`, params: each.flatMap((r) => r.params) } };
+}
+
+/** Conditions joined by AND, their parameters in the same order. */
+function and(...parts: (SqlPart | null | undefined)[]): SqlPart {
+  const given = parts.filter((p): p is SqlPart => p != null);
+  return { sql: given.map((p) => p.sql).join(' AND '), params: given.flatMap((p) => p.params) };
+}
+
+/** The rows of these ids in this order: lean where the entity allows, else through the repository. */
+async function inOrder<T extends ObjectLiteral & { id: number }>(ds: DataSource, entity: EntityTarget<T>, ids: number[]): Promise<T[]> {
+  if (!ids.length) return [];
+  const where = { id: In(ids) };
+  const found = (await leanFind<T>(ds, entity, where)) ?? (await ds.getRepository<T>(entity).findBy(where as never));
   const byId = new Map(found.map((r) => [Number(r.id), r]));
   return ids.map((id) => byId.get(id)).filter((r): r is T => r != null);
 }

@@ -8,6 +8,8 @@ import { leanFind } from './lean-read';
  */
 export class Loaders {
   private readonly cache = new Map<string, DataLoader<unknown, unknown>>();
+  /** byId's loaders by entity: fields call byId per row, and its string key was made on every call. */
+  private readonly byEntity = new Map<unknown, DataLoader<number, unknown>>();
 
   constructor(readonly ds: DataSource) {}
 
@@ -23,8 +25,10 @@ export class Loaders {
 
   /** Rows of `entity` by primary key; missing ids resolve to null. */
   byId<T extends ObjectLiteral & { id: number }>(entity: EntityTarget<T>): DataLoader<number, T | null> {
+    const known = this.byEntity.get(entity);
+    if (known) return known as DataLoader<number, T | null>;
     const name = typeof entity === 'function' ? entity.name : String(entity);
-    return this.get(`byId:${name}`, () =>
+    const loader = this.get(`byId:${name}`, () =>
       new DataLoader<number, T | null>(async (ids) => {
         // Lean: a plain SELECT mapped to the same entities (src/db/lean-read.ts); the repository otherwise.
         const where = { id: In([...ids]) };
@@ -33,6 +37,8 @@ export class Loaders {
         return ids.map((id) => map.get(id) ?? null);
       }),
     );
+    this.byEntity.set(entity, loader as DataLoader<number, unknown>);
+    return loader;
   }
 
   /**

@@ -2,6 +2,7 @@ import { In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { afterKey, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, SortKey, sqlDate, pageLimitSql } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { leanFind } from './lean-read';
+import { readParts } from './union-pages';
 
 /** One column of a list's order: a column of qb's main alias (or a SQL expression), its direction, and whether it holds NULLs. */
 export type OrderColumn = [column: string | { expression: string }, direction: 'ASC' | 'DESC', nullable?: boolean];
@@ -36,10 +37,9 @@ export interface PageOptions {
  * `WHERE parent = ? AND <after the key> ORDER BY <order> LIMIT first + 1` — an index on (parent,
  * order…) serves it by seeking to the key and reading first + 1 entries, where numbering every row
  * of the parent (a window function) or an OFFSET walks and sorts the whole parent set on every page.
- * Several parents are one statement: a UNION ALL of those reads, each in a derived table (both
- * engines need that for ORDER BY/LIMIT inside a union). The page's entities are then read by id in
- * one more statement. The total is a getter: one grouped COUNT for all the parents, run only when a
- * client selects totalCount.
+ * Several parents are one statement: those reads as one union (readParts, which reads every
+ * per-parent page). The page's entities are then read by id in one more statement. The total is a
+ * getter: one grouped COUNT for all the parents, run only when a client selects totalCount.
  *
  * `qb` selects the rows of all the parents (its where clause states every rule, per parent where
  * rules differ); `parentColumn` and `order` are database column names of qb's main alias (or SQL
@@ -64,15 +64,24 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   const ids = [...new Set(parentIds)];
 
   const raw = w.limit > 0 ? await readPages(qb, parent, idExpr, sort, ids, w, Boolean(opts.distinct)) : [];
-  // Keys per parent and row: one entity can appear under several parents.
-  const keys = new Map<string, KeyValue[]>();
+  // The raw row per parent and id, for its key (one entity can appear under several parents); a key is
+  // made only when a cursor is read.
+  const rawRows = new Map<number, Map<number, RawRow>>();
   const pageIds = new Map<number, number[]>();
   for (const r of raw) {
     const id = Number(r.pid_id);
     const p = Number(r.pid_parent);
-    keys.set(`${p}:${id}`, sort.map((_, i) => keyValue(r[`pid_k${i}`])));
-    pageIds.set(p, [...(pageIds.get(p) ?? []), id]);
+    const ofParent = rawRows.get(p);
+    if (ofParent) ofParent.set(id, r);
+    else rawRows.set(p, new Map([[id, r]]));
+    const list = pageIds.get(p);
+    if (list) list.push(id);
+    else pageIds.set(p, [id]);
   }
+  const keyOf = (p: number, row: T): KeyValue[] => {
+    const r = rawRows.get(p)?.get(Number(row.id));
+    return r ? sort.map((_, i) => keyValue(r[`pid_k${i}`])) : [];
+  };
   const all = [...new Set([...pageIds.values()].flat())];
   const target = qb.expressionMap.mainAlias!.target;
   const where = { id: In(all) };
@@ -83,14 +92,17 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   const countAll = () => (totals ??= countPerParent(qb, parent, opts.distinct ? `COUNT(DISTINCT ${idExpr})` : 'COUNT(*)', ids));
   for (const p of parentIds) {
     const page = (pageIds.get(p) ?? []).map((id) => byId.get(id)).filter((r): r is T => r != null);
-    out.set(p, keysetConnection(page, w, (row) => keys.get(`${p}:${Number(row.id)}`) ?? [], async () => (await countAll()).get(p) ?? 0));
+    out.set(p, keysetConnection(page, w, (row) => keyOf(p, row), async () => (await countAll()).get(p) ?? 0));
   }
   return out;
 }
 
 type RawRow = Record<string, unknown> & { pid_id: unknown; pid_parent: unknown };
 
-/** Each parent's first + 1 rows after the key: one plain read for one parent, a UNION ALL for several. */
+/**
+ * Each parent's first + 1 rows after the key, through readParts: one plain read for one parent, one
+ * union statement for several.
+ */
 async function readPages<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
   parent: string,
@@ -117,22 +129,12 @@ async function readPages<T extends ObjectLiteral>(
     base.andWhere(sql, named);
   }
   const tail = ` ORDER BY ${orderSql(sort)}${pageLimitSql(w)}`;
-  const arm = (p: number) => base.clone().andWhere(`${parent} = :pidParent`, { pidParent: p }).getQueryAndParameters();
-  const conn = qb.connection;
-  if (parents.length === 1) {
-    const [sql, params] = arm(parents[0]);
-    return conn.query(sql + tail, params);
-  }
-  const sqls: string[] = [];
-  const params: unknown[] = [];
-  parents.forEach((p, i) => {
-    const [sql, ps] = arm(p);
-    sqls.push(`SELECT pid_p${i}.*, ${i} AS pid_ord FROM (${sql}${tail}) pid_p${i}`);
-    params.push(...ps);
+  const reads = parents.map((p) => {
+    const [sql, params] = base.clone().andWhere(`${parent} = :pidParent`, { pidParent: p }).getQueryAndParameters();
+    return { sql: sql + tail, params };
   });
-  // Rows of a union come in no promised order: sort the (at most parents × (first + 1)) rows read.
-  const outer = sort.map((s, i) => `pid_k${i} ${s.dir}`).join(', ');
-  return conn.query(`${sqls.join(' UNION ALL ')} ORDER BY pid_ord, ${outer}`, params);
+  const pages = await readParts<RawRow>(qb.connection, reads, sort.map((s, i) => `pid_k${i} ${s.dir}`).join(', '));
+  return pages.flat();
 }
 
 /** Every parent's total in one grouped COUNT. */

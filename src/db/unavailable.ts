@@ -39,6 +39,8 @@ const CODES = new Set([
   'ER_QUERY_INTERRUPTED',
   'ER_OPTION_PREVENTS_STATEMENT',
   'ER_LOCK_WAIT_TIMEOUT',
+  // A deadlock still lost after every retry of db/transaction.ts: contention, not a wrong request.
+  'ER_LOCK_DEADLOCK',
   'CR_SERVER_GONE_ERROR',
   'CR_SERVER_LOST',
   'CR_CONNECTION_ERROR',

@@ -6,6 +6,7 @@ import { schemaPubSub } from '../messaging/pubsub';
 import { resolveNodeIdsDirectly } from '../api/graphql/node';
 import { DateTimeScalar } from '../api/graphql/scalars';
 import { instrumentSchema } from './budget';
+import { resolveFieldResolversDirectly } from './direct-field-resolvers';
 
 /**
  * Plain @Field properties resolve by GraphQL's default property read, which is cheaper on every row:
@@ -80,6 +81,7 @@ export function buildGraphQLSchema(resolvers: NonEmptyArray<Function>): GraphQLS
     emitSchemaFile: false,
     pubSub: schemaPubSub,
   });
+  resolveFieldResolversDirectly(schema, resolvers);
   resolveNodeIdsDirectly(schema);
   // Execution budget and list bounds: counted resolvers and cut lists, on every door.
   instrumentSchema(schema);

@@ -10,8 +10,8 @@ export const LISTED_STATES: MembershipState[] = ['accepted', 'invited', 'request
 @Entity('group_memberships')
 @Index(['groupId', 'userId'], { unique: true })
 @Index(['userId', 'workflowState'])
-@Index(['groupId', 'sortableName', 'userId'])
-@Index(['groupId', 'id'])
+@Index(['groupId', 'sortableName', 'userId', 'workflowState'])
+@Index(['groupId', 'id', 'workflowState'])
 export class GroupMembership extends Timestamped {
   @IntColumn()
   groupId: number;

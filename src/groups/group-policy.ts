@@ -65,20 +65,18 @@ interface ContextRights {
 const NO_CONTEXT_RIGHTS: ContextRights = { contextAdmin: false, canParticipate: false, readSis: false, manageSis: false, manageStorageQuotas: false };
 
 export class GroupPolicy {
-  private readonly ownMemberships: DataLoader<number, GroupMembership | null>;
   private readonly cache = new Map<number, Promise<GroupRights>>();
   private readonly contexts = new Map<string, Promise<ContextRights>>();
+  /**
+   * The rights asked for in one tick, computed together (a page of groups asks for every group's at
+   * once): one read of the viewer's memberships of those groups, their categories through the
+   * request's loader, each context's rights once, then each group's rights without a promise of its own
+   * per input. Not cached here: `cache` keeps every group's answer for the request.
+   */
+  private readonly batch: DataLoader<Group, GroupRights, number>;
 
   constructor(private readonly ctx: RequestContext) {
-    this.ownMemberships = ctx.loaders.get('groups:viewerMemberships', () =>
-      new DataLoader<number, GroupMembership | null>(async (groupIds) => {
-        const viewer = ctx.viewer;
-        if (!viewer) return groupIds.map(() => null);
-        const where = { userId: viewer.id, groupId: In([...groupIds]), workflowState: In(['accepted', 'invited', 'requested']) };
-        const rows = (await leanFind(ctx.ds, GroupMembership, where)) ?? (await ctx.ds.getRepository(GroupMembership).findBy(where));
-        return groupIds.map((id) => rows.find((r) => r.groupId === id) ?? null);
-      }),
-    );
+    this.batch = new DataLoader<Group, GroupRights, number>((groups) => this.computeAll(groups), { cache: false });
   }
 
   category(group: Group): Promise<GroupCategory | null> {
@@ -88,7 +86,7 @@ export class GroupPolicy {
   rights(group: Group): Promise<GroupRights> {
     let r = this.cache.get(group.id);
     if (!r) {
-      r = this.compute(group);
+      r = !this.ctx.viewer || group.workflowState === 'deleted' ? Promise.resolve(NONE) : this.batch.load(group);
       this.cache.set(group.id, r);
     }
     return r;
@@ -139,53 +137,80 @@ export class GroupPolicy {
     return { contextAdmin, canParticipate, readSis, manageSis, manageStorageQuotas };
   }
 
-  private async compute(group: Group): Promise<GroupRights> {
-    const viewer = this.ctx.viewer;
-    if (!viewer || group.workflowState === 'deleted') return NONE;
-    const [category, membership, context] = await Promise.all([
-      this.category(group),
-      this.ownMemberships.load(group.id),
-      this.contextRights(group.contextType, group.contextId, group.nonCollaborative),
-    ]);
-    const { contextAdmin, canParticipate, readSis: sis, manageSis, manageStorageQuotas: quotas } = context;
-    // Differentiation tags have no collaborative side: only tag managers see or touch them.
-    if (group.nonCollaborative) {
-      return { ...NONE, contextAdmin, membership, canParticipate, read: contextAdmin, readRoster: contextAdmin, update: contextAdmin, manage: contextAdmin, delete: contextAdmin, readSis: sis, manageSis, manageStorageQuotas: quotas };
+  /** Rights of groups of a viewer (rights() answers the others itself), in their order; a failed input fails its groups. */
+  private async computeAll(groups: readonly Group[]): Promise<(GroupRights | Error)[]> {
+    const viewer = this.ctx.viewer!;
+    const categoryIds = [...new Set(groups.map((g) => g.groupCategoryId))];
+    const contextKey = (g: Group) => `${g.contextType}:${g.contextId}:${g.nonCollaborative}`;
+    const contexts = new Map<string, Promise<ContextRights | Error>>();
+    for (const g of groups) {
+      const key = contextKey(g);
+      if (!contexts.has(key)) contexts.set(key, this.contextRights(g.contextType, g.contextId, g.nonCollaborative).catch((e: Error) => e));
     }
-    const member = membership?.workflowState === 'accepted' && canParticipate;
-    const moderator = member && membership!.moderator;
-    const leader = member && group.leaderId === viewer.id;
-    const selfSignup = category?.selfSignup != null && group.contextType === 'Course';
-    // The spec: auto_join and request levels let anyone of the parent context join (or ask to); class
-    // groups are always invitation_only, so only self-signup opens them.
-    const freelyJoinable = group.joinLevel !== 'invitation_only' || selfSignup;
-    const invited = membership?.workflowState === 'invited';
-    const join = canParticipate && !member && (freelyJoinable || invited);
-    // A public community group is open to every logged-in user to look at.
-    const read = member || contextAdmin || (group.isPublic && (category?.isCommunities ?? false));
-    return {
-      contextAdmin,
-      member,
-      moderator,
-      membership,
-      canParticipate,
-      read,
-      readRoster: read || join,
-      join,
-      update: moderator || leader || contextAdmin,
-      manage: moderator || contextAdmin,
-      delete: moderator || contextAdmin,
-      // What the user could join freely they may leave; teacher-assigned class groups cannot be left.
-      leave: member && ((category?.allowsMultipleMemberships ?? false) || freelyJoinable),
-      createDiscussionTopic: read,
-      createAnnouncement: moderator || contextAdmin || member,
-      // Group files are managed by members and admins over the group, not by public readers.
-      manageFiles: member || contextAdmin,
-      readSis: sis,
-      manageSis,
-      manageStorageQuotas: quotas,
-    };
+    const [categoryList, memberships, contextList] = await Promise.all([
+      this.ctx.loaders.byId(GroupCategory).loadMany(categoryIds),
+      this.viewerMemberships(viewer.id, groups.map((g) => g.id)),
+      Promise.all(contexts.values()),
+    ]);
+    const categories = new Map(categoryIds.map((id, i) => [id, categoryList[i]]));
+    const contextOf = new Map([...contexts.keys()].map((k, i) => [k, contextList[i]]));
+    return groups.map((g) => {
+      const category = categories.get(g.groupCategoryId)!;
+      if (category instanceof Error) return category;
+      const context = contextOf.get(contextKey(g))!;
+      if (context instanceof Error) return context;
+      return rightsOf(g, viewer.id, category, memberships.get(g.id) ?? null, context);
+    });
   }
 
+  /** The viewer's live membership (accepted, invited or requested) of each group, in one statement. */
+  private async viewerMemberships(userId: number, groupIds: number[]): Promise<Map<number, GroupMembership>> {
+    const where = { userId, groupId: In(groupIds), workflowState: In(['accepted', 'invited', 'requested']) };
+    const rows = (await leanFind(this.ctx.ds, GroupMembership, where)) ?? (await this.ctx.ds.getRepository(GroupMembership).findBy(where));
+    const byGroup = new Map<number, GroupMembership>();
+    for (const r of rows) if (!byGroup.has(r.groupId)) byGroup.set(r.groupId, r);
+    return byGroup;
+  }
+}
 
+/** The viewer's rights on a group from its category, the viewer's membership and the rights over its context. */
+function rightsOf(group: Group, viewerId: number, category: GroupCategory | null, membership: GroupMembership | null, context: ContextRights): GroupRights {
+  const { contextAdmin, canParticipate, readSis: sis, manageSis, manageStorageQuotas: quotas } = context;
+  // Differentiation tags have no collaborative side: only tag managers see or touch them.
+  if (group.nonCollaborative) {
+    return { ...NONE, contextAdmin, membership, canParticipate, read: contextAdmin, readRoster: contextAdmin, update: contextAdmin, manage: contextAdmin, delete: contextAdmin, readSis: sis, manageSis, manageStorageQuotas: quotas };
+  }
+  const member = membership?.workflowState === 'accepted' && canParticipate;
+  const moderator = member && membership!.moderator;
+  const leader = member && group.leaderId === viewerId;
+  const selfSignup = category?.selfSignup != null && group.contextType === 'Course';
+  // The spec: auto_join and request levels let anyone of the parent context join (or ask to); class
+  // groups are always invitation_only, so only self-signup opens them.
+  const freelyJoinable = group.joinLevel !== 'invitation_only' || selfSignup;
+  const invited = membership?.workflowState === 'invited';
+  const join = canParticipate && !member && (freelyJoinable || invited);
+  // A public community group is open to every logged-in user to look at.
+  const read = member || contextAdmin || (group.isPublic && (category?.isCommunities ?? false));
+  return {
+    contextAdmin,
+    member,
+    moderator,
+    membership,
+    canParticipate,
+    read,
+    readRoster: read || join,
+    join,
+    update: moderator || leader || contextAdmin,
+    manage: moderator || contextAdmin,
+    delete: moderator || contextAdmin,
+    // What the user could join freely they may leave; teacher-assigned class groups cannot be left.
+    leave: member && ((category?.allowsMultipleMemberships ?? false) || freelyJoinable),
+    createDiscussionTopic: read,
+    createAnnouncement: moderator || contextAdmin || member,
+    // Group files are managed by members and admins over the group, not by public readers.
+    manageFiles: member || contextAdmin,
+    readSis: sis,
+    manageSis,
+    manageStorageQuotas: quotas,
+  };
 }

@@ -60,7 +60,7 @@ export class GroupRosterService {
         inCourses.forEach((g, j) => b.orWhere(`(m.group_id = :g${j} AND u.id IN (SELECT e.user_id FROM enrollments e WHERE e.course_id = :c${j} AND e.workflow_state = 'active'))`, { [`g${j}`]: g.id, [`c${j}`]: g.contextId }));
       }));
     }
-    // In the order of the memberships index (group, sortable name, user): the page is read from
+    // In the order of the memberships index (group, sortable name, user, state): the page is read from
     // it by key, with no join and sort of the whole roster.
     const m = (c: string) => ({ expression: `${qb.escape('m')}.${qb.escape(c)}` });
     const pages = await pagePerParent(qb, m('group_id'), [[m('sortable_name'), 'ASC'], [m('user_id'), 'ASC']], groups.map((g) => g.id), args);
@@ -78,9 +78,13 @@ export class GroupRosterService {
     return (users.filter((u) => u && !(u instanceof Error)) as User[]).sort((a, b) => a.sortableName.localeCompare(b.sortableName) || a.id - b.id);
   }
 
-  /** The group's leader, for callers who may read its roster (the leader is one of its members); null otherwise. */
-  async leader(group: Group): Promise<User | null> {
-    if (group.leaderId == null || !(await this.policy.rights(group)).readRoster) return null;
-    return this.ctx.loaders.byId(User).load(group.leaderId);
+  /**
+   * The group's leader, for callers who may read its roster (the leader is one of its members); null
+   * otherwise. A group without a leader answers at once, not through a promise (most groups of a page).
+   */
+  leader(group: Group): Promise<User | null> | null {
+    const leaderId = group.leaderId;
+    if (leaderId == null) return null;
+    return this.policy.rights(group).then((rights) => (rights.readRoster ? this.ctx.loaders.byId(User).load(leaderId) : null));
   }
 }

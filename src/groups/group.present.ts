@@ -51,16 +51,29 @@ export function presentCategory(c: Json): Json {
 const GROUP_PLACED = new Set(['context_id', 'sis_rights', 'leader', 'users', 'permissions', 'group_category']);
 const GROUP_NUMERIC = new Set(['id', 'group_category_id']);
 
+/** read_sis (1) and manage_sis (2) as granted in the fragment's sis_rights (a later entry wins, as in `granted`). */
+function sisMask(list: { name: string; granted: boolean }[] | undefined): number {
+  let read = false;
+  let manage = false;
+  for (const p of list ?? []) {
+    if (p.name === 'read_sis') read = p.granted;
+    else if (p.name === 'manage_sis') manage = p.granted;
+  }
+  return (read ? 1 : 0) | (manage ? 2 : 0);
+}
+
+/** The reshape rules for each sisMask: made once, not per group of a page. */
+const GROUP_RESHAPE = [0, 1, 2, 3].map((mask) => ({
+  numeric: GROUP_NUMERIC,
+  omit: (k: string) => GROUP_PLACED.has(k) || (k === 'sis_group_id' && !(mask & 1)) || (k === 'sis_import_id' && !(mask & 2)),
+}));
+
 /**
  * Group JSON with Canvas's presence rules: SIS fields only for callers with the SIS rights. One pass
  * over the result (reshape) instead of a copy per rule: a page has 100 groups (issue 11).
  */
 export function presentGroup(g: Json, input?: RestInput): Json {
-  const rights = granted(g.sis_rights);
-  const out = reshape(g, {
-    numeric: GROUP_NUMERIC,
-    omit: (k) => GROUP_PLACED.has(k) || (k === 'sis_group_id' && !rights.read_sis) || (k === 'sis_import_id' && !rights.manage_sis),
-  });
+  const out = reshape(g, GROUP_RESHAPE[sisMask(g.sis_rights)]);
   // `course_id` or `account_id`, named after the context, as Canvas does.
   out[g.context_type === 'Course' ? 'course_id' : 'account_id'] = Number(g.context_id);
   // Canvas's user_display_json: html_url is the user's page in the group's course (or the user page).

@@ -116,8 +116,8 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
   }
 
   @FieldResolver(() => String, { nullable: true })
-  async role(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<string | null> {
-    return (await ctx.loaders.byId(GroupCategory).load(g.groupCategoryId))?.role ?? null;
+  role(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<string | null> {
+    return ctx.use(GroupDetailsService).role(g);
   }
 
   @FieldResolver(() => GroupCategoryType, { nullable: true, description: 'Null unless the viewer may see the category itself (as groupSet(id:) checks).' })
@@ -141,12 +141,12 @@ export class GroupResolver extends NodeResolver(NodeType.Group, GroupType) {
   }
 
   @FieldResolver(() => Boolean)
-  concluded(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<boolean> {
+  concluded(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<boolean> | boolean {
     return ctx.use(GroupDetailsService).concluded(g);
   }
 
   @FieldResolver(() => UserType, { nullable: true, description: 'Null unless the viewer may read the group roster.' })
-  leader(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<User | null> {
+  leader(@Root() g: Group, @Ctx() ctx: RequestContext): Promise<User | null> | null {
     return ctx.use(GroupRosterService).leader(g);
   }
 

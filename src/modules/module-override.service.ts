@@ -7,7 +7,7 @@ import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
 import type { ConnectionResult } from '../common/relay';
 import { KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../common/keyset';
-import { idKey, PartRead, readParts } from '../db/union-pages';
+import { idKey, SqlPart, readParts } from '../db/union-pages';
 import type { ContextModule } from './module.entity';
 import { User } from '../users/user.entity';
 import { ModuleOverride } from './module-override.entity';
@@ -46,7 +46,7 @@ export class ModuleOverrideService {
 
   private async pages(modules: readonly ContextModule[], w: KeyWindow): Promise<ConnectionResult<ModuleOverride>[]> {
     const after = w.after ? idKey(w.after[0]) : null;
-    const where = (m: ContextModule): PartRead => ({ sql: "o.module_id = ? AND o.workflow_state = 'active'", params: [m.id] });
+    const where = (m: ContextModule): SqlPart => ({ sql: "o.module_id = ? AND o.workflow_state = 'active'", params: [m.id] });
     const reads = w.limit
       ? modules.map((m) => {
           const c = where(m);

@@ -1,7 +1,7 @@
 import { KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../common/keyset';
 import type { ConnectionResult } from '../common/relay';
 import type { Course } from '../courses/course.entity';
-import { idKey, PartRead, qmarks, readParts } from '../db/union-pages';
+import { idKey, SqlPart, qmarks, readParts } from '../db/union-pages';
 import type { RequestContext } from '../request/context';
 import type { ModuleOverride } from './module-override.entity';
 import type { ModuleView } from './module-views';
@@ -36,7 +36,7 @@ export class ProgressionPages {
   }
 
   /** The module's students as a condition over enrollments `e` (null: nobody). */
-  private condition(view: ModuleView, audience: number[] | null, overrides: ModuleOverride[]): PartRead | null {
+  private condition(view: ModuleView, audience: number[] | null, overrides: ModuleOverride[]): SqlPart | null {
     if (!view.module.published || (audience && !audience.length)) return null;
     const course = view.course.id;
     const conds = ['e.course_id = ?', "e.type = 'StudentEnrollment'", "e.workflow_state = 'active'"];
@@ -79,7 +79,7 @@ export class ProgressionPages {
     const overrides = await Promise.all(views.map((v) => this.ctx.use(ModuleVisibility).overridesOf(v.module.id)));
     const conds = views.map((v, i) => this.condition(v, audiences.get(v.course.id)!, overrides[i]));
     const after = w.after ? idKey(w.after[0]) : null;
-    const reads: PartRead[] = [];
+    const reads: SqlPart[] = [];
     const readOf = conds.map((c) => {
       if (!c || !w.limit) return -1;
       // One row per student (one enrolled in two sections has two enrollments), in index order.
@@ -105,8 +105,8 @@ export class ProgressionPages {
     });
   }
 
-  private async totals(conds: (PartRead | null)[]): Promise<number[]> {
-    const reads: PartRead[] = [];
+  private async totals(conds: (SqlPart | null)[]): Promise<number[]> {
+    const reads: SqlPart[] = [];
     const readOf = conds.map((c) => (c ? reads.push({ sql: `SELECT COUNT(DISTINCT e.user_id) AS n FROM enrollments e WHERE ${c.sql}`, params: c.params }) - 1 : -1));
     const raw = await readParts<{ n: unknown }>(this.ctx.ds, reads);
     return readOf.map((i) => (i < 0 ? 0 : Number(raw[i][0]?.n ?? 0)));

@@ -40,11 +40,16 @@ export function presentOverride(o: Json): Json {
   return numericIds(o, ['id', 'plannable_id', 'user_id', 'assignment_id']);
 }
 
-/** Canvas's note JSON: text as `details` (and the spec's `description`); linked_* only on linked notes. */
+const NOTE_NUMERIC = new Set(['id', 'user_id', 'course_id', 'linked_object_id']);
+const NOTE_LINKED = new Set(['linked_object_type', 'linked_object_id', 'linked_object_html_url', 'linked_object_url']);
+const unlinkedKey = (k: string) => NOTE_LINKED.has(k);
+
+/**
+ * Canvas's note JSON: text as `details` (and the spec's `description`); linked_* only on linked notes.
+ * One pass (reshape) rather than a copy and deletes, which left every unlinked note a slow dictionary.
+ */
 export function presentNote(n: Json): Json {
-  const out = numericIds(n, ['id', 'user_id', 'course_id', 'linked_object_id']);
-  if (out.linked_object_type == null) for (const k of ['linked_object_type', 'linked_object_id', 'linked_object_html_url', 'linked_object_url']) delete out[k];
-  return out;
+  return reshape(n, { numeric: NOTE_NUMERIC, omit: n.linked_object_type == null ? unlinkedKey : undefined });
 }
 
 /** The attributes each kind of plannable has (Canvas emits only those that exist on the object). */

@@ -5,7 +5,7 @@ import { IntColumn, NullableString, StringColumn, Timestamped } from '../db/colu
 @Entity('pseudonyms')
 @Index(['accountId', 'uniqueIdNormalized'], { unique: true })
 @Index(['accountId', 'sisUserId'])
-@Index(['accountId', 'sortableName', 'userId'])
+@Index(['accountId', 'sortableName', 'userId', 'workflowState'])
 export class Pseudonym extends Timestamped {
   @Index()
   @IntColumn()

@@ -1,4 +1,4 @@
-import { afterKey, cursorForKey, keyFromCursor, keyWindow, SortKey } from '../../src/common/keyset';
+import { afterKey, cursorForKey, keyFromCursor, keyWindow, readDate, SortKey } from '../../src/common/keyset';
 import { cursorForOffset } from '../../src/common/relay';
 
 const ASC: SortKey[] = [{ expr: 'a', dir: 'ASC' }, { expr: 'id', dir: 'ASC' }];
@@ -32,5 +32,36 @@ describe('cursors', () => {
 
   it('honours an offset cursor of old as an offset', () => {
     expect(keyWindow({ first: 5, after: cursorForOffset(9) }, 2)).toEqual({ after: null, limit: 5, offset: 10 });
+  });
+});
+
+describe('readDate', () => {
+  // What readDate answered before SQLite's text got its digit-by-digit path.
+  const parsed = (v: string) => new Date(`${v.replace(' ', 'T')}${/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? '' : 'Z'}`).getTime();
+
+  it("reads SQLite's datetime text as Date's parser does, out-of-range fields and other text included", () => {
+    const texts = [
+      '2024-02-03 04:05:06',
+      '2024-02-03 04:05:06.789',
+      '1999-12-31 23:59:59.999',
+      '2024-02-31 00:00:00',
+      '0050-01-01 00:00:00',
+      '2024-13-01 00:00:00',
+      '2024-01-01 24:00:00',
+      '2024-01-01 23:60:00',
+      '2024-0a-01 00:00:00',
+      '2024-01-01T00:00:00Z',
+      '2024-01-01 10:00:00+02:00',
+    ];
+    for (const t of texts) expect([t, readDate(t).getTime()]).toEqual([t, parsed(t)]);
+    for (let i = 0; i < 500; i++) {
+      const text = new Date(Date.UTC(1970, 0, 1) + i * 7_919_993_017).toISOString().replace('T', ' ').replace('Z', '');
+      expect(readDate(text).getTime()).toBe(parsed(text));
+    }
+  });
+
+  it('passes a Date through', () => {
+    const d = new Date();
+    expect(readDate(d)).toBe(d);
   });
 });

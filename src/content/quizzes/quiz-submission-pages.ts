@@ -2,7 +2,7 @@ import { In } from 'typeorm';
 import { KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../../common/keyset';
 import type { ConnectionResult } from '../../common/relay';
 import { CourseService } from '../../courses/course.service';
-import { idKey, PartRead, readParts } from '../../db/union-pages';
+import { idKey, SqlPart, readParts } from '../../db/union-pages';
 import type { RequestContext } from '../../request/context';
 import { ContentAccess } from '../content-access';
 import { ownQuizSubmissions } from './quiz-submission.reads';
@@ -29,7 +29,7 @@ export class QuizSubmissionPages {
   }
 
   private async graded(quizzes: readonly Quiz[], w: KeyWindow): Promise<Listing[]> {
-    const conds: PartRead[] = quizzes.map((q) => ({
+    const conds: SqlPart[] = quizzes.map((q) => ({
       // Current students, as ContentAccess.currentStudents.
       sql:
         'qs.quiz_id = ? AND qs.was_preview = ? AND EXISTS (SELECT 1 FROM enrollments e WHERE e.user_id = qs.user_id AND e.course_id = ?' +
@@ -77,7 +77,7 @@ export class QuizSubmissionPages {
   }
 
   /** Each condition's page of ids after the window's key on `key` (an indexed column after the parent's). */
-  private async pageIds(conds: PartRead[], w: KeyWindow, from: string, key: string): Promise<number[][]> {
+  private async pageIds(conds: SqlPart[], w: KeyWindow, from: string, key: string): Promise<number[][]> {
     if (!w.limit) return conds.map(() => []);
     const after = w.after ? idKey(w.after[0]) : null;
     const alias = from.split(' ')[1];
@@ -89,7 +89,7 @@ export class QuizSubmissionPages {
   }
 
   /** Each condition's total, counted once for all and only when asked. */
-  private totals(conds: PartRead[], from: string): () => Promise<number[]> {
+  private totals(conds: SqlPart[], from: string): () => Promise<number[]> {
     let counted: Promise<number[]> | undefined;
     return () =>
       (counted ??= readParts<{ n: unknown }>(this.ctx.ds, conds.map((c) => ({ sql: `SELECT COUNT(*) AS n FROM ${from} WHERE ${c.sql}`, params: c.params }))).then((r) => r.map((x) => Number(x[0]?.n ?? 0))));

@@ -2,7 +2,7 @@ import { In } from 'typeorm';
 import { KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../../common/keyset';
 import type { ConnectionResult } from '../../common/relay';
 import { CourseService } from '../../courses/course.service';
-import { idKey, PartRead, qmarks, readParts } from '../../db/union-pages';
+import { idKey, SqlPart, qmarks, readParts } from '../../db/union-pages';
 import type { RequestContext } from '../../request/context';
 import type { Assignment } from '../assignments/assignment.entity';
 import { ContentAccess } from '../content-access';
@@ -38,7 +38,7 @@ export class SubmissionPages {
   }
 
   /** The students of each assignment's list as a condition over enrollments `e` (null: nobody). */
-  private async conditions(assignments: readonly Assignment[], states: string[] | null): Promise<(PartRead | null)[]> {
+  private async conditions(assignments: readonly Assignment[], states: string[] | null): Promise<(SqlPart | null)[]> {
     const access = this.ctx.use(ContentAccess);
     const courses = await this.ctx.use(CourseService).loadMany([...new Set(assignments.map((a) => a.courseId))]);
     const scopes = new Map(await Promise.all(courses.filter((c) => c != null).map(async (c) => [c!.id, await access.workScope(c!)] as const)));
@@ -70,7 +70,7 @@ export class SubmissionPages {
   private async pages(assignments: readonly Assignment[], w: KeyWindow, states: string[] | null, ensure: EnsurePlaceholders): Promise<ConnectionResult<Submission>[]> {
     const conds = await this.conditions(assignments, states);
     const after = w.after ? idKey(w.after[0]) : null;
-    const reads: PartRead[] = [];
+    const reads: SqlPart[] = [];
     const readOf = conds.map((c) => {
       if (!c || w.limit === 0) return -1;
       // One row per student (one enrolled in two sections has two enrollments), in index order.
@@ -110,8 +110,8 @@ export class SubmissionPages {
   }
 
   /** Each list's total (its students), one statement for all. */
-  private async totals(conds: (PartRead | null)[]): Promise<number[]> {
-    const reads: PartRead[] = [];
+  private async totals(conds: (SqlPart | null)[]): Promise<number[]> {
+    const reads: SqlPart[] = [];
     const readOf = conds.map((c) => (c ? reads.push({ sql: `SELECT COUNT(DISTINCT e.user_id) AS n FROM enrollments e WHERE ${c.sql}`, params: c.params }) - 1 : -1));
     const raw = await readParts<{ n: unknown }>(this.ctx.ds, reads);
     return readOf.map((i) => (i < 0 ? 0 : Number(raw[i][0]?.n ?? 0)));
