@@ -25,7 +25,7 @@ async function restart(env: Record<string, string>, check: (url: string) => Prom
 
 describe('LMS_ADMIN_TOKEN across restarts', () => {
   it('stays revoked once deleted through the API, and a new value issues a new token', async () => {
-    const DATABASE_URL = databaseUrl();
+    const DATABASE_URL = await databaseUrl();
     const LMS_ADMIN_TOKEN = 'operator-token-to-revoke-0123456789';
     await restart({ DATABASE_URL, LMS_ADMIN_TOKEN }, async (url) => {
       expect((await fetch(`${url}/api/v1/users/self`, auth(LMS_ADMIN_TOKEN))).status).toBe(200);
@@ -48,7 +48,7 @@ describe('LMS_ADMIN_TOKEN across restarts', () => {
   });
 
   it('stays revoked once regenerated through the API (the old value no longer exists as a token)', async () => {
-    const DATABASE_URL = databaseUrl();
+    const DATABASE_URL = await databaseUrl();
     const LMS_ADMIN_TOKEN = 'operator-token-to-rotate-0123456789';
     let rotated = '';
     await restart({ DATABASE_URL, LMS_ADMIN_TOKEN }, async (url) => {

@@ -607,6 +607,7 @@ describe('GraphQL', () => {
 describe('demo seed', () => {
   it('adds a course blackout date and a root-account one', async () => {
     const db = testDatabase();
+    await db.ready?.();
     const session = await openSession(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
     try {
       await demo(session, { write: () => true });

@@ -43,6 +43,7 @@ describe('cli files migrate', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-cli-files-'));
     filesDir = path.join(dir, 'files');
     const base = testDatabase();
+    await base.ready?.();
     // The server and the CLI open the same database: a file on SQLite, the test database on MariaDB.
     db = base.kind === 'mysql' ? base : { url: `sqlite:${path.join(dir, 'lms.sqlite')}`, kind: 'sqlite', drop: async () => undefined };
     env = { DATABASE_URL: db.url, LOG_LEVEL: 'silent', FILES_DIR: filesDir };

@@ -70,6 +70,7 @@ describe('CLI commands in-process', () => {
 
   beforeAll(async () => {
     db = testDatabase();
+    await db.ready?.();
     filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-demo-files-'));
     config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', FILES_DIR: filesDir });
     session = await openSession(config);

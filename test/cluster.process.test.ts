@@ -39,6 +39,7 @@ const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().replace(/
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-cluster-'));
   db = testDatabase();
+  await db.ready?.();
   const DATABASE_URL = db.kind === 'mysql' ? db.url : `sqlite:${path.join(tmp, 'lms.sqlite')}`;
   const tls = await testCertificate();
   caFile = tls.caFile;

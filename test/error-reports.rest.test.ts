@@ -263,6 +263,7 @@ describe('no REST listing', () => {
 describe('demo seed', () => {
   it('adds one error report from a demo student', async () => {
     const db = testDatabase();
+    await db.ready?.();
     const session = await openSession(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
     try {
       await demo(session, { write: () => true });

@@ -39,6 +39,7 @@ beforeAll(async () => {
   s3 = await startS3Server();
   // A database a second instance can open: a temp SQLite file, or a fresh MariaDB database.
   const db = testDatabase();
+  await db.ready?.();
   shared = db.kind === 'mysql' ? db : { url: `sqlite:${path.join(tempDir('lms-db-'), 'lms.sqlite')}`, kind: 'sqlite', drop: async () => undefined };
   server = await presignedServer();
   world = new World(server);

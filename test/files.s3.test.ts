@@ -52,8 +52,9 @@ async function closedPort(): Promise<number> {
 beforeAll(async () => {
   s3 = await startS3Server();
   shared = sharedDatabase();
+  await shared.ready?.();
   const base = { DATABASE_URL: shared.url };
-  // One after another: the first runs the migrations and installs, the others find both done.
+  // One after another: the first installs (and on SQLite migrates), the others find that done.
   for (const k of ['a', 'b', 'c'] as const) filesDirs[k] = tempDir(`lms-files-${k}-`);
   a = await startTestServer({ ...base, FILES_DIR: filesDirs.a, ...s3Env(s3, PREFIX, { S3_UPLOAD: 'presigned', S3_DOWNLOAD: 'redirect', S3_URL_TTL_SECONDS: '120' }) });
   b = await startTestServer({ ...base, FILES_DIR: filesDirs.b, ...s3Env(s3, PREFIX) });

@@ -15,6 +15,7 @@ describe('lean reads', () => {
 
   beforeAll(async () => {
     db = testDatabase();
+    await db.ready?.();
     session = await openSession(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
     await demo(session, { write: () => true });
   });

@@ -46,6 +46,7 @@ if (!MYSQL) {
   beforeAll(async () => {
     await requireRedis();
     db = testDatabase();
+    await db.ready?.();
     const tls = await testCertificate();
     caFile = tls.caFile;
     receiver = await new HttpsReceiver(tls).up();
@@ -58,7 +59,7 @@ if (!MYSQL) {
       // Small limits for the shared-bucket test: an expensive route costs 60, a bucket refuses at 100.
       ...ONE_REPORT_BUCKET,
     };
-    // A migrates the new database; B starts on it once it has.
+    // A sets up the installation (root account, admin token) in the new database; B starts on it once it has.
     a = await startInstance(env, ADMIN_TOKEN);
     b = await startInstance(env, ADMIN_TOKEN);
     worker = startDispatchWorker({ ...env, ...fastDeliveryEnv(caFile) });

@@ -38,7 +38,7 @@ beforeAll(async () => {
   const tls = await testCertificate();
   caFile = tls.caFile;
   receiver = await new HttpsReceiver(tls).up();
-  const url = databaseUrl();
+  const url = await databaseUrl();
   const secret = randomBytes(24).toString('hex');
   // A short batch delay: spans arrive within milliseconds instead of the default 5 s.
   env = {

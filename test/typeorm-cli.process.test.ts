@@ -35,7 +35,7 @@ function typeorm(command: string, DATABASE_URL: string): Promise<{ code: number 
 
 describe('npm run typeorm', () => {
   it('loads the compiled data source without ts-node; migration:show lists every migration, pending then run', async () => {
-    const DATABASE_URL = databaseUrl();
+    const DATABASE_URL = await databaseUrl({ blank: true });
     const names = migrations.map((m) => m.name);
     expect(names.length).toBeGreaterThan(0);
 

@@ -58,6 +58,7 @@ beforeAll(async () => {
   caFile = tls.caFile;
   receiver = await new HttpsReceiver(tls).up();
   db = testDatabase();
+  await db.ready?.();
   file = path.join(os.tmpdir(), `webhooks-chaos-${process.pid}-${Date.now()}.sqlite`);
   env = {
     DATABASE_URL: db.kind === 'mysql' ? db.url : `sqlite:${file}`,

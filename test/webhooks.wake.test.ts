@@ -50,6 +50,7 @@ describe('a cli dispatch worker on Redis', () => {
     caFile = tls.caFile;
     receiver = await new HttpsReceiver(tls).up();
     db = testDatabase();
+    await db.ready?.();
     file = path.join(os.tmpdir(), `webhooks-wake-${process.pid}-${Date.now()}.sqlite`);
     const env = {
       DATABASE_URL: db.kind === 'mysql' ? db.url : `sqlite:${file}`,

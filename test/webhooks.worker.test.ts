@@ -31,6 +31,7 @@ beforeAll(async () => {
   caFile = tls.caFile;
   receiver = await new HttpsReceiver(tls).up();
   db = testDatabase();
+  await db.ready?.();
   file = path.join(os.tmpdir(), `webhooks-worker-${process.pid}-${Date.now()}.sqlite`);
   const url = db.kind === 'mysql' ? db.url : `sqlite:${file}`;
   env = { DATABASE_URL: url, ...fastDeliveryEnv(caFile, { WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_LEASE_MS: '1000' }) };

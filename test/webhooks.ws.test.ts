@@ -132,6 +132,7 @@ describe('across instances with REDIS_URL', () => {
   it('a message committed on one instance reaches a tool connected to another', async () => {
     // Two instances of one deployment: one database, one Redis.
     const shared = testDatabase();
+    await shared.ready?.();
     const file = path.join(os.tmpdir(), `webhooks-ws-${process.pid}-${Date.now()}.sqlite`);
     const url = shared.kind === 'mysql' ? shared.url : `sqlite:${file}`;
     await requireRedis();

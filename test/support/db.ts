@@ -13,8 +13,9 @@ import { openAppDatabase } from '../../src/app/database';
  * index a round of DDL and information_schema reads), most of the suite's time on that engine.
  * `ready()` instead copies a migrated template (tables LIKE the template's, rows copied), made once
  * per set of migrations and kept on the server; the app then finds nothing pending. A caller that
- * does not await `ready()` gets an empty database, which the app migrates itself as in production
- * (test/schema.test.ts and the CLI's migrate tests ask for that with { blank: true }).
+ * does not await `ready()` (test/schema.test.ts, the CLI's migrate tests), or asks for { blank: true }
+ * (processDatabases in test/support/process.ts), gets an empty database, which the app migrates itself
+ * as in production.
  */
 export interface TestDatabase {
   url: string;

@@ -75,7 +75,7 @@ export interface SharedDatabase {
   close(): Promise<void>;
 }
 
-/** The test's own connection to the database the instances share (already migrated by them); `tokenKey` is their LMS_SECRET_KEY. */
+/** The test's own connection to the database the instances share (migrated: by them, or a template's copy on MariaDB); `tokenKey` is their LMS_SECRET_KEY. */
 export async function sharedDatabase(url: string, tokenKey: string): Promise<SharedDatabase> {
   const flavor = url.startsWith('mysql://') ? 'mariadb' : undefined;
   const ds = new DataSource(appDataSourceOptions(url, undefined, flavor));

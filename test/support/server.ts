@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { prepareApp } from '../../src/app/bootstrap';
 import { loadConfig } from '../../src/config';
+import { dbKind } from '../../src/db/data-source';
 import type { CountingLogger } from '../../src/db/query-counter';
 import { buildServer, BuiltServer } from '../../src/app/server';
 import { stopTracing } from '../../src/app/tracing';
@@ -26,9 +27,12 @@ export interface TestServer {
   dispatcher: Dispatcher;
 }
 
-/** Boots the real server on a free port against a fresh database. */
+/**
+ * Boots the real server on a free port against a fresh database, or against env.DATABASE_URL when given:
+ * a database the caller made (a file or database several servers or processes share), and drops.
+ */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const db = testDatabase();
+  const db = env.DATABASE_URL ? callersDatabase(env.DATABASE_URL) : testDatabase();
   await db.ready?.();
   const adminToken = `test-admin-${randomBytes(12).toString('hex')}`;
   // The webhook dispatcher runs as in production, woken by commits that write outbox messages; it
@@ -86,4 +90,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       await stopTracing();
     },
   };
+}
+
+/** A database the caller owns: not copied, nor dropped when the server closes. */
+function callersDatabase(url: string): TestDatabase {
+  return { url, kind: dbKind(url), drop: async () => undefined };
 }
