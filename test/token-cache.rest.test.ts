@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { tokenFlushOf, type FlushKey } from '../src/auth/token-flush';
 import { User } from '../src/users/user.entity';
 import { requireRedis, TEST_REDIS_URL as REDIS_URL } from './support/redis';
 import { startTestServer, TestServer } from './support/server';
@@ -9,8 +10,8 @@ import { World, WorldUser } from './support/world';
 
 /**
  * The per-process token cache (src/auth/token-cache.ts) never outlives a write made through the
- * service: a revoked or regenerated token and a changed user are seen by the very next request, on
- * this instance and, through Redis, on another one. The cache is given a minute here, so only the
+ * service: a revoked or regenerated token and a changed user are seen by the very next request on
+ * this instance, and on another one as soon as the flush has crossed Redis. The cache is given a minute here, so only the
  * invalidation can explain a prompt refusal.
  */
 const LONG = { TOKEN_CACHE_MS: '60000' };
@@ -96,6 +97,26 @@ describe('one instance', () => {
   });
 });
 
+/**
+ * Resolves once `s` has heard, from another instance, a flush naming the token or user (or all).
+ * Another instance hears a write a Redis round trip after the writer's response (token-flush.ts):
+ * a request sent to it in between may still be answered from its cache, so these tests wait for
+ * the flush to arrive, then expect the very next request to see the write. With no flush (or one
+ * naming something else) the cache, given a minute, would keep answering with the old row.
+ */
+function heardBy(s: TestServer, named: { token?: number; user?: number }): Promise<void> {
+  const names = (k: FlushKey) => 'all' in k || ('token' in k && k.token === named.token) || ('user' in k && k.user === named.user);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (off(), reject(new Error(`no flush of ${JSON.stringify(named)} reached the other instance`))), 5_000);
+    const off = tokenFlushOf(s.app).on((keys) => {
+      if (!keys.some(names)) return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
+}
+
 describe('two instances sharing a database, through Redis', () => {
   let dir: string | undefined;
   let a: TestServer;
@@ -118,11 +139,13 @@ describe('two instances sharing a database, through Redis', () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses on one instance a token revoked on the other, on the next request', async () => {
+  it('refuses on one instance a token revoked on the other, once the flush has crossed Redis', async () => {
     const u = await world.user('Cache Two Instances');
     const t = await issue(u);
     expect((await b.as(t.visible_token).get('/api/v1/users/self')).body.id).toBe(u.id);
+    const heard = heardBy(b, { token: t.id });
     expect((await a.as(t.visible_token).delete(`/api/v1/users/self/tokens/${t.id}`)).status).toBe(200);
+    await heard;
     expect((await b.as(t.visible_token).get('/api/v1/users/self')).status).toBe(401);
   });
 
@@ -139,7 +162,9 @@ describe('two instances sharing a database, through Redis', () => {
       return b.queryCount() - before;
     };
     const warm = await cachedCost();
+    const heard = heardBy(b, { token: t.id });
     expect((await a.as(t.visible_token).delete(`/api/v1/users/self/tokens/${t.id}`)).status).toBe(200);
+    await heard;
     // The flush has reached b (its entry for the revoked token is gone) ...
     expect((await b.as(t.visible_token).get('/api/v1/users/self')).status).toBe(401);
     // ... and left the bystander's entry there.
@@ -149,7 +174,9 @@ describe('two instances sharing a database, through Redis', () => {
   it('shows on one instance a user changed on the other', async () => {
     const u = await world.user('Cache Renamed Before');
     expect((await b.as(u.token).get('/api/v1/users/self')).body.name).toBe('Cache Renamed Before');
+    const heard = heardBy(b, { user: u.id });
     await a.app.ds.getRepository(User).update({ id: u.id }, { name: 'Cache Renamed After' });
+    await heard;
     expect((await b.as(u.token).get('/api/v1/users/self')).body.name).toBe('Cache Renamed After');
   });
 });

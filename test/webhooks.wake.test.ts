@@ -33,6 +33,28 @@ describe("the server's dispatcher", () => {
       await waitFor(`delivery ${i}`, () => receiver.received.filter((r) => r.headers['x-subscription-id'] === sub.id).length >= i);
     }
   });
+
+  it('retries a failed delivery when its backoff ends, not at its hourly poll', async () => {
+    const [receiver] = w.receivers;
+    const { room, assignmentId, sub } = await essaySubscription(w.server, receiver.url('/fails-once'));
+    const mine = () => receiver.received.filter((r) => r.headers['x-subscription-id'] === sub.id);
+    let answered = 0;
+    const before = receiver.respond;
+    // The first attempt fails; its retry (backoff 20-200 ms here) must come without a poll or a commit.
+    receiver.respond = (r) => (r.headers['x-subscription-id'] === sub.id && answered++ === 0 ? { status: 500 } : before(r));
+    try {
+      const res = await room.student.api.post(`/api/v1/courses/${room.course.id}/assignments/${assignmentId}/submissions`, {
+        submission: { submission_type: 'online_text_entry', body: 'fails once' },
+      });
+      expect(res.status).toBe(201);
+      await waitFor('the retry', () => mine().length >= 2);
+      const [first, retry] = mine();
+      expect(first.headers['x-message-id']).toBeTruthy();
+      expect(retry.headers['x-message-id']).toBe(first.headers['x-message-id']);
+    } finally {
+      receiver.respond = before;
+    }
+  });
 });
 
 describe('a cli dispatch worker on Redis', () => {

@@ -54,6 +54,8 @@ export class DeliveryResults {
     private readonly config: Config,
     private readonly log: DispatcherLog,
     private readonly stats: DispatchStats,
+    /** Told when a failed message is due again, so its dispatcher can claim it then rather than at its next poll. */
+    private readonly retryDue: (at: Date) => void = () => undefined,
   ) {
     this.successes = new SuccessBatch(ds, ds.options.type === 'mysql' || ds.options.type === 'mariadb');
   }
@@ -120,6 +122,7 @@ export class DeliveryResults {
     const exhausted = gone || now.getTime() >= m.retryUntil.getTime();
     const next = nextAttemptAt(now, backoffMs(attempt, c.WEBHOOK_RETRY_BASE_MS, c.WEBHOOK_RETRY_MAX_MS), outcome.retryAfterMs ?? null, m.retryUntil);
     let deactivated: string | null = null;
+    let recorded = false;
     await transaction(this.ds, async (em) => {
       const res = await em
         .createQueryBuilder()
@@ -137,6 +140,7 @@ export class DeliveryResults {
         .where("id = :id AND lease_token = :token AND status = 'delivering'", { id: m.id, token })
         .execute();
       if (!res.affected) return;
+      recorded = true;
       await this.logAttempt(em, m, t, outcome);
       await em
         .createQueryBuilder()
@@ -148,6 +152,7 @@ export class DeliveryResults {
       else deactivated = await this.maybeDeactivate(em, sub.id, now, outcome.error);
     });
     if (deactivated) this.deactivatedHere(sub.id, deactivated);
+    else if (recorded && !exhausted) this.retryDue(next);
     this.stats.failed++;
     if (exhausted || deactivated) this.stats.dead++;
     // A failed attempt, and (when retries are over or the subscription was deactivated) a dead message.

@@ -17,6 +17,8 @@ export { backoffMs } from './retry-timing';
 
 /** How soon a message held back because its destination had no free slot is due again. */
 const DESTINATION_FULL_RETRY_MS = 250;
+/** After a failed claim (a busy or briefly unreachable database), the loop tries again this soon, or at its poll if sooner. */
+const CLAIM_FAILED_RETRY_MS = 1_000;
 
 const silent: DispatcherLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -94,7 +96,7 @@ export class Dispatcher {
     this.workerId = opts.workerId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.mysql = opts.ds.options.type === 'mysql' || opts.ds.options.type === 'mariadb';
     const c = opts.config;
-    this.results = new DeliveryResults(opts.ds, c, this.log, this.stats);
+    this.results = new DeliveryResults(opts.ds, c, this.log, this.stats, (at) => this.claimAt(at.getTime()));
     this.sender = new ClaimedSender(opts.ds, c, opts.tokenKey, this.results, () => this.abandoned);
     this.pubsub = opts.pubsub;
     // A Retry-After pauses a destination for at most a retry window: no message waits longer than that anyway.
@@ -223,6 +225,8 @@ export class Dispatcher {
           } else await this.release(batch);
         } catch (e) {
           this.log.error({ err: { message: (e as Error).message } }, 'webhook claim failed');
+          // What was due is still due: try again soon rather than at a poll that may be long.
+          this.claimAt(Date.now() + CLAIM_FAILED_RETRY_MS);
         }
       }
       if (!this.running) break;
@@ -261,9 +265,18 @@ export class Dispatcher {
         .catch((e) => this.log.error({ err: { message: (e as Error).message } }, 'webhook release failed'))
         .finally(() => this.releasing.delete(released));
       this.releasing.add(released);
-      // Claim them again when due, not at the next poll (which may be a second away).
-      setTimeout(() => this.onWritten(), Math.max(0, due - Date.now())).unref();
+      this.claimAt(due);
     }
+  }
+
+  /**
+   * Claims at `due` (ms), when that comes before the next poll: a retry's backoff, a held message's
+   * turn or a failed claim's pause is kept to, whatever WEBHOOK_POLL_MS says.
+   */
+  private claimAt(due: number): void {
+    const wait = Math.max(0, due - Date.now());
+    if (!this.running || wait >= this.config.WEBHOOK_POLL_MS) return;
+    setTimeout(() => this.running && this.onWritten(), wait).unref();
   }
 
   private launch(b: Claimed, destination: string | null = null): void {
