@@ -1,7 +1,8 @@
 import { closeSession, demo, openSession } from '../src/app/cli';
 import { loadConfig } from '../src/config';
 import { entities } from '../src/app/entities';
-import { leanFind, leanRows } from '../src/db/lean-read';
+import { MoreThan } from 'typeorm';
+import { findRows, leanFind, leanRows } from '../src/db/lean-read';
 import { testDatabase, TestDatabase } from './support/db';
 
 /**
@@ -52,5 +53,21 @@ describe('lean reads', () => {
     expect(rows![0].createdAt).toBeInstanceOf(Date);
     expect(typeof rows![0].isPublic).toBe('boolean');
     expect(rows![0].courseCode).toBeUndefined();
+  });
+
+  it('findRows answers the same whether the lean read takes the shape or the repository does', async () => {
+    const ds = session.app.ds;
+    const full = await ds.getRepository('Enrollment').find({ order: { id: 'DESC' } as never });
+    expect(full.length).toBeGreaterThan(2);
+    const pivot = (full[Math.floor(full.length / 2)] as { id: number }).id;
+    // A plain where: the lean read answers.
+    const plain = { courseId: (full[0] as { courseId: number }).courseId };
+    expect(await leanFind(ds, 'Enrollment', plain, { id: 'DESC' })).not.toBeNull();
+    expect(await findRows(ds, 'Enrollment', plain, { id: 'DESC' })).toEqual(full.filter((e: any) => e.courseId === plain.courseId));
+    // An operator lean reads do not take: the repository answers, with the same where and order.
+    expect(await leanFind(ds, 'Enrollment', { id: MoreThan(pivot) }, { id: 'DESC' })).toBeNull();
+    const above = await findRows<any>(ds, 'Enrollment', { id: MoreThan(pivot) }, { id: 'DESC' });
+    expect(above).toEqual(full.filter((e: any) => e.id > pivot));
+    expect(above.length).toBeGreaterThan(0);
   });
 });

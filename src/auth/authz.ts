@@ -5,7 +5,7 @@ import { AccountUser } from '../accounts/account-user.entity';
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../common/errors';
 import { Course } from '../courses/course.entity';
 import { Enrollment, EnrollmentType } from '../courses/enrollment.entity';
-import { leanFind } from '../db/lean-read';
+import { findRows } from '../db/lean-read';
 import type { Loaders } from '../db/loaders';
 import type { User } from '../users/user.entity';
 import { Permission, ROLE_PERMISSIONS, STAFF_TYPES } from './permissions';
@@ -35,7 +35,7 @@ export class Authz {
       if (!viewer) return courseIds.map(() => []);
       const where = { userId: viewer.id, courseId: In([...courseIds]), workflowState: In(['active', 'invited', 'creation_pending']) };
       // Every request that names a course asks this: a lean read (src/db/lean-read.ts), not the query builder.
-      const rows = (await leanFind(ds, Enrollment, where)) ?? (await ds.getRepository(Enrollment).findBy(where));
+      const rows = await findRows(ds, Enrollment, where);
       return courseIds.map((id) => rows.filter((r) => r.courseId === id));
     });
   }
@@ -51,9 +51,7 @@ export class Authz {
     if (!this.adminIds) {
       // Read once per request; every course check after the first reuses the promise.
       const where = { userId: this.viewer.id, workflowState: 'active' };
-      this.adminIds = leanFind(this.ds, AccountUser, where)
-        .then((rows) => rows ?? this.ds.getRepository(AccountUser).findBy(where))
-        .then((rows) => new Set(rows.map((r) => r.accountId)));
+      this.adminIds = findRows(this.ds, AccountUser, where).then((rows) => new Set(rows.map((r) => r.accountId)));
     }
     return this.adminIds;
   }

@@ -1,7 +1,7 @@
 import { DataSource, EntityTarget, In, ObjectLiteral } from 'typeorm';
 import { afterKey, KeyValue, keysetConnection, KeyWindow, LazyTotal, orderSql, pageLimitSql, SortKey } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
-import { leanFind, leanRows, selectColumns } from './lean-read';
+import { findRows, leanRows, selectColumns } from './lean-read';
 import { qmarks, SqlPart, unionOfReads } from './union-pages';
 
 /** One list of one entity's rows, in an order that ends in its id, for keysetPage. */
@@ -129,7 +129,7 @@ function and(...parts: (SqlPart | null | undefined)[]): SqlPart {
 async function inOrder<T extends ObjectLiteral & { id: number }>(ds: DataSource, entity: EntityTarget<T>, ids: number[]): Promise<T[]> {
   if (!ids.length) return [];
   const where = { id: In(ids) };
-  const found = (await leanFind<T>(ds, entity, where)) ?? (await ds.getRepository<T>(entity).findBy(where as never));
+  const found = await findRows<T>(ds, entity, where);
   const byId = new Map(found.map((r) => [Number(r.id), r]));
   return ids.map((id) => byId.get(id)).filter((r): r is T => r != null);
 }

@@ -175,6 +175,20 @@ export async function leanFind<T extends ObjectLiteral>(
   return hydrateAll<T>(shape, await ds.query(sql, params));
 }
 
+/**
+ * Rows of `entity` matching `where` in `order`: the lean read where the shape allows it, else the
+ * repository's find with the same where and order. What every caller of leanFind wants; leanFind
+ * alone is for callers with a fallback of their own.
+ */
+export async function findRows<T extends ObjectLiteral>(
+  ds: DataSource,
+  entity: EntityTarget<T>,
+  where: Record<string, unknown>,
+  order: Record<string, 'ASC' | 'DESC'> = {},
+): Promise<T[]> {
+  return (await leanFind<T>(ds, entity, where, order)) ?? ds.getRepository<T>(entity).find({ where: where as never, order: order as never });
+}
+
 const selectLists = new WeakMap<DataSource, Map<unknown, Map<string, string>>>();
 
 /**

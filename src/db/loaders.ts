@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { DataSource, EntityTarget, In, ObjectLiteral } from 'typeorm';
-import { leanFind } from './lean-read';
+import { findRows } from './lean-read';
 
 /**
  * Per-request DataLoader registry. Any field that loads related rows goes through one of these so a
@@ -32,7 +32,7 @@ export class Loaders {
       new DataLoader<number, T | null>(async (ids) => {
         // Lean: a plain SELECT mapped to the same entities (src/db/lean-read.ts); the repository otherwise.
         const where = { id: In([...ids]) };
-        const rows = (await leanFind(this.ds, entity, where)) ?? (await this.ds.getRepository(entity).findBy(where as never));
+        const rows = await findRows(this.ds, entity, where);
         const map = new Map(rows.map((r) => [r.id, r]));
         return ids.map((id) => map.get(id) ?? null);
       }),
@@ -63,9 +63,7 @@ export class Loaders {
     return this.get(`manyBy:${name}:${column}:${JSON.stringify(where)}`, () =>
       new DataLoader<number, T[]>(async (keys) => {
         const all = { ...where, [column]: In([...keys]) };
-        const rows =
-          (await leanFind(this.ds, entity, all, order as Record<string, 'ASC' | 'DESC'>)) ??
-          (await this.ds.getRepository(entity).find({ where: all as never, order: order as never }));
+        const rows = await findRows(this.ds, entity, all, order as Record<string, 'ASC' | 'DESC'>);
         const groups = new Map<number, T[]>(keys.map((k) => [k, []]));
         for (const r of rows) groups.get(r[column] as number)?.push(r);
         return keys.map((k) => groups.get(k) ?? []);

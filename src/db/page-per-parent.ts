@@ -1,7 +1,7 @@
 import { In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { afterKey, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, SortKey, sqlDate, pageLimitSql } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
-import { leanFind } from './lean-read';
+import { findRows } from './lean-read';
 import { readParts } from './union-pages';
 
 /** One column of a list's order: a column of qb's main alias (or a SQL expression), its direction, and whether it holds NULLs. */
@@ -85,7 +85,7 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   const all = [...new Set([...pageIds.values()].flat())];
   const target = qb.expressionMap.mainAlias!.target;
   const where = { id: In(all) };
-  const rows: T[] = !all.length ? [] : ((await leanFind<T>(qb.connection, target, where)) ?? (await qb.connection.getRepository<T>(target).findBy(where as never)));
+  const rows: T[] = !all.length ? [] : await findRows<T>(qb.connection, target, where);
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
 
   let totals: Promise<Map<number, number>> | undefined;

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { In } from 'typeorm';
 import { Course } from '../courses/course.entity';
-import { leanFind } from '../db/lean-read';
+import { findRows } from '../db/lean-read';
 import type { RequestContext } from '../request/context';
 import { GroupCategory } from './group-category.entity';
 import { Group } from './group.entity';
@@ -166,7 +166,7 @@ export class GroupPolicy {
   /** The viewer's live membership (accepted, invited or requested) of each group, in one statement. */
   private async viewerMemberships(userId: number, groupIds: number[]): Promise<Map<number, GroupMembership>> {
     const where = { userId, groupId: In(groupIds), workflowState: In(['accepted', 'invited', 'requested']) };
-    const rows = (await leanFind(this.ctx.ds, GroupMembership, where)) ?? (await this.ctx.ds.getRepository(GroupMembership).findBy(where));
+    const rows = await findRows(this.ctx.ds, GroupMembership, where);
     const byGroup = new Map<number, GroupMembership>();
     for (const r of rows) if (!byGroup.has(r.groupId)) byGroup.set(r.groupId, r);
     return byGroup;

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { In } from 'typeorm';
 import type { Course } from '../courses/course.entity';
-import { leanFind } from '../db/lean-read';
+import { findRows } from '../db/lean-read';
 import type { RequestContext } from '../request/context';
 import type { ContextModule } from './module.entity';
 import { ModuleProgression } from './progression.entity';
@@ -68,7 +68,7 @@ export class ProgressReads {
           const where = { userId: In([...new Set(asks.map((a) => a.userId))]), moduleId: In([...new Set(asks.flatMap((a) => a.modules.map((m) => m.id)))]) };
           const [counts, rows] = await Promise.all([
             ds.query(parts.join(' UNION ALL '), params) as Promise<{ k: number | string; n: number | string }[]>,
-            leanFind(ds, ModuleProgression, where).then((r) => r ?? ds.getRepository(ModuleProgression).findBy(where)),
+            findRows(ds, ModuleProgression, where),
           ]);
           return asks.map((a, i) => {
             if (Number(counts.find((c) => Number(c.k) === i)?.n ?? 1) > 0) return null;

@@ -3,7 +3,7 @@ import DataLoader from 'dataloader';
 import { EntityManager, In } from 'typeorm';
 import type { Course } from '../courses/course.entity';
 import { nowToSecond } from '../db/columns';
-import { leanFind } from '../db/lean-read';
+import { findRows } from '../db/lean-read';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
 import { ContentInfo, loadStudentFacts, StudentFacts } from './content-registry';
@@ -106,8 +106,8 @@ export class ProgressService {
           const storedWhere = { courseId: In(courseIds), userId: In([...new Set(pairs.map(([, u]) => u))]) };
           // Every student's modules page reads these: lean reads (src/db/lean-read.ts) where they apply.
           const [modules, stored] = await Promise.all([
-            leanFind(ds, ContextModule, moduleWhere, moduleOrder).then((r) => r ?? ds.getRepository(ContextModule).find({ where: moduleWhere, order: moduleOrder })),
-            leanFind(ds, ModuleProgression, storedWhere).then((r) => r ?? ds.getRepository(ModuleProgression).findBy(storedWhere)),
+            findRows(ds, ContextModule, moduleWhere, moduleOrder),
+            findRows(ds, ModuleProgression, storedWhere),
           ]);
           return pairs.map(([c, u]) => [modules.filter((m) => m.courseId === c), stored.filter((p) => p.courseId === c && p.userId === u)]);
         },
