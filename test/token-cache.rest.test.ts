@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -169,6 +170,27 @@ describe('two instances sharing a database, through Redis', () => {
     expect((await b.as(t.visible_token).get('/api/v1/users/self')).status).toBe(401);
     // ... and left the bystander's entry there.
     expect(await cachedCost()).toBe(warm);
+  });
+
+  it('listens for flushes before an instance takes its first request', async () => {
+    // Redis drops a message nobody is subscribed to yet: an instance that subscribed only when its first
+    // request came would miss a revoke made elsewhere meanwhile, and serve that token from its cache.
+    const topic = `TOKEN_CACHE_FLUSH_${createHash('sha256').update(a.app.tokenKey).digest('hex').slice(0, 16)}`;
+    const redis = new Redis(REDIS_URL);
+    try {
+      const listeners = async () => Number(((await redis.pubsub('NUMSUB', topic)) as [string, number])[1]);
+      const before = await listeners();
+      expect(before).toBeGreaterThanOrEqual(2);
+      const c = await startTestServer({ ...LONG, REDIS_URL, LMS_SECRET_KEY: a.app.config.LMS_SECRET_KEY!, DATABASE_URL: a.app.config.DATABASE_URL });
+      try {
+        // No request has reached c: it is already subscribed.
+        expect(await listeners()).toBe(before + 1);
+      } finally {
+        await c.close();
+      }
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('shows on one instance a user changed on the other', async () => {

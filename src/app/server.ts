@@ -8,6 +8,7 @@ import { GraphQLError } from 'graphql';
 import type { Runtime } from '../request/runtime';
 import { HEADER_CREDENTIAL } from '../auth/request-credential';
 import { isRestError, requestContext } from '../auth/request-auth';
+import { tokenFlushOf } from '../auth/token-flush';
 import { isHostValue, originSettings } from '../common/origin';
 import { packageInfo } from '../common/package-info';
 import { registerGraphiql } from '../graphiql/graphiql.routes';
@@ -118,6 +119,8 @@ export async function buildServer(app: Runtime): Promise<BuiltServer> {
       return reply.code(400).type('application/json; charset=utf-8').send({ errors: [{ message: 'Invalid Host header' }] });
     }
   });
+  // Other instances' token flushes are heard before the first request (token-flush.ts).
+  await tokenFlushOf(app).ready;
   // Canvas's throttle (src/http/throttle.ts), before anything reads a body or the database.
   const throttle = Throttle.fromConfig(app.config, fastify.log);
   if (throttle) {

@@ -66,6 +66,13 @@ export class TokenFlush {
     return this.app.pubsub.accepted();
   }
 
+  /**
+   * Resolves once this instance hears other instances' flushes (its Redis subscription is in place):
+   * the server waits for it before it takes requests, so a revoke made elsewhere while it started is
+   * not missed (a token cached then would be served until TOKEN_CACHE_MS ran out).
+   */
+  ready: Promise<void> = Promise.resolve();
+
   /** Starts hearing other instances' flushes. */
   listen(): void {
     // The publishing connection is opened now (Redis connects lazily): a revoke must not wait for it,
@@ -83,6 +90,8 @@ export class TokenFlush {
         // The pubsub closed (shutdown): nothing more to hear.
       }
     })();
+    // The loop above asked for its first message, which sent the SUBSCRIBE: wait for Redis's answer.
+    this.ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.app.pubsub.subscribed());
   }
 }
 

@@ -31,6 +31,12 @@ export interface AppPubSub extends PubSub {
    * the cluster relay, which writes synchronously); never rejects, and gives up after `limitMs`.
    */
   accepted(limitMs?: number): Promise<void>;
+  /**
+   * Resolves once every subscription made so far is in place at Redis (its SUBSCRIBE answered): a
+   * message published after that reaches it. At once in memory and through the cluster relay; never
+   * rejects, and gives up after `limitMs`.
+   */
+  subscribed(limitMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,11 +48,13 @@ function wrap(
   close: () => Promise<void>,
   ping: () => Promise<void> = async () => undefined,
   accepted: AppPubSub['accepted'] = async () => undefined,
+  subscribed: AppPubSub['subscribed'] = async () => undefined,
 ): AppPubSub {
   return {
     kind,
     ping,
     accepted,
+    subscribed,
     // A producer span per publish inside a traced operation (the topic only: routing ids name tools and users).
     publish: (topic, ...args) =>
       withSpan(`publish ${topic}`, { kind: 'producer', requireParent: true, attributes: { 'messaging.system': kind, 'messaging.destination.name': topic, 'messaging.operation.type': 'send' } }, () =>
@@ -79,7 +87,16 @@ function tolerant(client: Redis, pending?: Set<Promise<unknown>>): Redis {
       }
       return sent;
     },
-    subscribe: (channel: string) => ready().then(() => client.subscribe(channel)).catch(() => 0),
+    subscribe: (channel: string) => {
+      const done = ready()
+        .then(() => client.subscribe(channel))
+        .catch(() => 0);
+      if (pending) {
+        pending.add(done);
+        void done.finally(() => pending.delete(done));
+      }
+      return done;
+    },
     unsubscribe: (channel: string) => client.unsubscribe(channel).catch(() => 0),
     on: (event: string, fn: (...args: unknown[]) => void) => client.on(event, fn),
   } as unknown as Redis;
@@ -109,11 +126,19 @@ export function createAppPubSub(redisUrl?: string): AppPubSub {
   const options = { lazyConnect: true, maxRetriesPerRequest: 3 };
   const publishClient = new Redis(redisUrl, options);
   const subscribeClient = new Redis(redisUrl, options);
-  // Publishes Redis has not answered yet (accepted() waits for them).
+  // Publishes and subscriptions Redis has not answered yet (accepted() and subscribed() wait for them).
   const pending = new Set<Promise<unknown>>();
+  const pendingSubscriptions = new Set<Promise<unknown>>();
   const inner = createPubSub({
-    eventTarget: createRedisEventTarget({ publishClient: tolerant(publishClient, pending), subscribeClient: tolerant(subscribeClient) }),
+    eventTarget: createRedisEventTarget({ publishClient: tolerant(publishClient, pending), subscribeClient: tolerant(subscribeClient, pendingSubscriptions) }),
   }) as unknown as Inner;
+  const settled = async (set: Set<Promise<unknown>>, limitMs: number) => {
+    if (!set.size) return;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs).unref()));
+    await Promise.race([Promise.allSettled([...set]), limit]);
+    clearTimeout(timer);
+  };
   return wrap(
     inner,
     'redis',
@@ -126,13 +151,8 @@ export function createAppPubSub(redisUrl?: string): AppPubSub {
       if (publishClient.status === 'wait') await publishClient.connect().catch(() => undefined);
       await publishClient.ping();
     },
-    async (limitMs = 1000) => {
-      if (!pending.size) return;
-      let timer: NodeJS.Timeout | undefined;
-      const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs).unref()));
-      await Promise.race([Promise.allSettled([...pending]), limit]);
-      clearTimeout(timer);
-    },
+    (limitMs = 1000) => settled(pending, limitMs),
+    (limitMs = 5000) => settled(pendingSubscriptions, limitMs),
   );
 }
 
