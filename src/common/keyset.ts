@@ -121,6 +121,34 @@ export function afterKey(sort: readonly SortKey[], key: readonly KeyValue[]): { 
  */
 export const pageLimitSql = (w: { limit: number; offset: number }): string => ` LIMIT ${Math.trunc(w.limit) + 1}${w.offset ? ` OFFSET ${Math.trunc(w.offset)}` : ''}`;
 
+/**
+ * A numbered page at least this deep (an `offset:N` cursor: Canvas's page=N, its rel="last" above
+ * all) is read from whichever end of the list is nearer, once the list is counted: without it the
+ * last page of 4,000 members walks 3,950 index entries before its 50. Shallower pages skip few rows,
+ * and a count they do not need would cost more than it saves.
+ */
+export const DEEP_OFFSET = 200;
+
+/**
+ * How to read a numbered page from the end of a list of `total` rows: LIMIT and OFFSET in the
+ * reversed order (reverseOrder) covering the same rows as the window's `LIMIT limit + 1 OFFSET
+ * offset` forwards, the rows to be put back in order by the caller; `empty` when the page lies past
+ * the end (nothing to read); null when reading forwards skips fewer rows.
+ */
+export function fromTheEnd(w: { limit: number; offset: number }, total: number): { limit: number; offset: number } | 'empty' | null {
+  const rest = total - w.offset; // rows from the page's first on
+  if (rest <= 0) return 'empty';
+  if (rest >= w.offset) return null;
+  const n = Math.min(Math.trunc(w.limit) + 1, rest);
+  return { limit: n, offset: rest - n };
+}
+
+/**
+ * The order read backwards. Both engines sort NULL first ascending and last descending, so the
+ * reversed order is exactly the forward order read from its end.
+ */
+export const reverseOrder = (sort: readonly SortKey[]): SortKey[] => sort.map((s) => ({ ...s, dir: s.dir === 'ASC' ? 'DESC' : 'ASC' }));
+
 /** `ORDER BY` text for the order. */
 export const orderSql = (sort: readonly SortKey[]) => sort.map((s) => `${s.expr} ${s.dir}`).join(', ');
 

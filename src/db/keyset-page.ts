@@ -1,5 +1,5 @@
 import { DataSource, EntityTarget, In, ObjectLiteral } from 'typeorm';
-import { afterKey, KeyValue, keysetConnection, KeyWindow, LazyTotal, orderSql, pageLimitSql, SortKey } from '../common/keyset';
+import { afterKey, DEEP_OFFSET, fromTheEnd, KeyValue, keysetConnection, KeyWindow, LazyTotal, orderSql, pageLimitSql, reverseOrder, SortKey } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { findRows, leanRows, selectColumns } from './lean-read';
 import { qmarks, SqlPart, unionOfReads } from './union-pages';
@@ -49,7 +49,8 @@ const MAX_RANGES = 200;
  * A key set page of one list: `WHERE <rules> AND <after the cursor's key> ORDER BY <order> LIMIT
  * first + 1` (an index on the rules' equalities then the order serves it by seeking to the key), the
  * rows mapped straight to entities, and the total a COUNT run only when totalCount (or a Link
- * rel="last") is asked for. An `offset:N` cursor of old is honoured with an OFFSET. `present` turns
+ * rel="last") is asked for. An `offset:N` cursor (Canvas's numbered pages) is an OFFSET, a deep one
+ * read from the nearer end of the list once counted (fromTheEnd). `present` turns
  * each row into the node the connection shows.
  *
  * A list of several ranges (`parents`, `ranges`) is read range by range and merged in SQL: each
@@ -65,12 +66,14 @@ export async function keysetPage<T extends ObjectLiteral & { id: number }>(ds: D
   const table = `${ds.driver.escape(ds.getMetadata(src.entity).tableName)} ${src.alias}`;
   const ranges = rangesOf(src);
   const rules = (...parts: (SqlPart | null | undefined)[]) => and({ sql: src.where, params: src.params }, ...parts);
-  const total: LazyTotal = async () => {
-    if (ranges?.each.length === 0) return 0;
-    const where = rules(ranges?.any);
-    const rows = await ds.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where.sql}`, where.params);
-    return Number(rows[0].n);
-  };
+  let counted: Promise<number> | undefined;
+  const total: LazyTotal = () =>
+    (counted ??= (async () => {
+      if (ranges?.each.length === 0) return 0;
+      const where = rules(ranges?.any);
+      const rows = await ds.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where.sql}`, where.params);
+      return Number(rows[0].n);
+    })());
   if (ranges?.each.length === 0) return keysetConnection([] as T[], w, src.keyOf, total);
   const after = w.after ? afterKey(src.order, w.after) : null;
   const keyed = (range: SqlPart | undefined) => rules(range, after, after ? src.seek : null);
@@ -91,9 +94,17 @@ export async function keysetPage<T extends ObjectLiteral & { id: number }>(ds: D
     rows = await inOrder(ds, src.entity, await idsOf(`${union.sql} ORDER BY ${merge}${pageLimitSql(w)}`, union.params));
   } else {
     const where = keyed(ranges?.any);
-    const sql = `SELECT ${selectColumns(ds, src.entity, src.alias)} FROM ${table} WHERE ${where.sql} ORDER BY ${orderBy}${pageLimitSql(w)}`;
-    // An entity lean reads cannot map: the page's ids, then its rows through the repository.
-    rows = (await leanRows<T>(ds, src.entity, sql, where.params)) ?? (await inOrder(ds, src.entity, await idsOf(sql, where.params)));
+    // A deep numbered page (page=N, rel="last"): counted first (the count its Link needs anyway), then
+    // read from the nearer end of the list, its rows put back in order.
+    const end = !w.after && !src.orderBy && w.limit > 0 && w.offset >= DEEP_OFFSET ? fromTheEnd(w, await total()) : null;
+    if (end === 'empty') rows = [];
+    else {
+      const tail = end ? ` ORDER BY ${orderSql(reverseOrder(src.order))} LIMIT ${end.limit} OFFSET ${end.offset}` : ` ORDER BY ${orderBy}${pageLimitSql(w)}`;
+      const sql = `SELECT ${selectColumns(ds, src.entity, src.alias)} FROM ${table} WHERE ${where.sql}${tail}`;
+      // An entity lean reads cannot map: the page's ids, then its rows through the repository.
+      rows = (await leanRows<T>(ds, src.entity, sql, where.params)) ?? (await inOrder(ds, src.entity, await idsOf(sql, where.params)));
+      if (end) rows.reverse();
+    }
   }
   if (!present) return keysetConnection(rows, w, src.keyOf, total);
   // Nodes as the caller shows them; cursors still carry the rows' keys.

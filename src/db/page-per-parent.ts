@@ -1,5 +1,5 @@
 import { In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { afterKey, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, SortKey, sqlDate, pageLimitSql } from '../common/keyset';
+import { afterKey, DEEP_OFFSET, fromTheEnd, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, pageLimitSql, reverseOrder, SortKey, sqlDate } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { findRows } from './lean-read';
 import { readParts } from './union-pages';
@@ -44,7 +44,8 @@ export interface PageOptions {
  * `qb` selects the rows of all the parents (its where clause states every rule, per parent where
  * rules differ); `parentColumn` and `order` are database column names of qb's main alias (or SQL
  * expressions, e.g. a joined membership's group_id), and `order` must end in a unique column so a key
- * names one position. A cursor of an older offset form still works (an OFFSET on the page read).
+ * names one position. An offset cursor (Canvas's numbered pages) is an OFFSET on the page read; a
+ * deep one of one parent is read from the nearer end of the list (fromTheEnd).
  */
 export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   qb: SelectQueryBuilder<T>,
@@ -63,7 +64,14 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   const idExpr = opts.id == null ? col('id') : typeof opts.id === 'string' ? col(opts.id) : opts.id.expression;
   const ids = [...new Set(parentIds)];
 
-  const raw = w.limit > 0 ? await readPages(qb, parent, idExpr, sort, ids, w, Boolean(opts.distinct)) : [];
+  let totals: Promise<Map<number, number>> | undefined;
+  const countAll = () => (totals ??= countPerParent(qb, parent, opts.distinct ? `COUNT(DISTINCT ${idExpr})` : 'COUNT(*)', ids));
+  // A deep numbered page of one parent (page=N, rel="last"): counted first (the count its Link needs
+  // anyway), then read from the nearer end of the list. Not a list of one row per key (an account's
+  // users): its Link has no rel="last", so the COUNT(DISTINCT) would be a statement of its own.
+  const deep = ids.length === 1 && !opts.distinct && !w.after && w.limit > 0 && w.offset >= DEEP_OFFSET;
+  const end = deep ? fromTheEnd(w, (await countAll()).get(ids[0]) ?? 0) : null;
+  const raw = w.limit > 0 && end !== 'empty' ? await readPages(qb, parent, idExpr, sort, ids, w, Boolean(opts.distinct), end) : [];
   // The raw row per parent and id, for its key (one entity can appear under several parents); a key is
   // made only when a cursor is read.
   const rawRows = new Map<number, Map<number, RawRow>>();
@@ -88,8 +96,6 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   const rows: T[] = !all.length ? [] : await findRows<T>(qb.connection, target, where);
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
 
-  let totals: Promise<Map<number, number>> | undefined;
-  const countAll = () => (totals ??= countPerParent(qb, parent, opts.distinct ? `COUNT(DISTINCT ${idExpr})` : 'COUNT(*)', ids));
   for (const p of parentIds) {
     const page = (pageIds.get(p) ?? []).map((id) => byId.get(id)).filter((r): r is T => r != null);
     out.set(p, keysetConnection(page, w, (row) => keyOf(p, row), async () => (await countAll()).get(p) ?? 0));
@@ -101,7 +107,8 @@ type RawRow = Record<string, unknown> & { pid_id: unknown; pid_parent: unknown }
 
 /**
  * Each parent's first + 1 rows after the key, through readParts: one plain read for one parent, one
- * union statement for several.
+ * union statement for several. `end`: one parent's page read backwards from the end of its list
+ * (fromTheEnd), its rows put back in order.
  */
 async function readPages<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
@@ -111,6 +118,7 @@ async function readPages<T extends ObjectLiteral>(
   parents: number[],
   w: KeyWindow,
   distinct: boolean,
+  end: { limit: number; offset: number } | null = null,
 ): Promise<RawRow[]> {
   // Grouped by the key, the parent (one value per page read) is read through MIN for engines that
   // refuse a column outside the GROUP BY; grouping by it too made SQLite sort the groups again.
@@ -128,13 +136,13 @@ async function readPages<T extends ObjectLiteral>(
     });
     base.andWhere(sql, named);
   }
-  const tail = ` ORDER BY ${orderSql(sort)}${pageLimitSql(w)}`;
+  const tail = end ? ` ORDER BY ${orderSql(reverseOrder(sort))} LIMIT ${end.limit} OFFSET ${end.offset}` : ` ORDER BY ${orderSql(sort)}${pageLimitSql(w)}`;
   const reads = parents.map((p) => {
     const [sql, params] = base.clone().andWhere(`${parent} = :pidParent`, { pidParent: p }).getQueryAndParameters();
     return { sql: sql + tail, params };
   });
   const pages = await readParts<RawRow>(qb.connection, reads, sort.map((s, i) => `pid_k${i} ${s.dir}`).join(', '));
-  return pages.flat();
+  return end ? pages.flat().reverse() : pages.flat();
 }
 
 /** Every parent's total in one grouped COUNT. */

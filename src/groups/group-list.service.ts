@@ -1,13 +1,13 @@
 import { Brackets } from 'typeorm';
 import { ForbiddenError, ValidationError } from '../common/errors';
-import { keysetConnection, keyWindow } from '../common/keyset';
+import { keyWindow } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { pagePerParent, settleEach } from '../db/page-per-parent';
 import type { RequestContext } from '../request/context';
 import { GroupCategoryService } from './group-category.service';
 import { GroupContext, loadContext, lookupContext } from './group-context';
 import { GroupMembership } from './group-membership.entity';
-import { CONTEXT_GROUP_ORDER, contextGroupKey, contextGroupPage } from './group-page';
+import { CONTEXT_GROUP_ORDER, contextGroupPage } from './group-page';
 import { GroupPolicy } from './group-policy';
 import { Group } from './group.entity';
 
@@ -96,8 +96,7 @@ export class GroupListService {
     if (contexts.length === 1) {
       if (kinds[0] instanceof Error) return [kinds[0]];
       const c = contexts[0];
-      const { rows, total } = await contextGroupPage(this.ctx.ds, { contextType: c.type, contextId: c.id, kinds: kinds[0], categoryId: args.categoryId, memberId }, w);
-      return [keysetConnection(rows, w, contextGroupKey, total)];
+      return [await contextGroupPage(this.ctx.ds, { contextType: c.type, contextId: c.id, kinds: kinds[0], categoryId: args.categoryId, memberId }, w)];
     }
     const byKinds = new Map<string, number[]>();
     contexts.forEach((c, i) => {

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
 import { leanRows } from '../db/lean-read';
-import type { KeyWindow } from '../common/keyset';
+import { DEEP_OFFSET, fromTheEnd, KeyWindow, orderSql, reverseOrder, SortKey } from '../common/keyset';
 import type { RequestContext } from '../request/context';
 
 /**
@@ -12,11 +12,26 @@ import type { RequestContext } from '../request/context';
  * join on both engines (STRAIGHT_JOIN on MariaDB/MySQL, CROSS JOIN on SQLite), whatever their
  * estimates of a small table say.
  */
-export function pageSql(ctx: RequestContext, columns: string, table: string, idColumn: string, where: string, order: string, w: KeyWindow): string {
+export function pageSql(ctx: RequestContext, columns: string, table: string, idColumn: string, where: string, order: string, w: KeyWindow, end: FromTheEnd | null = null): string {
   if (w.offset <= 0) return `SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ${w.limit + 1}`;
   const alias = idColumn.split('.')[0];
   const [select, join] = isMysql(ctx) ? ['SELECT STRAIGHT_JOIN', 'INNER JOIN'] : ['SELECT', 'CROSS JOIN'];
-  return `${select} ${columns} FROM (SELECT ${idColumn} AS page_id FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ${w.limit + 1} OFFSET ${w.offset}) pg ${join} ${table} ON ${alias}.id = pg.page_id`;
+  const [by, limit, offset] = end ? [end.order, end.limit, end.offset] : [order, w.limit + 1, w.offset];
+  return `${select} ${columns} FROM (SELECT ${idColumn} AS page_id FROM ${table} WHERE ${where} ORDER BY ${by} LIMIT ${limit} OFFSET ${offset}) pg ${join} ${table} ON ${alias}.id = pg.page_id`;
+}
+
+/** A deep numbered page read from the end of its list (fromTheEnd), in the reversed `order`; pageLoader sorts its rows back. */
+export type FromTheEnd = { limit: number; offset: number; order: string };
+
+/**
+ * How to read a deep numbered page (an offset of DEEP_OFFSET rows or more), counted by `count` first:
+ * from the nearer end of the list, `empty` past its end, null (forwards) otherwise. The count is the
+ * list's totalCount loader, so a Link rel="last" reads the same count again at no cost.
+ */
+export async function deepPage(w: KeyWindow, order: readonly SortKey[], count: () => Promise<number>): Promise<FromTheEnd | 'empty' | null> {
+  if (w.after || w.limit <= 0 || w.offset < DEEP_OFFSET) return null;
+  const end = fromTheEnd(w, await count());
+  return end && end !== 'empty' ? { ...end, order: orderSql(reverseOrder(order)) } : end;
 }
 
 const isMysql = (ctx: RequestContext) => ctx.ds.options.type === 'mysql' || ctx.ds.options.type === 'mariadb';

@@ -6,7 +6,7 @@ import type { RequestContext } from '../request/context';
 import { ContentInfo, loadContent } from './content-registry';
 import { ModuleItem } from './module-item.entity';
 import { ItemAudience, itemVisibilitySql, marks, MAX_EMBEDDED_ITEMS, SqlPart, titleContains } from './module-item-sql';
-import { countLoader, pageLoader, pageSql } from './batched-pages';
+import { countLoader, deepPage, pageLoader, pageSql } from './batched-pages';
 import { ModuleItemView, ModuleView } from './module-views';
 import { itemLinked, itemVisibleToStudents, withheldItem } from './module-visibility';
 import { MasteryPathReads } from './mastery-path-reads';
@@ -79,8 +79,8 @@ export class ModuleItemReads {
   }
 
   /**
-   * One page of a module's visible items: the rows after the window's key (or its legacy offset), read
-   * with LIMIT limit + 1 on the (module_id, position, id) index; the pages of modules asking in the
+   * One page of a module's visible items: the rows after the window's key (or its legacy offset, a deep
+   * one from the list's nearer end), read with LIMIT limit + 1 on the (module_id, position, id) index; the pages of modules asking in the
    * same tick (a page of modules, each with its items connection) share one statement.
    */
   async page(view: ModuleView, w: KeyWindow, term: string | null): Promise<ModuleItemView[]> {
@@ -92,8 +92,10 @@ export class ModuleItemReads {
       sql += ` AND ${k.sql}`;
       params.push(...k.params);
     }
+    const end = await deepPage(w, ITEM_ORDER, () => this.count(view, term));
+    if (end === 'empty') return [];
     const ds = this.ctx.ds;
-    const part = { parent: view.module.id, sql: pageSql(this.ctx, selectColumns(ds, ModuleItem, 'mi'), 'module_items mi', 'mi.id', sql, orderSql(ITEM_ORDER), w), params };
+    const part = { parent: view.module.id, sql: pageSql(this.ctx, selectColumns(ds, ModuleItem, 'mi'), 'module_items mi', 'mi.id', sql, orderSql(ITEM_ORDER), w, end), params };
     const key = `items:${this.viewKey(view)}:${JSON.stringify([w, term])}`;
     return this.shown(view, await pageLoader(this.ctx, key, ModuleItem, (r) => r.moduleId, byPosition, this.withContent).load(part));
   }

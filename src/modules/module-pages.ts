@@ -1,7 +1,7 @@
 import type { Course } from '../courses/course.entity';
 import { afterKey, KeyWindow, orderSql, SortKey } from '../common/keyset';
 import { selectColumns } from '../db/lean-read';
-import { countLoader, pageLoader, pageSql } from './batched-pages';
+import { countLoader, deepPage, pageLoader, pageSql } from './batched-pages';
 import type { RequestContext } from '../request/context';
 import { itemVisibilitySql, SqlPart, titleContains } from './module-item-sql';
 import { ContextModule } from './module.entity';
@@ -51,7 +51,8 @@ export class ModulePages {
   }
 
   /**
-   * The page's modules: rows after the window's key (or legacy offset), LIMIT limit + 1; the pages of
+   * The page's modules: rows after the window's key (or legacy offset, a deep one from the list's nearer
+   * end), LIMIT limit + 1; the pages of
    * courses asking in the same tick (a list of courses with their modules) share one statement.
    */
   async page(course: Course, student: number | null, showPublished: boolean, search: ModuleSearch, w: KeyWindow): Promise<ContextModule[]> {
@@ -63,8 +64,10 @@ export class ModulePages {
       sql += ` AND ${k.sql}`;
       params.push(...k.params);
     }
+    const end = await deepPage(w, MODULE_ORDER, () => this.count(course, student, showPublished, search));
+    if (end === 'empty') return [];
     const ds = this.ctx.ds;
-    const part = { parent: course.id, sql: pageSql(this.ctx, selectColumns(ds, ContextModule, 'm'), 'context_modules m', 'm.id', sql, orderSql(MODULE_ORDER), w), params };
+    const part = { parent: course.id, sql: pageSql(this.ctx, selectColumns(ds, ContextModule, 'm'), 'context_modules m', 'm.id', sql, orderSql(MODULE_ORDER), w, end), params };
     return pageLoader(this.ctx, `modules:${JSON.stringify([student, showPublished, search, w])}`, ContextModule, (r) => r.courseId, byPosition).load(part);
   }
 

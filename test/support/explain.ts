@@ -29,14 +29,18 @@ export class ExplainHarness {
 
   mysql = (): boolean => this.server.db.kind === 'mysql';
 
-  /** Copies every row of `table` `times` times over, each copy under another parent (`parent` + k·10⁶). */
-  grow = async (table: string, parent: string, times: number): Promise<void> => {
+  /**
+   * Copies every row of `table` `times` times over, each copy under another parent (`parent` + k·10⁶;
+   * several parent columns, e.g. a group's context and category, all move).
+   */
+  grow = async (table: string, parent: string | string[], times: number): Promise<void> => {
     const ds = this.server.app.ds;
+    const parents = typeof parent === 'string' ? [parent] : parent;
     const cols = ds.getMetadata(table).columns.map((c) => c.databaseName).filter((c) => c !== 'id');
     const list = cols.map((c) => ds.driver.escape(c)).join(', ');
     for (let k = 1; k <= times; k++) {
-      const select = cols.map((c) => (c === parent ? `${ds.driver.escape(c)} + ${k * 1_000_000}` : ds.driver.escape(c))).join(', ');
-      await ds.query(`INSERT INTO ${ds.driver.escape(table)} (${list}) SELECT ${select} FROM ${ds.driver.escape(table)} WHERE ${ds.driver.escape(parent)} < 1000000`);
+      const select = cols.map((c) => (parents.includes(c) ? `${ds.driver.escape(c)} + ${k * 1_000_000}` : ds.driver.escape(c))).join(', ');
+      await ds.query(`INSERT INTO ${ds.driver.escape(table)} (${list}) SELECT ${select} FROM ${ds.driver.escape(table)} WHERE ${ds.driver.escape(parents[0])} < 1000000`);
     }
   };
 

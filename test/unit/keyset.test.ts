@@ -1,4 +1,4 @@
-import { afterKey, cursorForKey, keyFromCursor, keyWindow, readDate, SortKey } from '../../src/common/keyset';
+import { afterKey, cursorForKey, fromTheEnd, keyFromCursor, keyWindow, readDate, reverseOrder, SortKey } from '../../src/common/keyset';
 import { cursorForOffset } from '../../src/common/relay';
 
 const ASC: SortKey[] = [{ expr: 'a', dir: 'ASC' }, { expr: 'id', dir: 'ASC' }];
@@ -63,5 +63,42 @@ describe('readDate', () => {
   it('passes a Date through', () => {
     const d = new Date();
     expect(readDate(d)).toBe(d);
+  });
+});
+
+describe('fromTheEnd', () => {
+  // The rows a forward `LIMIT limit + 1 OFFSET offset` reads, as positions in a list of `total`.
+  const forward = (w: { limit: number; offset: number }, total: number) => Array.from({ length: total }, (_, i) => i).slice(w.offset, w.offset + w.limit + 1);
+  // The same read from the end, put back in order.
+  const backward = (r: { limit: number; offset: number }, total: number) =>
+    Array.from({ length: total }, (_, i) => total - 1 - i)
+      .slice(r.offset, r.offset + r.limit)
+      .reverse();
+
+  it('covers the rows the forward read covers, the next-page probe included', () => {
+    for (const total of [201, 450, 461, 500, 4000])
+      for (const offset of [200, 250, 300, 400, 449, 450, 3950, 3999])
+        for (const limit of [1, 10, 50, 100]) {
+          const r = fromTheEnd({ limit, offset }, total);
+          if (offset >= total) expect(r).toBe('empty');
+          else if (total - offset >= offset) expect(r).toBeNull();
+          else {
+            expect(r).not.toBeNull();
+            expect(backward(r as { limit: number; offset: number }, total)).toEqual(forward({ limit, offset }, total));
+          }
+        }
+  });
+
+  it('reverses every direction of an order', () => {
+    const sort: SortKey[] = [
+      { expr: 'a', dir: 'ASC', nullable: true },
+      { expr: 'b', dir: 'DESC' },
+      { expr: 'id', dir: 'ASC' },
+    ];
+    expect(reverseOrder(sort)).toEqual([
+      { expr: 'a', dir: 'DESC', nullable: true },
+      { expr: 'b', dir: 'ASC' },
+      { expr: 'id', dir: 'DESC' },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { In } from 'typeorm';
-import { KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../../common/keyset';
+import { DEEP_OFFSET, fromTheEnd, KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../../common/keyset';
 import type { ConnectionResult } from '../../common/relay';
 import { CourseService } from '../../courses/course.service';
 import { idKey, SqlPart, qmarks, readParts } from '../../db/union-pages';
@@ -70,21 +70,24 @@ export class SubmissionPages {
   private async pages(assignments: readonly Assignment[], w: KeyWindow, states: string[] | null, ensure: EnsurePlaceholders): Promise<ConnectionResult<Submission>[]> {
     const conds = await this.conditions(assignments, states);
     const after = w.after ? idKey(w.after[0]) : null;
+    let totals: Promise<number[]> | undefined;
+    const count = () => (totals ??= this.totals(conds));
+    // A deep numbered page of one assignment (page=N, rel="last"): counted first (the count its Link
+    // needs anyway), then read from the nearer end of the list.
+    const end = assignments.length === 1 && conds[0] && !w.after && w.limit > 0 && w.offset >= DEEP_OFFSET ? fromTheEnd(w, (await count())[0]) : null;
     const reads: SqlPart[] = [];
     const readOf = conds.map((c) => {
-      if (!c || w.limit === 0) return -1;
+      if (!c || w.limit === 0 || end === 'empty') return -1;
       // One row per student (one enrolled in two sections has two enrollments), in index order.
-      const sql =
-        `SELECT e.user_id AS uid FROM enrollments e WHERE ${c.sql}${after != null ? ' AND e.user_id > ?' : ''}` +
-        ` GROUP BY e.user_id ORDER BY e.user_id${pageLimitSql(w)}`;
+      const tail = end ? ` ORDER BY e.user_id DESC LIMIT ${end.limit} OFFSET ${end.offset}` : ` ORDER BY e.user_id${pageLimitSql(w)}`;
+      const sql = `SELECT e.user_id AS uid FROM enrollments e WHERE ${c.sql}${after != null ? ' AND e.user_id > ?' : ''} GROUP BY e.user_id${tail}`;
       reads.push({ sql, params: after != null ? [...c.params, after] : c.params });
       return reads.length - 1;
     });
     const raw = await readParts<{ uid: unknown }>(this.ctx.ds, reads, 'uid');
     const ids = readOf.map((i) => (i < 0 ? [] : raw[i].map((r) => Number(r.uid))));
+    if (end && ids[0]) ids[0].reverse();
     const rows = await this.rows(assignments, ids, ensure);
-    let totals: Promise<number[]> | undefined;
-    const count = () => (totals ??= this.totals(conds));
     return assignments.map((a, i) => {
       const page = ids[i].map((u) => rows.get(`${a.id}:${u}`)).filter((s): s is Submission => s != null);
       return keysetConnection(page, w, (s) => [s.userId], async () => (await count())[i]);
