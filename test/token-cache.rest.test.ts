@@ -12,8 +12,8 @@ import { World, WorldUser } from './support/world';
 /**
  * The per-process token cache (src/auth/token-cache.ts) never outlives a write made through the
  * service: a revoked or regenerated token and a changed user are seen by the very next request on
- * this instance, and on another one as soon as the flush has crossed Redis. The cache is given a minute here, so only the
- * invalidation can explain a prompt refusal.
+ * this instance, and on another one as soon as the flush has crossed Redis. The cache is given a
+ * minute here, so only the invalidation can explain a prompt refusal.
  */
 const LONG = { TOKEN_CACHE_MS: '60000' };
 

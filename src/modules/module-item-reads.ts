@@ -80,8 +80,9 @@ export class ModuleItemReads {
 
   /**
    * One page of a module's visible items: the rows after the window's key (or its legacy offset, a deep
-   * one from the list's nearer end), read with LIMIT limit + 1 on the (module_id, position, id) index; the pages of modules asking in the
-   * same tick (a page of modules, each with its items connection) share one statement.
+   * one from the list's nearer end), read with LIMIT limit + 1 on the (module_id, position, id) index;
+   * the pages of modules asking in the same tick (a page of modules, each with its items connection)
+   * share one statement.
    */
   async page(view: ModuleView, w: KeyWindow, term: string | null): Promise<ModuleItemView[]> {
     const where = await this.where(view, term);

@@ -52,8 +52,8 @@ export class ModulePages {
 
   /**
    * The page's modules: rows after the window's key (or legacy offset, a deep one from the list's nearer
-   * end), LIMIT limit + 1; the pages of
-   * courses asking in the same tick (a list of courses with their modules) share one statement.
+   * end), LIMIT limit + 1; the pages of courses asking in the same tick (a list of courses with their
+   * modules) share one statement.
    */
   async page(course: Course, student: number | null, showPublished: boolean, search: ModuleSearch, w: KeyWindow): Promise<ContextModule[]> {
     const where = await this.where(course, student, showPublished, search);
