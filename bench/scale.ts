@@ -3,7 +3,8 @@
  * 1x / 10x / 100x worlds of scale-world.ts (bulk inserts), and at each size measures every list of
  * scale-lists.ts, first page and deep page of 50, over REST and over GraphQL (the route's own operation),
  * on SQLite and/or MariaDB. Prints p50 latency and CPU per request at each size and the growth from the
- * smallest to the largest world, flagged above 1.5x. Prints figures and asserts nothing on timings; it
+ * smallest to the largest world, flagged above 1.5x, and counts the pages that grow so with the same
+ * rows on the page (scale-report.ts). Prints figures and asserts nothing on timings; it
  * fails (exit 1) when a page does not answer, or the two doors answer different row counts.
  *
  *   npm run bench:scale                                  # SQLite and MariaDB, 1x/10x/100x (about 10 minutes)
@@ -29,10 +30,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Child, forkServer, LoadGenerator } from './children';
 import type { LoadTarget } from './load-worker';
-import { findPages, Page, PER_PAGE, scaleLists, ScaleList } from './scale-lists';
+import { findPages, Page, scaleLists, ScaleList } from './scale-lists';
 import { countsAt, seedScaleWorld } from './scale-world';
 import { summarizeProfile } from './profile-summary';
-import { fmt, printTable, startBenchServer } from './support';
+import { fmt, startBenchServer } from './support';
+import { Build, Door, FLAG_ABOVE, report, Sample, Which } from './scale-report';
 
 interface Options {
   engines: ('sqlite' | 'mysql')[];
@@ -47,7 +49,6 @@ interface Options {
   compare?: string;
 }
 
-const FLAG_ABOVE = 1.5;
 /** BENCH_PROFILE=list:door:page (e.g. course-groups:graphql:first): a CPU profile of the server at the largest size. */
 const PROFILE = process.env.BENCH_PROFILE ?? '';
 
@@ -105,27 +106,6 @@ function options(argv: string[]): Options {
   if (!o.sizes.length) throw new Error('--sizes needs at least one factor');
   o.compare ??= process.env.BENCH_COMPARE || undefined;
   return o;
-}
-
-type Door = 'rest' | 'graphql';
-type Which = 'first' | 'deep';
-/** This build, or the --compare build ("before") serving the same database. */
-type Build = 'after' | 'before';
-
-/** One measured target: a list's page through one door at one size. */
-interface Sample {
-  engine: string;
-  build: Build;
-  list: string;
-  door: Door;
-  page: Which;
-  size: number;
-  /** Rows of the parent the list follows, and rows on the page. */
-  parentRows: number;
-  pageRows: number;
-  requests: number;
-  p50Ms: number;
-  cpuUsPerRequest: number;
 }
 
 function pct(sorted: number[], p: number): number {
@@ -234,71 +214,6 @@ async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]):
   }
 }
 
-const ms = (n: number) => (n >= 100 ? fmt(n, 0) : n >= 10 ? fmt(n, 1) : fmt(n, 2));
-
-/** The tables of each engine (and build, with --compare); the pages that grew, per build. */
-function report(o: Options, samples: Sample[]): Record<Build, string[]> {
-  const lo = o.sizes[0];
-  const hi = o.sizes[o.sizes.length - 1];
-  const grew: Record<Build, string[]> = { after: [], before: [] };
-  for (const engine of o.engines) for (const build of ['before', 'after'] as const) {
-    const flagged = grew[build];
-    const mine = samples.filter((s) => s.engine === engine && s.build === build);
-    if (!mine.length) continue;
-    const keys = [...new Set(mine.map((s) => s.list))];
-    const rows: (string | number)[][] = [];
-    for (const list of keys) {
-      for (const door of ['rest', 'graphql'] as const) {
-        for (const page of ['first', 'deep'] as const) {
-          const at = (size: number) => mine.find((s) => s.list === list && s.door === door && s.page === page && s.size === size);
-          const a = at(lo);
-          const b = at(hi);
-          const growth = a && b ? b.p50Ms / a.p50Ms : NaN;
-          const cpuGrowth = a && b ? b.cpuUsPerRequest / a.cpuUsPerRequest : NaN;
-          // Growth from the smallest world whose page holds as many rows as the largest one's: the
-          // parent's size alone, without the rows a 1x page lacks.
-          const full = b ? o.sizes.map(at).find((s) => s && s.pageRows === b.pageRows) : undefined;
-          const fullGrowth = full && b && full.size < hi ? b.cpuUsPerRequest / full.cpuUsPerRequest : NaN;
-          const flag = hi > lo && (growth > FLAG_ABOVE || cpuGrowth > FLAG_ABOVE);
-          if (flag) flagged.push(`${engine} ${list} ${door} ${page}: p50 ${fmt(growth, 1)}x, CPU ${fmt(cpuGrowth, 1)}x`);
-          rows.push([
-            door === 'rest' && page === 'first' ? list : '',
-            door === 'rest' ? 'REST' : 'GraphQL',
-            page,
-            ...o.sizes.map((s) => (at(s) ? ms(at(s)!.p50Ms) : '-')),
-            hi > lo ? `${fmt(growth, 1)}x` : '-',
-            ...[lo, hi].filter((s, i, xs) => xs.indexOf(s) === i).map((s) => (at(s) ? fmt(at(s)!.cpuUsPerRequest, 0) : '-')),
-            hi > lo ? `${fmt(cpuGrowth, 1)}x` : '-',
-            // A parent smaller than a page (20 members, 11 groups) gives a smaller page at 1x: part of
-            // the growth is then rows, not parent size.
-            a && b ? `${a.pageRows}/${b.pageRows}` : '-',
-            Number.isNaN(fullGrowth) ? '-' : `${fmt(fullGrowth, 1)}x (${full!.size}x)`,
-            flag ? 'GROWS' : '',
-          ]);
-        }
-      }
-    }
-    const title = o.compare ? `${engine}, ${build === 'before' ? `before (${o.compare})` : 'after (this build)'}` : engine;
-    console.log(`\n${title}: p50 latency (ms) of a page of ${PER_PAGE} at each size; CPU µs per request of the server; growth ${hi}x/${lo}x`);
-    printTable(
-      [
-        'list',
-        'door',
-        'page',
-        ...o.sizes.map((s) => `p50 ${s}x`),
-        `p50 ${hi}x/${lo}x`,
-        ...[lo, hi].filter((s, i, xs) => xs.indexOf(s) === i).map((s) => `CPU ${s}x`),
-        `CPU ${hi}x/${lo}x`,
-        `rows ${lo}x/${hi}x`,
-        `CPU ${hi}x/same rows`,
-        `>${FLAG_ABOVE}x`,
-      ],
-      rows,
-    );
-  }
-  return grew;
-}
-
 async function main(): Promise<void> {
   const o = options(process.argv.slice(2));
   const started = performance.now();
@@ -307,15 +222,19 @@ async function main(): Promise<void> {
   console.log(`  engines: ${o.engines.join(', ')}; sizes: ${o.sizes.map((s) => `${s}x`).join(', ')}; ${o.seconds} s per target after ${o.warmup} s warm-up, concurrency ${o.concurrency}`);
   const samples: Sample[] = [];
   for (const engine of o.engines) await runEngine(engine, o, samples);
-  const grew = report(o, samples);
+  const { grew, sameRows } = report(o, samples);
   const flagged = grew.after;
   const measured = (b: Build) => samples.filter((s) => s.build === b).length / o.sizes.length;
   if (o.compare) console.log(`\nbefore: ${grew.before.length} of ${measured('before')} pages grew more than ${FLAG_ABOVE}x (p50 or CPU)`);
   console.log(`\n${o.compare ? 'after: ' : ''}${flagged.length} of ${measured('after')} pages grew more than ${FLAG_ABOVE}x (p50 or CPU) from ${o.sizes[0]}x to ${o.sizes[o.sizes.length - 1]}x${flagged.length ? ':' : ''}`);
   for (const f of flagged) console.log(`  ${f}`);
+  // Both pages full: the growth the parent's size alone causes.
+  if (o.compare) console.log(`\nbefore: ${sameRows.before.length} of ${measured('before')} pages grew more than ${FLAG_ABOVE}x with the same rows on the page`);
+  console.log(`\n${o.compare ? 'after: ' : ''}${sameRows.after.length} of ${measured('after')} pages grew more than ${FLAG_ABOVE}x (p50 or CPU) with the same rows on the page${sameRows.after.length ? ':' : ''}`);
+  for (const f of sameRows.after) console.log(`  ${f}`);
   console.log(`\nran in ${fmt((performance.now() - started) / 1000, 0)} s; load average now ${os.loadavg().map((n) => fmt(n, 1)).join(' ')}`);
   if (o.json) {
-    fs.writeFileSync(o.json, JSON.stringify({ options: o, node: process.version, samples, flagged, grewBefore: grew.before }, null, 2));
+    fs.writeFileSync(o.json, JSON.stringify({ options: o, node: process.version, samples, flagged, grewBefore: grew.before, sameRows }, null, 2));
     console.log(`samples written to ${o.json}`);
   }
 }
