@@ -14,8 +14,8 @@ export const STICKY_FIELDS = ['name', 'description'] as const;
 @Entity('groups')
 @Index(['contextType', 'contextId'])
 @Index(['rootAccountId', 'sisGroupId'])
-@Index(['contextType', 'contextId', 'groupCategoryId', 'name', 'id'])
-@Index(['groupCategoryId', 'name', 'id'])
+@Index(['contextType', 'contextId', 'groupCategoryId', 'name', 'id', 'workflowState', 'nonCollaborative'])
+@Index(['groupCategoryId', 'name', 'id', 'workflowState', 'nonCollaborative'])
 export class Group extends Timestamped {
   @StringColumn(16)
   contextType: ContextType;
