@@ -7,7 +7,8 @@ import { createIndexes, dropIndexes, IndexSpec } from './indexes';
  * the index, after the order, the count behind each numbered page's rel="last" is served by the index
  * alone: MariaDB counted a course of 1,001 groups by reading every group's row for its state and kind
  * (0.68-0.93 ms per count against 0.26-0.50 ms index-only, 300 counts per round, both indexes forced in
- * one run). The pages read as before (first + 1 entries in order), with the filter checked on the entries.
+ * one run; SQLite 102-140 µs against 56-71 µs). The pages read as before (first + 1 entries in order),
+ * with the filter checked on the entries.
  *
  * Each replaced index is a prefix of its replacement, which serves every read the old one did.
  */
