@@ -50,8 +50,8 @@ const MAX_RANGES = 200;
  * first + 1` (an index on the rules' equalities then the order serves it by seeking to the key), the
  * rows mapped straight to entities, and the total a COUNT run only when totalCount (or a Link
  * rel="last") is asked for. An `offset:N` cursor (Canvas's numbered pages) is an OFFSET, a deep one
- * read from the nearer end of the list once counted (fromTheEnd). `present` turns
- * each row into the node the connection shows.
+ * read from the nearer end of the list once counted (fromTheEnd). `present` turns each row into the
+ * node the connection shows.
  *
  * A list of several ranges (`parents`, `ranges`) is read range by range and merged in SQL: each
  * range's first offset + limit + 1 (id, key) pairs from its own index, in one UNION ALL of derived
