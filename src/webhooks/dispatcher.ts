@@ -276,7 +276,16 @@ export class Dispatcher {
   private claimAt(due: number): void {
     const wait = Math.max(0, due - Date.now());
     if (!this.running || wait >= this.config.WEBHOOK_POLL_MS) return;
-    setTimeout(() => this.running && this.onWritten(), wait).unref();
+    // A timer may fire a millisecond before the wall clock reaches `due` (the claim compares the row's
+    // due time with Date.now()): then it waits again, or the claim would find nothing and the loop idle
+    // until its next poll.
+    const fire = () => {
+      if (!this.running) return;
+      const left = due - Date.now();
+      if (left >= 0) setTimeout(fire, left + 1).unref();
+      else this.onWritten();
+    };
+    setTimeout(fire, wait + 1).unref();
   }
 
   private launch(b: Claimed, destination: string | null = null): void {
