@@ -1,5 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
-import { createIndexes, dropIndexes, IndexSpec } from './indexes';
+import { IndexReplacement, IndexSpec } from './indexes';
 
 /**
  * A group's users and an account's users page by (sortable name, user) under one fixed state
@@ -26,16 +25,10 @@ const REPLACED: IndexSpec[] = [
   ['pseudonyms', ['account_id', 'sortable_name', 'user_id']],
 ];
 
-export class RosterCoveringIndexes1732000016400 implements MigrationInterface {
+export class RosterCoveringIndexes1732000016400 extends IndexReplacement {
   name = 'RosterCoveringIndexes1732000016400';
 
-  async up(q: QueryRunner): Promise<void> {
-    await createIndexes(q, INDEXES);
-    await dropIndexes(q, REPLACED);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await createIndexes(q, REPLACED);
-    await dropIndexes(q, INDEXES);
+  constructor() {
+    super(INDEXES, REPLACED);
   }
 }

@@ -1,5 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
-import { createIndexes, dropIndexes, IndexSpec } from './indexes';
+import { IndexReplacement, IndexSpec } from './indexes';
 
 /**
  * A context's groups and a group set's groups page by (category, name, id) and (name, id) among the
@@ -22,16 +21,10 @@ const REPLACED: IndexSpec[] = [
   ['groups', ['group_category_id', 'name', 'id']],
 ];
 
-export class GroupListCoveringIndexes1732000016500 implements MigrationInterface {
+export class GroupListCoveringIndexes1732000016500 extends IndexReplacement {
   name = 'GroupListCoveringIndexes1732000016500';
 
-  async up(q: QueryRunner): Promise<void> {
-    await createIndexes(q, INDEXES);
-    await dropIndexes(q, REPLACED);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await createIndexes(q, REPLACED);
-    await dropIndexes(q, INDEXES);
+  constructor() {
+    super(INDEXES, REPLACED);
   }
 }
