@@ -1,7 +1,6 @@
+/** What bench/scale.ts measured, and the tables and counts it prints from it. */
 import { fmt, printTable } from './support';
 import { PER_PAGE } from './scale-lists';
-
-/** What bench/scale.ts measured, and the tables and counts it prints from it. */
 
 /** A page is flagged when its p50 or CPU per request grows more than this. */
 export const FLAG_ABOVE = 1.5;
@@ -36,9 +35,8 @@ export interface ReportOptions {
 
 const ms = (n: number) => (n >= 100 ? fmt(n, 0) : n >= 10 ? fmt(n, 1) : fmt(n, 2));
 
-/** The tables of each engine (and build, with --compare); the pages that grew, per build. */
 /**
- * Prints the tables; returns, per build, the pages that grew more than FLAG_ABOVE from the smallest size
+ * Prints the tables of each engine (and build, with --compare); returns, per build, the pages that grew more than FLAG_ABOVE from the smallest size
  * to the largest (`grew`) and those that grew so from the smallest size whose page is as full as the
  * largest one's (`sameRows`: the parent's size alone, without the rows a 1x page lacks).
  */
