@@ -7,7 +7,7 @@ import { World, WorldUser } from './support/world';
 
 /**
  * Deep numbered pages (Canvas's page=N, above all its rel="last"): a page past DEEP_OFFSET rows is
- * read from the nearer end of the list once the list is counted (src/common/keyset.ts fromTheEnd).
+ * read from the nearer end of the list once the list is counted (src/common/keyset.ts deepPage).
  * Lists of N rows, with ties in the sort key, walked page by page through REST and through GraphQL
  * offset cursors, must give every row once in the list's order (checked against the database's own
  * ORDER BY), the last page must be the list's tail, a page past the end empty, and a deep page must

@@ -127,7 +127,7 @@ export const pageLimitSql = (w: { limit: number; offset: number }): string => ` 
  * last page of 4,000 members walks 3,950 index entries before its 50. Shallower pages skip few rows,
  * and a count they do not need would cost more than it saves.
  */
-export const DEEP_OFFSET = 200;
+const DEEP_OFFSET = 200;
 
 /**
  * How to read a numbered page from the end of a list of `total` rows: LIMIT and OFFSET in the
@@ -148,6 +148,28 @@ export function fromTheEnd(w: { limit: number; offset: number }, total: number):
  * reversed order is exactly the forward order read from its end.
  */
 export const reverseOrder = (sort: readonly SortKey[]): SortKey[] => sort.map((s) => ({ ...s, dir: s.dir === 'ASC' ? 'DESC' : 'ASC' }));
+
+/** A deep numbered page read from the end of its list: the reversed order, and LIMIT and OFFSET in it. */
+export interface FromTheEnd {
+  order: SortKey[];
+  limit: number;
+  offset: number;
+}
+
+/**
+ * How to read the window's page of a list in `order`: for a numbered page DEEP_OFFSET rows deep or
+ * more, the list is counted (`count`: the list's own total, which its Link's rel="last" then reads
+ * again at no cost) and the page read from the nearer end (FromTheEnd), or not at all past the end
+ * (`empty`); null (forwards, as pageLimitSql says) otherwise, without counting.
+ */
+export async function deepPage(w: KeyWindow, order: readonly SortKey[], count: () => Promise<number>): Promise<FromTheEnd | 'empty' | null> {
+  if (w.after || w.limit <= 0 || w.offset < DEEP_OFFSET) return null;
+  const end = fromTheEnd(w, await count());
+  return end && end !== 'empty' ? { ...end, order: reverseOrder(order) } : end;
+}
+
+/** ` ORDER BY … LIMIT … OFFSET …` of a page read from the end (its rows come back last first). */
+export const fromTheEndSql = (end: FromTheEnd): string => ` ORDER BY ${orderSql(end.order)} LIMIT ${Math.trunc(end.limit)} OFFSET ${Math.trunc(end.offset)}`;
 
 /** `ORDER BY` text for the order. */
 export const orderSql = (sort: readonly SortKey[]) => sort.map((s) => `${s.expr} ${s.dir}`).join(', ');

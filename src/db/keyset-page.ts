@@ -1,5 +1,5 @@
 import { DataSource, EntityTarget, In, ObjectLiteral } from 'typeorm';
-import { afterKey, DEEP_OFFSET, fromTheEnd, KeyValue, keysetConnection, KeyWindow, LazyTotal, orderSql, pageLimitSql, reverseOrder, SortKey } from '../common/keyset';
+import { afterKey, deepPage, fromTheEndSql, KeyValue, keysetConnection, KeyWindow, LazyTotal, orderSql, pageLimitSql, SortKey } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { findRows, leanRows, selectColumns } from './lean-read';
 import { qmarks, SqlPart, unionOfReads } from './union-pages';
@@ -50,7 +50,7 @@ const MAX_RANGES = 200;
  * first + 1` (an index on the rules' equalities then the order serves it by seeking to the key), the
  * rows mapped straight to entities, and the total a COUNT run only when totalCount (or a Link
  * rel="last") is asked for. An `offset:N` cursor (Canvas's numbered pages) is an OFFSET, a deep one
- * read from the nearer end of the list once counted (fromTheEnd). `present` turns each row into the
+ * read from the nearer end of the list once counted (deepPage). `present` turns each row into the
  * node the connection shows.
  *
  * A list of several ranges (`parents`, `ranges`) is read range by range and merged in SQL: each
@@ -96,10 +96,10 @@ export async function keysetPage<T extends ObjectLiteral & { id: number }>(ds: D
     const where = keyed(ranges?.any);
     // A deep numbered page (page=N, rel="last"): counted first (the count its Link needs anyway), then
     // read from the nearer end of the list, its rows put back in order.
-    const end = !w.after && !src.orderBy && w.limit > 0 && w.offset >= DEEP_OFFSET ? fromTheEnd(w, await total()) : null;
+    const end = src.orderBy ? null : await deepPage(w, src.order, total);
     if (end === 'empty') rows = [];
     else {
-      const tail = end ? ` ORDER BY ${orderSql(reverseOrder(src.order))} LIMIT ${end.limit} OFFSET ${end.offset}` : ` ORDER BY ${orderBy}${pageLimitSql(w)}`;
+      const tail = end ? fromTheEndSql(end) : ` ORDER BY ${orderBy}${pageLimitSql(w)}`;
       const sql = `SELECT ${selectColumns(ds, src.entity, src.alias)} FROM ${table} WHERE ${where.sql}${tail}`;
       // An entity lean reads cannot map: the page's ids, then its rows through the repository.
       rows = (await leanRows<T>(ds, src.entity, sql, where.params)) ?? (await inOrder(ds, src.entity, await idsOf(sql, where.params)));

@@ -1,5 +1,5 @@
 import { In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { afterKey, DEEP_OFFSET, fromTheEnd, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, pageLimitSql, reverseOrder, SortKey, sqlDate } from '../common/keyset';
+import { afterKey, deepPage, FromTheEnd, fromTheEndSql, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, pageLimitSql, SortKey, sqlDate } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { findRows } from './lean-read';
 import { readParts } from './union-pages';
@@ -45,7 +45,7 @@ export interface PageOptions {
  * rules differ); `parentColumn` and `order` are database column names of qb's main alias (or SQL
  * expressions, e.g. a joined membership's group_id), and `order` must end in a unique column so a key
  * names one position. An offset cursor (Canvas's numbered pages) is an OFFSET on the page read; a
- * deep one of one parent is read from the nearer end of the list (fromTheEnd).
+ * deep one of one parent is read from the nearer end of the list (deepPage).
  */
 export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   qb: SelectQueryBuilder<T>,
@@ -69,8 +69,7 @@ export async function pagePerParent<T extends ObjectLiteral & { id: number }>(
   // A deep numbered page of one parent (page=N, rel="last"): counted first (the count its Link needs
   // anyway), then read from the nearer end of the list. Not a list of one row per key (an account's
   // users): its Link has no rel="last", so the COUNT(DISTINCT) would be a statement of its own.
-  const deep = ids.length === 1 && !opts.distinct && !w.after && w.limit > 0 && w.offset >= DEEP_OFFSET;
-  const end = deep ? fromTheEnd(w, (await countAll()).get(ids[0]) ?? 0) : null;
+  const end = ids.length === 1 && !opts.distinct ? await deepPage(w, sort, async () => (await countAll()).get(ids[0]) ?? 0) : null;
   const raw = w.limit > 0 && end !== 'empty' ? await readPages(qb, parent, idExpr, sort, ids, w, Boolean(opts.distinct), end) : [];
   // The raw row per parent and id, for its key (one entity can appear under several parents); a key is
   // made only when a cursor is read.
@@ -108,7 +107,7 @@ type RawRow = Record<string, unknown> & { pid_id: unknown; pid_parent: unknown }
 /**
  * Each parent's first + 1 rows after the key, through readParts: one plain read for one parent, one
  * union statement for several. `end`: one parent's page read backwards from the end of its list
- * (fromTheEnd), its rows put back in order.
+ * (deepPage), its rows put back in order.
  */
 async function readPages<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
@@ -118,7 +117,7 @@ async function readPages<T extends ObjectLiteral>(
   parents: number[],
   w: KeyWindow,
   distinct: boolean,
-  end: { limit: number; offset: number } | null = null,
+  end: FromTheEnd | null = null,
 ): Promise<RawRow[]> {
   // Grouped by the key, the parent (one value per page read) is read through MIN for engines that
   // refuse a column outside the GROUP BY; grouping by it too made SQLite sort the groups again.
@@ -136,7 +135,7 @@ async function readPages<T extends ObjectLiteral>(
     });
     base.andWhere(sql, named);
   }
-  const tail = end ? ` ORDER BY ${orderSql(reverseOrder(sort))} LIMIT ${end.limit} OFFSET ${end.offset}` : ` ORDER BY ${orderSql(sort)}${pageLimitSql(w)}`;
+  const tail = end ? fromTheEndSql(end) : ` ORDER BY ${orderSql(sort)}${pageLimitSql(w)}`;
   const reads = parents.map((p) => {
     const [sql, params] = base.clone().andWhere(`${parent} = :pidParent`, { pidParent: p }).getQueryAndParameters();
     return { sql: sql + tail, params };

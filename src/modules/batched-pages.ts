@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader';
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
 import { leanRows } from '../db/lean-read';
-import { DEEP_OFFSET, fromTheEnd, KeyWindow, orderSql, reverseOrder, SortKey } from '../common/keyset';
+import type { FromTheEnd, KeyWindow } from '../common/keyset';
+import { fromTheEndSql } from '../common/keyset';
 import type { RequestContext } from '../request/context';
 
 /**
@@ -16,22 +17,9 @@ export function pageSql(ctx: RequestContext, columns: string, table: string, idC
   if (w.offset <= 0) return `SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ${w.limit + 1}`;
   const alias = idColumn.split('.')[0];
   const [select, join] = isMysql(ctx) ? ['SELECT STRAIGHT_JOIN', 'INNER JOIN'] : ['SELECT', 'CROSS JOIN'];
-  const [by, limit, offset] = end ? [end.order, end.limit, end.offset] : [order, w.limit + 1, w.offset];
-  return `${select} ${columns} FROM (SELECT ${idColumn} AS page_id FROM ${table} WHERE ${where} ORDER BY ${by} LIMIT ${limit} OFFSET ${offset}) pg ${join} ${table} ON ${alias}.id = pg.page_id`;
-}
-
-/** A deep numbered page read from the end of its list (fromTheEnd), in the reversed `order`; pageLoader sorts its rows back. */
-export type FromTheEnd = { limit: number; offset: number; order: string };
-
-/**
- * How to read a deep numbered page (an offset of DEEP_OFFSET rows or more), counted by `count` first:
- * from the nearer end of the list, `empty` past its end, null (forwards) otherwise. The count is the
- * list's totalCount loader, so a Link rel="last" reads the same count again at no cost.
- */
-export async function deepPage(w: KeyWindow, order: readonly SortKey[], count: () => Promise<number>): Promise<FromTheEnd | 'empty' | null> {
-  if (w.after || w.limit <= 0 || w.offset < DEEP_OFFSET) return null;
-  const end = fromTheEnd(w, await count());
-  return end && end !== 'empty' ? { ...end, order: orderSql(reverseOrder(order)) } : end;
+  // A deep page read from the end (deepPage) comes back last first: pageLoader sorts its rows back.
+  const tail = end ? fromTheEndSql(end) : ` ORDER BY ${order} LIMIT ${w.limit + 1} OFFSET ${w.offset}`;
+  return `${select} ${columns} FROM (SELECT ${idColumn} AS page_id FROM ${table} WHERE ${where}${tail}) pg ${join} ${table} ON ${alias}.id = pg.page_id`;
 }
 
 const isMysql = (ctx: RequestContext) => ctx.ds.options.type === 'mysql' || ctx.ds.options.type === 'mariadb';

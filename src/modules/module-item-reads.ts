@@ -1,12 +1,12 @@
 import DataLoader from 'dataloader';
 import { In } from 'typeorm';
-import { afterKey, KeyValue, KeyWindow, orderSql, SortKey } from '../common/keyset';
+import { afterKey, deepPage, KeyValue, KeyWindow, orderSql, SortKey } from '../common/keyset';
 import { leanRows, selectColumns } from '../db/lean-read';
 import type { RequestContext } from '../request/context';
 import { ContentInfo, loadContent } from './content-registry';
 import { ModuleItem } from './module-item.entity';
 import { ItemAudience, itemVisibilitySql, marks, MAX_EMBEDDED_ITEMS, SqlPart, titleContains } from './module-item-sql';
-import { countLoader, deepPage, pageLoader, pageSql } from './batched-pages';
+import { countLoader, pageLoader, pageSql } from './batched-pages';
 import { ModuleItemView, ModuleView } from './module-views';
 import { itemLinked, itemVisibleToStudents, withheldItem } from './module-visibility';
 import { MasteryPathReads } from './mastery-path-reads';

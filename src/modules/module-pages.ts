@@ -1,7 +1,7 @@
 import type { Course } from '../courses/course.entity';
-import { afterKey, KeyWindow, orderSql, SortKey } from '../common/keyset';
+import { afterKey, deepPage, KeyWindow, orderSql, SortKey } from '../common/keyset';
 import { selectColumns } from '../db/lean-read';
-import { countLoader, deepPage, pageLoader, pageSql } from './batched-pages';
+import { countLoader, pageLoader, pageSql } from './batched-pages';
 import type { RequestContext } from '../request/context';
 import { itemVisibilitySql, SqlPart, titleContains } from './module-item-sql';
 import { ContextModule } from './module.entity';

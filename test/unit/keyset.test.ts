@@ -1,4 +1,4 @@
-import { afterKey, cursorForKey, fromTheEnd, keyFromCursor, keyWindow, readDate, reverseOrder, SortKey } from '../../src/common/keyset';
+import { afterKey, cursorForKey, deepPage, fromTheEnd, keyFromCursor, keyWindow, readDate, reverseOrder, SortKey } from '../../src/common/keyset';
 import { cursorForOffset } from '../../src/common/relay';
 
 const ASC: SortKey[] = [{ expr: 'a', dir: 'ASC' }, { expr: 'id', dir: 'ASC' }];
@@ -100,5 +100,22 @@ describe('fromTheEnd', () => {
       { expr: 'b', dir: 'ASC' },
       { expr: 'id', dir: 'DESC' },
     ]);
+  });
+});
+
+describe('deepPage', () => {
+  const order: SortKey[] = [{ expr: 'a', dir: 'ASC' }, { expr: 'id', dir: 'ASC' }];
+
+  it('counts only numbered pages at least 200 rows deep, and reads those past the middle from the end', async () => {
+    let counts = 0;
+    const count = async () => (counts++, 450);
+    expect(await deepPage({ after: null, limit: 50, offset: 150 }, order, count)).toBeNull();
+    expect(await deepPage({ after: ['x', 1], limit: 50, offset: 0 }, order, count)).toBeNull();
+    expect(await deepPage({ after: null, limit: 0, offset: 400 }, order, count)).toBeNull();
+    expect(counts).toBe(0);
+    expect(await deepPage({ after: null, limit: 50, offset: 200 }, order, count)).toBeNull();
+    expect(await deepPage({ after: null, limit: 50, offset: 400 }, order, count)).toEqual({ order: reverseOrder(order), limit: 50, offset: 0 });
+    expect(await deepPage({ after: null, limit: 50, offset: 450 }, order, count)).toBe('empty');
+    expect(counts).toBe(3);
   });
 });

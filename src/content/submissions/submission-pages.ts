@@ -1,5 +1,5 @@
 import { In } from 'typeorm';
-import { DEEP_OFFSET, fromTheEnd, KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../../common/keyset';
+import { deepPage, fromTheEndSql, KeyWindow, keysetConnection, keyWindow, orderSql, pageLimitSql, SortKey } from '../../common/keyset';
 import type { ConnectionResult } from '../../common/relay';
 import { CourseService } from '../../courses/course.service';
 import { idKey, SqlPart, qmarks, readParts } from '../../db/union-pages';
@@ -7,6 +7,9 @@ import type { RequestContext } from '../../request/context';
 import type { Assignment } from '../assignments/assignment.entity';
 import { ContentAccess } from '../content-access';
 import { Submission } from './submission.entity';
+
+/** A submissions list is its students by id (one row per student of the enrollments index). */
+const STUDENT_ORDER: readonly SortKey[] = [{ expr: 'e.user_id', dir: 'ASC' }];
 
 export interface SubmissionListArgs {
   first?: number | null;
@@ -74,12 +77,12 @@ export class SubmissionPages {
     const count = () => (totals ??= this.totals(conds));
     // A deep numbered page of one assignment (page=N, rel="last"): counted first (the count its Link
     // needs anyway), then read from the nearer end of the list.
-    const end = assignments.length === 1 && conds[0] && !w.after && w.limit > 0 && w.offset >= DEEP_OFFSET ? fromTheEnd(w, (await count())[0]) : null;
+    const end = assignments.length === 1 && conds[0] ? await deepPage(w, STUDENT_ORDER, async () => (await count())[0]) : null;
     const reads: SqlPart[] = [];
     const readOf = conds.map((c) => {
       if (!c || w.limit === 0 || end === 'empty') return -1;
       // One row per student (one enrolled in two sections has two enrollments), in index order.
-      const tail = end ? ` ORDER BY e.user_id DESC LIMIT ${end.limit} OFFSET ${end.offset}` : ` ORDER BY e.user_id${pageLimitSql(w)}`;
+      const tail = end ? fromTheEndSql(end) : ` ORDER BY ${orderSql(STUDENT_ORDER)}${pageLimitSql(w)}`;
       const sql = `SELECT e.user_id AS uid FROM enrollments e WHERE ${c.sql}${after != null ? ' AND e.user_id > ?' : ''} GROUP BY e.user_id${tail}`;
       reads.push({ sql, params: after != null ? [...c.params, after] : c.params });
       return reads.length - 1;
