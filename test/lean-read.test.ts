@@ -1,8 +1,9 @@
 import { closeSession, demo, openSession } from '../src/app/cli';
 import { loadConfig } from '../src/config';
 import { entities } from '../src/app/entities';
-import { MoreThan } from 'typeorm';
+import { MoreThan, QueryFailedError } from 'typeorm';
 import { findRows, leanFind, leanRows } from '../src/db/lean-read';
+import { countQueries } from '../src/db/query-counter';
 import { testDatabase, TestDatabase } from './support/db';
 
 /**
@@ -69,5 +70,28 @@ describe('lean reads', () => {
     const above = await findRows<any>(ds, 'Enrollment', { id: MoreThan(pivot) }, { id: 'DESC' });
     expect(above).toEqual(full.filter((e: any) => e.id > pivot));
     expect(above.length).toBeGreaterThan(0);
+  });
+
+  it('maps columns in any order, a column named twice by its last value, and ignores columns that are not the entity\'s', async () => {
+    const ds = session.app.ds;
+    const full = (await ds.getRepository('Course').find({ order: { id: 'ASC' } as never })) as any[];
+    const rows = await leanRows<any>(ds, 'Course', "SELECT 'decoy' AS name, is_public, 42 AS n, id, name FROM courses ORDER BY id", []);
+    expect(rows!.map((c) => ({ id: c.id, name: c.name, isPublic: c.isPublic, n: c.n }))).toEqual(full.map((c) => ({ id: c.id, name: c.name, isPublic: c.isPublic, n: undefined })));
+  });
+
+  it('counts each lean statement as one, binds booleans, and fails as a TypeORM query error with the driver code', async () => {
+    const ds = session.app.ds;
+    const { result, queries } = await countQueries(async () => [
+      await leanRows<any>(ds, 'Course', 'SELECT id FROM courses', []),
+      await leanFind<any>(ds, 'Course', { isPublic: false }, { id: 'ASC' }),
+      await leanFind<any>(ds, 'Course', { isPublic: true }, { id: 'ASC' }),
+    ]);
+    expect(queries).toBe(3);
+    const all = (await ds.getRepository('Course').find({ order: { id: 'ASC' } as never })) as any[];
+    expect(result[1]!.map((c: any) => c.id)).toEqual(all.filter((c) => !c.isPublic).map((c) => c.id));
+    expect(result[2]!.map((c: any) => c.id)).toEqual(all.filter((c) => c.isPublic).map((c) => c.id));
+    const failed = await leanRows(ds, 'Course', 'SELECT id FROM no_such_table', []).catch((e) => e);
+    expect(failed).toBeInstanceOf(QueryFailedError);
+    expect(String((failed as { code?: string }).code)).toMatch(/^(SQLITE_ERROR|ER_NO_SUCH_TABLE)$/);
   });
 });

@@ -1,5 +1,6 @@
 import { DataSource, EntityMetadata, EntityTarget, FindOperator, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { sqliteArrayRows } from './sqlite-rows';
 
 /**
  * Lean reads for the per-request loaders, the hottest reads of every list page: one plain SELECT
@@ -19,6 +20,10 @@ interface Shape {
   select: string;
   /** A row named by database column names as an entity (columns absent from the row stay unset). */
   hydrate: (row: Record<string, unknown>) => unknown;
+  /** The same for rows as arrays (sqlite-rows.ts), one hydrator per result column list. */
+  fromArrays: Map<string, (row: unknown[]) => unknown>;
+  converters: (Convert | null)[];
+  create: string;
 }
 
 const shapes = new WeakMap<DataSource, Map<unknown, Shape | null>>();
@@ -31,10 +36,13 @@ function shapeOf(ds: DataSource, entity: EntityTarget<unknown>): Shape | null {
   const columns = metadata.columns.filter((c) => c.isSelect);
   const plain = metadata.columns.every((c) => !c.embeddedMetadata && !c.relationMetadata && !c.isVirtual && !c.isVirtualProperty);
   const esc = (n: string) => ds.driver.escape(n);
-  const shape =
-    plain && !metadata.inheritancePattern
-      ? { metadata, columns, select: `SELECT ${columns.map((c) => esc(c.databaseName)).join(', ')} FROM ${esc(metadata.tableName)}`, hydrate: compileHydrator(ds, metadata, columns) }
-      : null;
+  let shape: Shape | null = null;
+  if (plain && !metadata.inheritancePattern) {
+    const converters = columns.map((c) => converter(ds, c));
+    const create = creation(metadata, columns);
+    const select = `SELECT ${columns.map((c) => esc(c.databaseName)).join(', ')} FROM ${esc(metadata.tableName)}`;
+    shape = { metadata, columns, select, converters, create, hydrate: compileHydrator(metadata, columns, converters, create), fromArrays: new Map() };
+  }
   perDs.set(entity, shape);
   return shape;
 }
@@ -44,6 +52,21 @@ type Convert = (value: unknown) => unknown;
 function hydrateAll<T>(shape: Shape, rows: Record<string, unknown>[]): T[] {
   const out = new Array<T>(rows.length);
   for (let i = 0; i < rows.length; i++) out[i] = shape.hydrate(rows[i]) as T;
+  return out;
+}
+
+/** The rows of a lean SELECT as entities: as arrays where the driver hands them over so (SQLite). */
+async function readEntities<T>(ds: DataSource, shape: Shape, sql: string, params: unknown[]): Promise<T[]> {
+  const arrays = await sqliteArrayRows(ds, sql, params);
+  if (!arrays) return hydrateAll<T>(shape, await ds.query(sql, params));
+  let hydrate = shape.fromArrays.get(arrays.columnsKey);
+  if (!hydrate) {
+    hydrate = compileArrayHydrator(shape, arrays.columns);
+    shape.fromArrays.set(arrays.columnsKey, hydrate);
+  }
+  const { rows } = arrays;
+  const out = new Array<T>(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = hydrate(rows[i]) as T;
   return out;
 }
 const digit = (s: string, i: number) => s.charCodeAt(i) - 48;
@@ -95,27 +118,50 @@ function converter(ds: DataSource, col: ColumnMetadata): Convert | null {
 }
 
 /**
- * One generated function per entity: a fixed sequence of property stores (one hidden class for every
- * row) instead of a loop that asks the driver to convert each value through its chain of type tests.
+ * How an entity starts. `new Target()` runs the class-field initialisers, which define every declared
+ * property as undefined first (3% of a 1,000-item page). Where the constructor sets nothing but
+ * undefined columns, starting from the prototype gives the same entity: every column is stored next,
+ * in one order for every row.
  */
-function compileHydrator(ds: DataSource, metadata: EntityMetadata, columns: ColumnMetadata[]): (row: Record<string, unknown>) => unknown {
-  const converters: (Convert | null)[] = columns.map((c) => converter(ds, c));
-  const lines = columns.map((c, i) => {
-    const from = `row[${JSON.stringify(c.databaseName)}]`;
-    const to = `e[${JSON.stringify(c.propertyName)}]`;
-    return `v = ${from}; if (v !== undefined) ${to} = ${converters[i] ? `c[${i}](v)` : 'v'};`;
-  });
-  // `new Target()` runs the class-field initialisers, which define every declared property as undefined
-  // first (3% of a 1,000-item page). Where the constructor sets nothing but undefined columns, starting
-  // from the prototype gives the same entity: every column is stored next, in one order for every row.
+function creation(metadata: EntityMetadata, columns: ColumnMetadata[]): string {
   const target = metadata.target as new () => object;
   const columnProps = new Set(columns.map((c) => c.propertyName));
   const probe = new target() as Record<string, unknown>;
   const bare = Object.keys(probe).every((k) => probe[k] === undefined && columnProps.has(k));
-  const create = bare ? 'Object.create(Target.prototype)' : 'new Target()';
+  return bare ? 'Object.create(Target.prototype)' : 'new Target()';
+}
+
+/**
+ * One generated function per entity (and, for arrays, per result column list): a fixed sequence of
+ * property stores in the entity's column order (one hidden class for every row, the same entity from
+ * either kind of row) instead of a loop that asks the driver to convert each value through its chain
+ * of type tests. `source(i)` is where column i's value is read from the row, null when the result
+ * lacks it.
+ */
+function generate(metadata: EntityMetadata, columns: ColumnMetadata[], converters: (Convert | null)[], create: string, source: (i: number) => string | null) {
+  const lines = columns.flatMap((c, i) => {
+    const from = source(i);
+    if (from == null) return [];
+    const to = `e[${JSON.stringify(c.propertyName)}]`;
+    return [`v = ${from}; if (v !== undefined) ${to} = ${converters[i] ? `c[${i}](v)` : 'v'};`];
+  });
   const body = `return function hydrate(row) { const e = ${create}; let v; ${lines.join(' ')} return e; };`;
   // Names come from the entity metadata (our own code), quoted with JSON.stringify: no input reaches this.
-  return new Function('Target', 'c', body)(metadata.target, converters) as (row: Record<string, unknown>) => unknown;
+  return new Function('Target', 'c', body)(metadata.target, converters);
+}
+
+function compileHydrator(metadata: EntityMetadata, columns: ColumnMetadata[], converters: (Convert | null)[], create: string): (row: Record<string, unknown>) => unknown {
+  return generate(metadata, columns, converters, create, (i) => `row[${JSON.stringify(columns[i].databaseName)}]`);
+}
+
+/** For rows as arrays: a column named twice takes its last value, as the driver's objects would. */
+function compileArrayHydrator(shape: Shape, resultColumns: readonly string[]): (row: unknown[]) => unknown {
+  const index = new Map<string, number>();
+  resultColumns.forEach((name, i) => index.set(name, i));
+  return generate(shape.metadata, shape.columns, shape.converters, shape.create, (i) => {
+    const at = index.get(shape.columns[i].databaseName);
+    return at === undefined ? null : `row[${at}]`;
+  });
 }
 
 /**
@@ -126,7 +172,7 @@ function compileHydrator(ds: DataSource, metadata: EntityMetadata, columns: Colu
 export async function leanRows<T extends ObjectLiteral>(ds: DataSource, entity: EntityTarget<T>, sql: string, params: unknown[]): Promise<T[] | null> {
   const shape = shapeOf(ds, entity);
   if (!shape) return null;
-  return hydrateAll<T>(shape, await ds.query(sql, params));
+  return readEntities<T>(ds, shape, sql, params);
 }
 
 /** Rows of `entity` matching `where` in `order`, or null when the shape needs the repository. */
@@ -171,8 +217,8 @@ export async function leanFind<T extends ObjectLiteral>(
     orderBy.push(`${esc(col.databaseName)} ${dir}`);
   }
   const sql = `${shape.select}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}${orderBy.length ? ` ORDER BY ${orderBy.join(', ')}` : ''}`;
-  // better-sqlite3 binds no booleans; TypeORM's runner turns them into 0/1 as its own reads do.
-  return hydrateAll<T>(shape, await ds.query(sql, params));
+  // better-sqlite3 binds no booleans; TypeORM's runner (and sqlite-rows.ts) turn them into 0/1.
+  return readEntities<T>(ds, shape, sql, params);
 }
 
 /**

@@ -28,6 +28,16 @@ export function traceQueries(ds: DataSource): void {
   };
 }
 
+/**
+ * Runs `fn` (one statement that bypasses the driver's query runner, as db/sqlite-rows.ts does) in the
+ * span the runner's statements get while tracing is on; without tracing it just runs it.
+ */
+export function traceStatement<T>(ds: DataSource, sql: string, fn: () => T): T {
+  if (!tracingOn()) return fn();
+  const { name, options } = spanOf(sql, dbSystem(ds.options.type));
+  return withSpan(name, options, fn);
+}
+
 function dbSystem(type: string): string {
   if (type === 'better-sqlite3') return 'sqlite';
   return type === 'mariadb' ? 'mariadb' : 'mysql';
