@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { parseLinks } from './support/api';
 import { ExplainHarness } from './support/explain';
+import { captureStatements } from './support/paging';
 import { createCategory, createGroup, expectOk } from './support/groups';
 import { startTestServer, TestServer } from './support/server';
 import { World, WorldUser } from './support/world';
@@ -19,6 +20,7 @@ const PER = 50;
 let server: TestServer;
 let ds: DataSource;
 let teacher: WorldUser;
+let student: WorldUser;
 let group: { id: number };
 let category: { id: number };
 let course: { id: number };
@@ -65,7 +67,7 @@ beforeAll(async () => {
   ds = server.app.ds;
   const world = new World(server);
   teacher = await world.user('Deep Teacher');
-  const student = await world.user('Deep Student 0000');
+  student = await world.user('Deep Student 0000');
   course = await world.course({ name: 'Deep Course' });
   await world.enroll(course.id, teacher.id, 'TeacherEnrollment');
   await world.enroll(course.id, student.id, 'StudentEnrollment');
@@ -191,6 +193,22 @@ it('answers a GraphQL offset cursor deep in a list with the rows of the same num
     const conn = res.data.group.usersConnection;
     expect(conn.nodes.map((n: { _id: string }) => Number(n._id))).toEqual(expected.slice((page - 1) * PER, page * PER));
     expect(conn.pageInfo).toEqual({ hasNextPage: page * PER < N, hasPreviousPage: true });
+  }
+});
+
+it("reads a student's progress on a page of modules by the page's module ids, not the course's whole module range", async () => {
+  // Published, the course's N modules are the student's; their progress is checked per page.
+  await ds.query("UPDATE context_modules SET workflow_state = 'active' WHERE course_id = ?", [course.id]);
+  const seen = await captureStatements(server, async () => expectOk(await student.api.get(`/api/v1/courses/${course.id}/modules?per_page=${PER}`)));
+  const fresh = seen.find((st) => /COUNT\(\*\) AS n FROM context_modules m WHERE .*\bm\.id IN \(/s.test(st.sql));
+  expect(fresh).toBeDefined();
+  if (server.db.kind === 'mysql') {
+    const plan = (await ds.query(`EXPLAIN ${fresh!.sql}`, [...fresh!.params])) as { table: string; key: string | null; rows: number }[];
+    expect(plan.find((r) => r.table === 'm')).toMatchObject({ key: 'PRIMARY' });
+  } else {
+    const plan = (await ds.query(`EXPLAIN QUERY PLAN ${fresh!.sql}`, [...fresh!.params])) as { detail: string }[];
+    // Without statistics SQLite takes the (course, state) index and filters all N modules by the ids.
+    expect(plan.find((r) => /^SEARCH m\b/.test(r.detail))?.detail).toMatch(/PRIMARY KEY/);
   }
 });
 

@@ -60,7 +60,9 @@ export class ProgressReads {
           asks.forEach((a, i) => {
             const ids = [...new Set(a.modules.flatMap((m) => [m.id, ...m.prerequisiteIds]))];
             parts.push(
-              `SELECT ${i} AS k, COUNT(*) AS n FROM context_modules m WHERE m.course_id = ? AND m.workflow_state = 'active' AND m.id IN (${ids.map(() => '?').join(', ')})` +
+              // `+m.course_id`: the ids pick the page's modules by primary key; without the plus SQLite
+              // reads the course's whole (course, state) index range and filters it by the ids.
+              `SELECT ${i} AS k, COUNT(*) AS n FROM context_modules m WHERE +m.course_id = ? AND m.workflow_state = 'active' AND m.id IN (${ids.map(() => '?').join(', ')})` +
                 ' AND NOT EXISTS (SELECT 1 FROM module_progressions p WHERE p.module_id = m.id AND p.user_id = ? AND p.stale = 0)',
             );
             params.push(a.course.id, ...ids, a.userId);
