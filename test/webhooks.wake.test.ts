@@ -2,6 +2,11 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Redis from 'ioredis';
+import { createAppPubSub } from '../src/messaging/pubsub';
+import type { CountingLogger } from '../src/db/query-counter';
+import { Dispatcher } from '../src/webhooks/dispatcher';
+import { OUTBOX_WRITTEN_TOPIC } from '../src/webhooks/outbox-signal';
 import { testDatabase, TestDatabase } from './support/db';
 import { requireRedis, TEST_REDIS_URL } from './support/redis';
 import { startTestServer, TestServer } from './support/server';
@@ -99,8 +104,9 @@ describe('a cli dispatch worker on Redis', () => {
       const res = await room.student.api.post(submissions, { submission: { submission_type: 'online_text_entry', body: `attempt ${++committed}` } });
       expect(res.status).toBe(201);
     };
-    // The worker subscribes to Redis after it starts: commits made before that wake nobody, so commit
-    // until one is delivered (its claim then takes every message due, so nothing is left behind).
+    // The worker's first claim comes once Redis has confirmed its subscription (the test below), but this
+    // test cannot see when the spawned worker has started: commit until one is delivered (its claim then
+    // takes every message due, so nothing is left behind).
     for (;;) {
       await submit();
       const got = await waitFor('a delivery', () => delivered() > 0, 2_000).catch(() => 0);
@@ -111,5 +117,34 @@ describe('a cli dispatch worker on Redis', () => {
     // Subscribed now: the next commit wakes it too.
     await submit();
     await waitFor('the next commit', () => delivered() >= committed);
+  });
+});
+
+describe('a dispatcher on Redis, starting', () => {
+  it('makes its first claim only once Redis has confirmed its subscription to commits', async () => {
+    await requireRedis();
+    const server = await startTestServer({ WEBHOOK_DISPATCHER: 'off', WEBHOOK_POLL_MS: AN_HOUR });
+    const pubsub = createAppPubSub(TEST_REDIS_URL);
+    const redis = new Redis(TEST_REDIS_URL);
+    const logger = server.app.ds.logger as CountingLogger;
+    let dispatcher: Dispatcher | undefined;
+    try {
+      const listeners = async () => Number(((await redis.pubsub('NUMSUB', OUTBOX_WRITTEN_TOPIC)) as [string, number])[1]);
+      const before = await listeners();
+      // A commit announced between the first claim and the subscription would wake nobody until the
+      // poll: at the first statement the dispatcher sends, Redis must already count it as a listener.
+      let atFirstClaim: Promise<number> | undefined;
+      logger.onQuery = (sql) => void (/outbox_messages/.test(sql) && (atFirstClaim ??= listeners()));
+      dispatcher = new Dispatcher({ ds: server.app.ds, config: server.app.config, tokenKey: server.app.tokenKey, pubsub });
+      dispatcher.start();
+      await waitFor('the first claim', () => dispatcher!.stats.claims > 0);
+      expect(await atFirstClaim).toBe(before + 1);
+    } finally {
+      logger.onQuery = undefined;
+      await dispatcher?.stop();
+      await pubsub.close();
+      redis.disconnect();
+      await server.close();
+    }
   });
 });

@@ -118,8 +118,10 @@ export class Dispatcher {
     this.running = true;
     this.abandoned = false;
     outboxSignal.on('written', this.onWritten);
-    if (this.pubsub?.kind === 'redis') this.listenForCommits(this.pubsub);
-    this.loopDone = this.loop().catch((e) => this.log.error({ err: { message: (e as Error).message } }, 'webhook dispatcher stopped on an error'));
+    // The first claim waits for Redis to confirm the subscription: a commit announced before that
+    // wakes nobody, and must be one the first claim finds.
+    const listening = this.pubsub?.kind === 'redis' ? this.listenForCommits(this.pubsub) : Promise.resolve();
+    this.loopDone = listening.then(() => this.loop()).catch((e) => this.log.error({ err: { message: (e as Error).message } }, 'webhook dispatcher stopped on an error'));
     this.log.info({ worker: this.workerId }, 'webhook dispatcher started');
     return this;
   }
@@ -146,8 +148,11 @@ export class Dispatcher {
     this.log.info({ worker: this.workerId, ...this.stats }, 'webhook dispatcher stopped');
   }
 
-  /** Commits announced by other processes wake the loop like local ones. */
-  private listenForCommits(pubsub: AppPubSub): void {
+  /**
+   * Commits announced by other processes wake the loop like local ones. Resolves once Redis has
+   * answered the SUBSCRIBE (or gave up waiting: the poll still covers what a lost wake-up misses).
+   */
+  private listenForCommits(pubsub: AppPubSub): Promise<void> {
     const it = pubsub.subscribe(OUTBOX_WRITTEN_TOPIC)[Symbol.asyncIterator]();
     this.wakeups = it;
     const next = (): void => {
@@ -161,6 +166,8 @@ export class Dispatcher {
       );
     };
     next();
+    // next() asked for the first message, which sends the SUBSCRIBE: wait for Redis's answer.
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => pubsub.subscribed());
   }
 
   /** Claim now rather than at the next poll. */
