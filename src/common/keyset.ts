@@ -171,6 +171,13 @@ export async function deepPage(w: KeyWindow, order: readonly SortKey[], count: (
 /** ` ORDER BY … LIMIT … OFFSET …` of a page read from the end (its rows come back last first). */
 export const fromTheEndSql = (end: FromTheEnd): string => ` ORDER BY ${orderSql(end.order)} LIMIT ${Math.trunc(end.limit)} OFFSET ${Math.trunc(end.offset)}`;
 
+/**
+ * The ` ORDER BY … LIMIT …[ OFFSET …]` that ends a page's read: forwards in `orderBy` (its SQL text) for
+ * the window, or from the end of the list when deepPage said so (the rows then come back last first).
+ */
+export const pageTailSql = (orderBy: string, w: { limit: number; offset: number }, end: FromTheEnd | null): string =>
+  end ? fromTheEndSql(end) : ` ORDER BY ${orderBy}${pageLimitSql(w)}`;
+
 /** `ORDER BY` text for the order. */
 export const orderSql = (sort: readonly SortKey[]) => sort.map((s) => `${s.expr} ${s.dir}`).join(', ');
 

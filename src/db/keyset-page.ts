@@ -1,5 +1,5 @@
 import { DataSource, EntityTarget, In, ObjectLiteral } from 'typeorm';
-import { afterKey, deepPage, fromTheEndSql, KeyValue, keysetConnection, KeyWindow, LazyTotal, orderSql, pageLimitSql, SortKey } from '../common/keyset';
+import { afterKey, deepPage, KeyValue, keysetConnection, KeyWindow, LazyTotal, orderSql, pageLimitSql, pageTailSql, SortKey } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { findRows, leanRows, selectColumns } from './lean-read';
 import { qmarks, SqlPart, unionOfReads } from './union-pages';
@@ -99,7 +99,7 @@ export async function keysetPage<T extends ObjectLiteral & { id: number }>(ds: D
     const end = src.orderBy ? null : await deepPage(w, src.order, total);
     if (end === 'empty') rows = [];
     else {
-      const tail = end ? fromTheEndSql(end) : ` ORDER BY ${orderBy}${pageLimitSql(w)}`;
+      const tail = pageTailSql(orderBy, w, end);
       const sql = `SELECT ${selectColumns(ds, src.entity, src.alias)} FROM ${table} WHERE ${where.sql}${tail}`;
       // An entity lean reads cannot map: the page's ids, then its rows through the repository.
       rows = (await leanRows<T>(ds, src.entity, sql, where.params)) ?? (await inOrder(ds, src.entity, await idsOf(sql, where.params)));

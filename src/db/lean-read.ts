@@ -49,26 +49,24 @@ function shapeOf(ds: DataSource, entity: EntityTarget<unknown>): Shape | null {
 
 type Convert = (value: unknown) => unknown;
 
-function hydrateAll<T>(shape: Shape, rows: Record<string, unknown>[]): T[] {
+function hydrateAll<T, R>(hydrate: (row: R) => unknown, rows: R[]): T[] {
   const out = new Array<T>(rows.length);
-  for (let i = 0; i < rows.length; i++) out[i] = shape.hydrate(rows[i]) as T;
+  for (let i = 0; i < rows.length; i++) out[i] = hydrate(rows[i]) as T;
   return out;
 }
 
 /** The rows of a lean SELECT as entities: as arrays where the driver hands them over so (SQLite). */
 async function readEntities<T>(ds: DataSource, shape: Shape, sql: string, params: unknown[]): Promise<T[]> {
   const arrays = await sqliteArrayRows(ds, sql, params);
-  if (!arrays) return hydrateAll<T>(shape, await ds.query(sql, params));
+  if (!arrays) return hydrateAll<T, Record<string, unknown>>(shape.hydrate, await ds.query(sql, params));
   let hydrate = shape.fromArrays.get(arrays.columnsKey);
   if (!hydrate) {
     hydrate = compileArrayHydrator(shape, arrays.columns);
     shape.fromArrays.set(arrays.columnsKey, hydrate);
   }
-  const { rows } = arrays;
-  const out = new Array<T>(rows.length);
-  for (let i = 0; i < rows.length; i++) out[i] = hydrate(rows[i]) as T;
-  return out;
+  return hydrateAll<T, unknown[]>(hydrate, arrays.rows);
 }
+
 const digit = (s: string, i: number) => s.charCodeAt(i) - 48;
 
 /**

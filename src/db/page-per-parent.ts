@@ -1,5 +1,5 @@
 import { In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { afterKey, deepPage, FromTheEnd, fromTheEndSql, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, pageLimitSql, SortKey, sqlDate } from '../common/keyset';
+import { afterKey, deepPage, FromTheEnd, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, pageTailSql, SortKey, sqlDate } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { findRows } from './lean-read';
 import { readParts } from './union-pages';
@@ -135,7 +135,7 @@ async function readPages<T extends ObjectLiteral>(
     });
     base.andWhere(sql, named);
   }
-  const tail = end ? fromTheEndSql(end) : ` ORDER BY ${orderSql(sort)}${pageLimitSql(w)}`;
+  const tail = pageTailSql(orderSql(sort), w, end);
   const reads = parents.map((p) => {
     const [sql, params] = base.clone().andWhere(`${parent} = :pidParent`, { pidParent: p }).getQueryAndParameters();
     return { sql: sql + tail, params };

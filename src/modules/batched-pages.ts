@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
 import { leanRows } from '../db/lean-read';
 import type { FromTheEnd, KeyWindow } from '../common/keyset';
-import { fromTheEndSql } from '../common/keyset';
+import { pageTailSql } from '../common/keyset';
 import type { RequestContext } from '../request/context';
 
 /**
@@ -18,7 +18,7 @@ export function pageSql(ctx: RequestContext, columns: string, table: string, idC
   const alias = idColumn.split('.')[0];
   const [select, join] = isMysql(ctx) ? ['SELECT STRAIGHT_JOIN', 'INNER JOIN'] : ['SELECT', 'CROSS JOIN'];
   // A deep page read from the end (deepPage) comes back last first: pageLoader sorts its rows back.
-  const tail = end ? fromTheEndSql(end) : ` ORDER BY ${order} LIMIT ${w.limit + 1} OFFSET ${w.offset}`;
+  const tail = pageTailSql(order, w, end);
   return `${select} ${columns} FROM (SELECT ${idColumn} AS page_id FROM ${table} WHERE ${where}${tail}) pg ${join} ${table} ON ${alias}.id = pg.page_id`;
 }
 

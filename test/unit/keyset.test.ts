@@ -1,4 +1,4 @@
-import { afterKey, cursorForKey, deepPage, fromTheEnd, keyFromCursor, keyWindow, readDate, reverseOrder, SortKey } from '../../src/common/keyset';
+import { afterKey, cursorForKey, deepPage, fromTheEnd, keyFromCursor, keyWindow, pageTailSql, readDate, reverseOrder, SortKey } from '../../src/common/keyset';
 import { cursorForOffset } from '../../src/common/relay';
 
 const ASC: SortKey[] = [{ expr: 'a', dir: 'ASC' }, { expr: 'id', dir: 'ASC' }];
@@ -117,5 +117,13 @@ describe('deepPage', () => {
     expect(await deepPage({ after: null, limit: 50, offset: 400 }, order, count)).toEqual({ order: reverseOrder(order), limit: 50, offset: 0 });
     expect(await deepPage({ after: null, limit: 50, offset: 450 }, order, count)).toBe('empty');
     expect(counts).toBe(3);
+  });
+});
+
+describe('pageTailSql', () => {
+  it('ends a forward page in the order with LIMIT first + 1 and its OFFSET, a page from the end in the reversed order', () => {
+    expect(pageTailSql('a ASC, id ASC', { limit: 50, offset: 0 }, null)).toBe(' ORDER BY a ASC, id ASC LIMIT 51');
+    expect(pageTailSql('a ASC, id ASC', { limit: 50, offset: 100 }, null)).toBe(' ORDER BY a ASC, id ASC LIMIT 51 OFFSET 100');
+    expect(pageTailSql('a ASC, id ASC', { limit: 50, offset: 400 }, { order: reverseOrder(ASC), limit: 51, offset: 9 })).toBe(' ORDER BY a DESC, id DESC LIMIT 51 OFFSET 9');
   });
 });

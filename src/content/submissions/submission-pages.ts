@@ -1,5 +1,5 @@
 import { In } from 'typeorm';
-import { deepPage, fromTheEndSql, KeyWindow, keysetConnection, keyWindow, orderSql, pageLimitSql, SortKey } from '../../common/keyset';
+import { deepPage, KeyWindow, keysetConnection, keyWindow, orderSql, pageTailSql, SortKey } from '../../common/keyset';
 import type { ConnectionResult } from '../../common/relay';
 import { CourseService } from '../../courses/course.service';
 import { idKey, SqlPart, qmarks, readParts } from '../../db/union-pages';
@@ -82,7 +82,7 @@ export class SubmissionPages {
     const readOf = conds.map((c) => {
       if (!c || w.limit === 0 || end === 'empty') return -1;
       // One row per student (one enrolled in two sections has two enrollments), in index order.
-      const tail = end ? fromTheEndSql(end) : ` ORDER BY ${orderSql(STUDENT_ORDER)}${pageLimitSql(w)}`;
+      const tail = pageTailSql(orderSql(STUDENT_ORDER), w, end);
       const sql = `SELECT e.user_id AS uid FROM enrollments e WHERE ${c.sql}${after != null ? ' AND e.user_id > ?' : ''} GROUP BY e.user_id${tail}`;
       reads.push({ sql, params: after != null ? [...c.params, after] : c.params });
       return reads.length - 1;
