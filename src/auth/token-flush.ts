@@ -90,8 +90,8 @@ export class TokenFlush {
         // The pubsub closed (shutdown): nothing more to hear.
       }
     })();
-    // The loop above asked for its first message, which sent the SUBSCRIBE: wait for Redis's answer.
-    this.ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.app.pubsub.subscribed());
+    // The loop above asked for its first message, which sends the SUBSCRIBE: wait for Redis's answer.
+    this.ready = this.app.pubsub.subscribed();
   }
 }
 

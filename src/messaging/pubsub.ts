@@ -32,8 +32,9 @@ export interface AppPubSub extends PubSub {
    */
   accepted(limitMs?: number): Promise<void>;
   /**
-   * Resolves once every subscription made so far is in place at Redis (its SUBSCRIBE answered): a
-   * message published after that reaches it. At once in memory and through the cluster relay; never
+   * Resolves once every subscription made so far (a stream whose first message has been asked for,
+   * this turn included) is in place at Redis (its SUBSCRIBE answered): a message published after that
+   * reaches it. At once in memory and through the cluster relay; never
    * rejects, and gives up after `limitMs`.
    */
   subscribed(limitMs?: number): Promise<void>;
@@ -152,7 +153,9 @@ export function createAppPubSub(redisUrl?: string): AppPubSub {
       await publishClient.ping();
     },
     (limitMs = 1000) => settled(pending, limitMs),
-    (limitMs = 5000) => settled(pendingSubscriptions, limitMs),
+    // A stream whose first message was asked for in this turn sends its SUBSCRIBE only once the event
+    // target has set it up, after the turn's promise jobs: wait one turn of the loop so it counts as made.
+    (limitMs = 5000) => new Promise<void>((resolve) => setImmediate(resolve)).then(() => settled(pendingSubscriptions, limitMs)),
   );
 }
 

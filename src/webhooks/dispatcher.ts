@@ -167,7 +167,7 @@ export class Dispatcher {
     };
     next();
     // next() asked for the first message, which sends the SUBSCRIBE: wait for Redis's answer.
-    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => pubsub.subscribed());
+    return pubsub.subscribed();
   }
 
   /** Claim now rather than at the next poll. */
