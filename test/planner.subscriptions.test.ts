@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Client } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { contentRoom, ContentRoom } from './support/content';
-import { requireRedis, TEST_REDIS_URL as REDIS_URL } from './support/redis';
+import { requireRedis, subscriberCount, TEST_REDIS_URL as REDIS_URL } from './support/redis';
 import { startTestServer, TestServer } from './support/server';
 import { World, WorldUser } from './support/world';
 import { wsClient } from './support/ws';
@@ -181,8 +181,7 @@ describe('planner subscriptions across two instances over Redis', () => {
     const redis = new Redis(REDIS_URL);
     try {
       for (let i = 0; i < 100; i++) {
-        const [, count] = (await redis.pubsub('NUMSUB', `${topic}:${ns}:${id}`)) as [string, number];
-        if (Number(count) >= n) return;
+        if ((await subscriberCount(redis, `${topic}:${ns}:${id}`)) >= n) return;
         await new Promise((r) => setTimeout(r, 50));
       }
       throw new Error(`nobody listens on ${topic} for ${id}`);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { tokenFlushOf, type FlushKey } from '../src/auth/token-flush';
 import { User } from '../src/users/user.entity';
-import { requireRedis, TEST_REDIS_URL as REDIS_URL } from './support/redis';
+import { requireRedis, subscriberCount, TEST_REDIS_URL as REDIS_URL } from './support/redis';
 import { startTestServer, TestServer } from './support/server';
 import { World, WorldUser } from './support/world';
 
@@ -178,7 +178,7 @@ describe('two instances sharing a database, through Redis', () => {
     const topic = `TOKEN_CACHE_FLUSH_${createHash('sha256').update(a.app.tokenKey).digest('hex').slice(0, 16)}`;
     const redis = new Redis(REDIS_URL);
     try {
-      const listeners = async () => Number(((await redis.pubsub('NUMSUB', topic)) as [string, number])[1]);
+      const listeners = () => subscriberCount(redis, topic);
       const before = await listeners();
       expect(before).toBeGreaterThanOrEqual(2);
       const c = await startTestServer({ ...LONG, REDIS_URL, LMS_SECRET_KEY: a.app.config.LMS_SECRET_KEY!, DATABASE_URL: a.app.config.DATABASE_URL });

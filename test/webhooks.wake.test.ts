@@ -8,7 +8,7 @@ import type { CountingLogger } from '../src/db/query-counter';
 import { Dispatcher } from '../src/webhooks/dispatcher';
 import { OUTBOX_WRITTEN_TOPIC } from '../src/webhooks/outbox-signal';
 import { testDatabase, TestDatabase } from './support/db';
-import { requireRedis, TEST_REDIS_URL } from './support/redis';
+import { requireRedis, subscriberCount, TEST_REDIS_URL } from './support/redis';
 import { startTestServer, TestServer } from './support/server';
 import { essaySubscription, fastDeliveryEnv, HttpsReceiver, testCertificate, waitFor, webhookRoom, WebhookRoom } from './support/webhooks';
 
@@ -129,7 +129,7 @@ describe('a dispatcher on Redis, starting', () => {
     const logger = server.app.ds.logger as CountingLogger;
     let dispatcher: Dispatcher | undefined;
     try {
-      const listeners = async () => Number(((await redis.pubsub('NUMSUB', OUTBOX_WRITTEN_TOPIC)) as [string, number])[1]);
+      const listeners = () => subscriberCount(redis, OUTBOX_WRITTEN_TOPIC);
       const before = await listeners();
       // A commit announced between the first claim and the subscription would wake nobody until the
       // poll: at the first statement the dispatcher sends, Redis must already count it as a listener.
