@@ -9,11 +9,12 @@
  *
  *   npm run bench:scale                                  # SQLite and MariaDB, 1x/10x/100x (about 10 minutes)
  *   npm run bench:scale -- --quick                       # 1x/10x, shorter runs (under 2 minutes)
- *   npm run bench:scale -- --db sqlite --sizes 1,10,100 --seconds 2 --json scale.json --only modules,group-users
+ *   npm run bench:scale -- --db sqlite --sizes 1,10,100 --rounds 5 --json scale.json --only modules,group-users
  *
  * Flags: --db sqlite|mysql|both (both), --mysql-url (mysql://root@127.0.0.1:3306/lms_scale: a database of
  * its own is made on that server and dropped), --sizes (1,10,100: the factors, a cap on the largest world),
- * --quick (--sizes 1,10 --seconds 0.5 --warmup 0.1), --seconds per target (1.5), --warmup (0.3),
+ * --quick (--sizes 1,10 --rounds 1 --warmup 0.1), --seconds per target and round (0.5), --rounds (3: every
+ * target is measured once per round, rounds interleaved, and the median kept: scale-measure.ts), --warmup (0.3),
  * --concurrency (1: latency is one request's, not a queue's), --only (list keys), --json FILE, --compare DIR (or
  * BENCH_COMPARE: another build's dist/, e.g. of the commit before the paging work, served on the same worlds
  * and measured beside this build in the same run: "before" and "after" tables). BENCH_PROFILE=list:door:page
@@ -26,21 +27,22 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Child, forkServer, LoadGenerator } from './children';
-import type { LoadTarget } from './load-worker';
-import { findPages, Page, scaleLists, ScaleList } from './scale-lists';
+import { findPages, scaleLists } from './scale-lists';
+import { fetcher, loadTarget, measureSize, Target } from './scale-measure';
 import { countsAt, seedScaleWorld } from './scale-world';
-import { summarizeProfile } from './profile-summary';
 import { fmt, startBenchServer } from './support';
-import { Build, Door, FLAG_ABOVE, report, Sample, Which } from './scale-report';
+import { Build, FLAG_ABOVE, report, Sample } from './scale-report';
 
 interface Options {
   engines: ('sqlite' | 'mysql')[];
   mysqlUrl: string;
   sizes: number[];
+  /** Seconds per target in each round. */
   seconds: number;
+  /** Interleaved rounds per size (scale-measure.ts); a sample is the median over them. */
+  rounds: number;
   warmup: number;
   concurrency: number;
   only: string[];
@@ -53,7 +55,7 @@ interface Options {
 const PROFILE = process.env.BENCH_PROFILE ?? '';
 
 function options(argv: string[]): Options {
-  const o: Options = { engines: ['sqlite', 'mysql'], mysqlUrl: 'mysql://root@127.0.0.1:3306/lms_scale', sizes: [1, 10, 100], seconds: 1.5, warmup: 0.3, concurrency: 1, only: [] };
+  const o: Options = { engines: ['sqlite', 'mysql'], mysqlUrl: 'mysql://root@127.0.0.1:3306/lms_scale', sizes: [1, 10, 100], seconds: 0.5, rounds: 3, warmup: 0.3, concurrency: 1, only: [] };
   const num = (flag: string, v: string | undefined) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n < 0) throw new Error(`${flag} needs a number (got ${v})`);
@@ -79,10 +81,14 @@ function options(argv: string[]): Options {
       case '--quick':
         o.sizes = [1, 10];
         o.seconds = 0.5;
+        o.rounds = 1;
         o.warmup = 0.1;
         break;
       case '--seconds':
         o.seconds = num(a, next());
+        break;
+      case '--rounds':
+        o.rounds = Math.max(1, Math.floor(num(a, next())));
         break;
       case '--warmup':
         o.warmup = num(a, next());
@@ -106,31 +112,6 @@ function options(argv: string[]): Options {
   if (!o.sizes.length) throw new Error('--sizes needs at least one factor');
   o.compare ??= process.env.BENCH_COMPARE || undefined;
   return o;
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] : NaN;
-}
-
-async function fetcher(port: number) {
-  return async (path: string, init: { method: string; headers: Record<string, string>; body?: string }) => {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, init);
-    const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, json, text };
-  };
-}
-
-function target(port: number, l: ScaleList, p: Page, door: Door): LoadTarget {
-  const auth = { Authorization: `Bearer ${l.token}` };
-  return door === 'rest'
-    ? { port, method: 'GET', path: p.path, headers: auth }
-    : { port, method: 'POST', path: '/graphql', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify(p.graphql) };
 }
 
 async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]): Promise<void> {
@@ -162,49 +143,25 @@ async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]):
         `  ${size}x: ${c.students} students, ${c.groups} groups, a group of ${c.members}, ${c.modules} modules x 2 items, a module of ${c.items} items, ${c.notes} notes` +
           ` (${grown.rows} rows inserted in ${fmt(grown.seconds, 2)} s)`,
       );
-      for (const l of lists) for (const { build, child: server, port } of servers) {
+      const targets: Target[] = [];
+      for (const l of lists) for (const { build, child, port } of servers) {
         t0 = performance.now();
         // Each build finds its own deep page: its bookmarks are its own (an older build's are offsets).
-        const pages = await findPages(l, await fetcher(port)).catch((e: Error) => {
+        const pages = await findPages(l, fetcher(port)).catch((e: Error) => {
           if (build === 'after') throw e;
           console.log(`    ${l.key} (before): not measured: ${e.message.slice(0, 200)}`);
           return null;
         });
         if (!pages) continue;
+        for (const [which, page] of [['first', pages.first], ['deep', pages.deep]] as const)
+          for (const door of ['rest', 'graphql'] as const) targets.push({ list: l, build, server: child, which, door, page, load: loadTarget(port, l, page, door) });
         const walkedNote = pages.walked ? `, ${pages.walked} pages of 100 walked by bookmark` : '';
-        for (const [which, p] of [['first', pages.first], ['deep', pages.deep]] as const) {
-          for (const door of ['rest', 'graphql'] as const) {
-            const t = target(port, l, p, door);
-            if (o.warmup) await loader.run({ target: t, seconds: o.warmup, concurrency: o.concurrency });
-            const profiling = build === 'after' && PROFILE === `${l.key}:${door}:${which}` && size === o.sizes[o.sizes.length - 1];
-            if (profiling) await server.request('profileStart');
-            const cpu0 = await server.request<NodeJS.CpuUsage>('cpu');
-            const r = await loader.run({ target: t, seconds: o.seconds, concurrency: o.concurrency });
-            const cpu1 = await server.request<NodeJS.CpuUsage>('cpu');
-            if (profiling) {
-              const file = path.join(os.tmpdir(), `scale-${engine}-${PROFILE.replace(/:/g, '-')}-${Date.now()}.cpuprofile`);
-              await server.request('profileStop', { file });
-              console.log(`    CPU profile of the server, ${PROFILE} at ${size}x: ${file}`);
-              console.log(summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8'))));
-            }
-            if (r.errors) throw new Error(`${engine} ${build} ${l.key} ${door} ${which} page at ${size}x: ${r.errors} failed request(s), first: ${r.firstError}`);
-            out.push({
-              engine,
-              build,
-              list: l.key,
-              door,
-              page: which,
-              size,
-              parentRows: world.counts[l.parent],
-              pageRows: p.rows,
-              requests: r.requests,
-              p50Ms: pct(r.latencies, 0.5),
-              cpuUsPerRequest: r.requests ? (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / r.requests : NaN,
-            });
-          }
-        }
-        console.log(`    ${l.key}${build === 'before' ? ' (before)' : ''}: first ${pages.first.rows} rows, deep ${pages.deep.rows} rows (${pages.deep.path.replace(/^.*\?/, '')})${walkedNote}; ${fmt((performance.now() - t0) / 1000, 1)} s`);
+        console.log(`    ${l.key}${build === 'before' ? ' (before)' : ''}: first ${pages.first.rows} rows, deep ${pages.deep.rows} rows (${pages.deep.path.replace(/^.*\?/, '')})${walkedNote}; found in ${fmt((performance.now() - t0) / 1000, 1)} s`);
       }
+      t0 = performance.now();
+      const profile = size === o.sizes[o.sizes.length - 1] ? PROFILE : undefined;
+      out.push(...(await measureSize(engine, size, (l) => world.counts[l.parent], targets, loader, { ...o, profile })));
+      console.log(`    measured ${targets.length} targets in ${o.rounds} interleaved round(s): ${fmt((performance.now() - t0) / 1000, 1)} s`);
     }
   } finally {
     loader.close();

@@ -1,0 +1,110 @@
+/**
+ * How the scaling bench measures one world size: every (list, build, page, door) target is warmed once,
+ * then measured in `rounds` interleaved rounds (each round visits every target once, in the same order),
+ * and a sample is the median over the rounds. On this shared machine a burst of load lasts seconds and
+ * drifts over minutes; one long run per target lets such a burst land on a single target and turn into a
+ * false growth. Interleaving spreads it over every target and the median drops the round it hit.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Child, LoadGenerator } from './children';
+import type { LoadTarget } from './load-worker';
+import { summarizeProfile } from './profile-summary';
+import type { Page, ScaleList } from './scale-lists';
+import type { Build, Door, Sample, Which } from './scale-report';
+
+/** One page of one list, served by one build, over one door. */
+export interface Target {
+  list: ScaleList;
+  build: Build;
+  server: Child;
+  which: Which;
+  door: Door;
+  page: Page;
+  load: LoadTarget;
+}
+
+export interface MeasureOptions {
+  seconds: number;
+  warmup: number;
+  concurrency: number;
+  rounds: number;
+  /** `list:door:page` of the target whose server is profiled during the first round, if any. */
+  profile?: string;
+}
+
+export function pct(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] : NaN;
+}
+
+const median = (xs: number[]) => pct([...xs].sort((a, b) => a - b), 0.5);
+
+/** The load worker's request for a page over a door. */
+export function loadTarget(port: number, l: ScaleList, p: Page, door: Door): LoadTarget {
+  const auth = { Authorization: `Bearer ${l.token}` };
+  return door === 'rest'
+    ? { port, method: 'GET', path: p.path, headers: auth }
+    : { port, method: 'POST', path: '/graphql', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify(p.graphql) };
+}
+
+/** A fetch that reads the body as text and JSON, for finding a list's pages. */
+export function fetcher(port: number) {
+  return async (urlPath: string, init: { method: string; headers: Record<string, string>; body?: string }) => {
+    const res = await fetch(`http://127.0.0.1:${port}${urlPath}`, init);
+    const text = await res.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  };
+}
+
+/** Measures every target at one size; one sample per target (medians over the rounds). */
+export async function measureSize(
+  engine: 'sqlite' | 'mysql',
+  size: number,
+  parentRows: (l: ScaleList) => number,
+  targets: Target[],
+  loader: LoadGenerator,
+  o: MeasureOptions,
+): Promise<Sample[]> {
+  const runs = targets.map(() => ({ cpu: [] as number[], p50: [] as number[], requests: 0 }));
+  if (o.warmup) for (const t of targets) await loader.run({ target: t.load, seconds: o.warmup, concurrency: o.concurrency });
+  for (let round = 0; round < o.rounds; round++) {
+    for (const [i, t] of targets.entries()) {
+      const profiling = round === 0 && t.build === 'after' && o.profile === `${t.list.key}:${t.door}:${t.which}`;
+      if (profiling) await t.server.request('profileStart');
+      const cpu0 = await t.server.request<NodeJS.CpuUsage>('cpu');
+      const r = await loader.run({ target: t.load, seconds: o.seconds, concurrency: o.concurrency });
+      const cpu1 = await t.server.request<NodeJS.CpuUsage>('cpu');
+      if (profiling) {
+        const file = path.join(os.tmpdir(), `scale-${engine}-${o.profile!.replace(/:/g, '-')}-${Date.now()}.cpuprofile`);
+        await t.server.request('profileStop', { file });
+        console.log(`    CPU profile of the server, ${o.profile} at ${size}x: ${file}`);
+        console.log(summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8'))));
+      }
+      if (r.errors) throw new Error(`${engine} ${t.build} ${t.list.key} ${t.door} ${t.which} page at ${size}x: ${r.errors} failed request(s), first: ${r.firstError}`);
+      if (!r.requests) continue;
+      runs[i].cpu.push((cpu1.user + cpu1.system - cpu0.user - cpu0.system) / r.requests);
+      runs[i].p50.push(pct(r.latencies, 0.5));
+      runs[i].requests += r.requests;
+    }
+  }
+  return targets.map((t, i) => ({
+    engine,
+    build: t.build,
+    list: t.list.key,
+    door: t.door,
+    page: t.which,
+    size,
+    parentRows: parentRows(t.list),
+    pageRows: t.page.rows,
+    requests: runs[i].requests,
+    p50Ms: median(runs[i].p50),
+    cpuUsPerRequest: median(runs[i].cpu),
+  }));
+}
