@@ -32,7 +32,7 @@ import type { LoadReport, LoadTarget } from './load-worker';
 import { summarizeProfile } from './profile-summary';
 import { Endpoint, readEndpoints } from './read-endpoints';
 import { seedReadWorld } from './read-world';
-import { envInt, fmt, printTable, runBench, World } from './support';
+import { envInt, fetchParsed, fmt, printTable, runBench, World } from './support';
 import { DoorStat, printTracingCost, startOtlpSink } from './tracing-cost';
 import { soak } from './soak';
 
@@ -100,16 +100,8 @@ function targetsFor(e: Endpoint, ports: { baseline: number; after: number; befor
   return out;
 }
 
-async function fetchTarget(t: LoadTarget): Promise<{ status: number; json: any; text: string }> {
-  const res = await fetch(`http://127.0.0.1:${t.port}${t.path}`, { method: t.method, headers: t.headers as Record<string, string>, body: t.body });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text };
+function fetchTarget(t: LoadTarget): Promise<{ status: number; json: any; text: string }> {
+  return fetchParsed(t.port, t.path, { method: t.method, headers: t.headers as Record<string, string>, body: t.body });
 }
 
 /** Every door answers 200 with the baseline's rows in the baseline's order; returns the row count. */

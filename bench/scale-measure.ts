@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Child, LoadGenerator } from './children';
 import type { LoadTarget } from './load-worker';
 import { summarizeProfile } from './profile-summary';
+import { fetchParsed } from './support';
 import type { Page, ScaleList } from './scale-lists';
 import type { Build, Door, Sample, Which } from './scale-report';
 
@@ -50,17 +51,7 @@ export function loadTarget(port: number, l: ScaleList, p: Page, door: Door): Loa
 
 /** A fetch that reads the body as text and JSON, for finding a list's pages. */
 export function fetcher(port: number) {
-  return async (urlPath: string, init: { method: string; headers: Record<string, string>; body?: string }) => {
-    const res = await fetch(`http://127.0.0.1:${port}${urlPath}`, init);
-    const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, json, text };
-  };
+  return (urlPath: string, init: { method: string; headers: Record<string, string>; body?: string }) => fetchParsed(port, urlPath, init);
 }
 
 /** Measures every target at one size; one sample per target (medians over the rounds). */

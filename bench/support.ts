@@ -149,6 +149,19 @@ export async function startBenchServer(): Promise<BenchServer> {
 // ---------------------------------------------------------------------------------------------
 // Client
 
+/** One request to a local server, its body read as text and, where it parses, as JSON. */
+export async function fetchParsed(port: number, urlPath: string, init: RequestInit): Promise<{ status: number; headers: Headers; json: any; text: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}${urlPath}`, init);
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
 export interface ClientResponse<T = any> {
   status: number;
   headers: Headers;
