@@ -6,6 +6,7 @@ import { numericId } from '../common/ids';
 import { nowToSecond } from '../db/columns';
 import { pagePerParent } from '../db/page-per-parent';
 import { transaction } from '../db/transaction';
+import { raise } from '../events/domain-events';
 import type { RequestContext } from '../request/context';
 import { ConnectionResult, parseAnyId } from '../common/relay';
 import { Attachment } from './attachment.entity';
@@ -126,6 +127,8 @@ export class FileService {
         att.filename = safeFilename(att.displayName);
       } else if (clashing.length) {
         await repo.update({ id: In(clashing.map((c) => c.id)) }, { workflowState: 'deleted', deletedAt: nowToSecond(), updatedAt: nowToSecond() });
+        // A replaced course file is deleted content: the module items that linked it go with it.
+        if (att.contextType === 'Course') for (const c of clashing) await raise(em, this.ctx, { type: 'content.changed', courseId: att.contextId, contentType: 'File', contentId: c.id, change: 'deleted' });
         for (const c of clashing) if (c.storageKey) replaced.push(c.storageKey);
       }
       att.workflowState = 'available';

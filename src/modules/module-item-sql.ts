@@ -27,11 +27,15 @@ export interface ItemAudience {
  * The item visibility rules of module-visibility.ts (itemLinked, itemVisibleToStudents, withheldItem)
  * as one SQL condition over the item aliased `alias`, so a page of a long module is filtered, counted
  * and cut in the database on the (module, position, id, …) index, which holds every item column the
- * condition reads, so counting and skipping rows walk the index alone: content managers see live items that
- * still link their content; everyone else sees published items whose content exists and is
- * published, minus what Mastery Paths withholds.
+ * condition reads, so counting and skipping rows walk the index alone: content managers see live items
+ * (an item of deleted content is deleted with it); everyone else sees published items whose content
+ * exists and is published, minus what Mastery Paths withholds.
  */
 export function itemVisibilitySql(a: ItemAudience, alias = 'mi'): SqlPart {
+  // Deleting content deletes the items linking it (content-removal.ts), so a live item's content is
+  // live: a content manager's condition is the item's state alone, read from the index without a test
+  // per item (the rows read are still checked against their loaded content, as every listing does).
+  if (a.showPublished) return { sql: `${alias}.workflow_state IN ('active', 'unpublished')`, params: [] };
   const params: unknown[] = [];
   const linked: string[] = [];
   const kinds: string[] = [];
@@ -40,22 +44,18 @@ export function itemVisibilitySql(a: ItemAudience, alias = 'mi'): SqlPart {
     if (CONTENTLESS.has(type) || !adapter) continue;
     const s = adapter.sql;
     kinds.push(type);
-    const conds = [`mc.id = ${alias}.content_id`, s.live(a.course)];
-    if (!a.showPublished) {
-      conds.push(s.published);
-      if (a.withheld.size && s.assignment) {
-        const expr = s.assignment(a.course);
-        conds.push(`(${expr} IS NULL OR ${expr} NOT IN (${[...a.withheld].map(() => '?').join(', ')}))`);
-        params.push(...a.withheld);
-      }
+    const conds = [`mc.id = ${alias}.content_id`, s.live(a.course), s.published];
+    if (a.withheld.size && s.assignment) {
+      const expr = s.assignment(a.course);
+      conds.push(`(${expr} IS NULL OR ${expr} NOT IN (${[...a.withheld].map(() => '?').join(', ')}))`);
+      params.push(...a.withheld);
     }
     // Item types are our own constants, never input.
     linked.push(`(${alias}.content_type = '${type}' AND EXISTS (SELECT 1 FROM ${s.table} mc WHERE ${conds.join(' AND ')}))`);
   }
   // Kinds that link nothing (or that no area serves) follow their item's state alone.
   const free = kinds.length ? `${alias}.content_type NOT IN (${kinds.map((k) => `'${k}'`).join(', ')})` : '1 = 1';
-  const state = a.showPublished ? `${alias}.workflow_state IN ('active', 'unpublished')` : `${alias}.workflow_state = 'active'`;
-  return { sql: `${state} AND (${[free, ...linked].join(' OR ')})`, params };
+  return { sql: `${alias}.workflow_state = 'active' AND (${[free, ...linked].join(' OR ')})`, params };
 }
 
 /** A case-insensitive "title contains term" (term already trimmed and lower-cased). */

@@ -1,0 +1,104 @@
+import { parseLinks } from './support/api';
+import { ModulesKit, ok, startModulesWorld } from './support/modules';
+import type { TestServer } from './support/server';
+import type { World } from './support/world';
+import { ItemsOfDeletedContent1732000016600 } from '../migrations/1732000016600-ItemsOfDeletedContent';
+
+/**
+ * Deleting content deletes the module items that link it (as Canvas deletes an object's content tags),
+ * for every kind of content and every way it goes: its own DELETE, the delete of a quiz's assignment, a
+ * file replaced by an upload of the same name. A content manager's pages and counts then read the items'
+ * own state: rel="last", totalCount and a deep page agree with the items that are left.
+ */
+
+let server: TestServer;
+let world: World;
+let kit: ModulesKit;
+
+beforeAll(async () => {
+  ({ server, world, kit } = await startModulesWorld());
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const COUNT = `query($c: ID!, $m: ID!) { moduleItemsConnection(courseId: $c, moduleId: $m, first: 1) { totalCount } }`;
+
+async function itemStates(ids: number[]): Promise<string[]> {
+  const rows: { id: number; workflow_state: string }[] = await server.app.ds.query(
+    `SELECT id, workflow_state FROM module_items WHERE id IN (${ids.map(() => '?').join(', ')})`,
+    ids,
+  );
+  return ids.map((id) => rows.find((r) => Number(r.id) === id)!.workflow_state);
+}
+
+describe('items of deleted content', () => {
+  it('go with their content, of every kind; the teacher’s rel="last", totalCount and deep pages count what is left', async () => {
+    const k = await kit.sibling(world, 'Deleting');
+    const m = (await k.module({ name: 'Doomed content' })).id;
+    const content = {
+      assignment: await k.assignment({ name: 'Essay' }),
+      quiz: await k.quiz({ title: 'Check-in' }),
+      page: await k.page({ title: 'Overview' }),
+      topic: await k.discussion({ title: 'Introductions' }),
+      file: await k.file('handout.txt'),
+      tool: await k.tool({ name: 'Lab Sim' }),
+    };
+    const items = await k.addEveryKind(m, content);
+    const [assignment, quiz, page, topic, file, tool, url, header] = items.map((i) => i.id);
+    const base = `/api/v1/courses/${k.cid}`;
+    ok(await k.teacher.delete(`${base}/assignments/${content.assignment.id}`), 'delete assignment');
+    ok(await k.teacher.delete(`${base}/quizzes/${content.quiz.id}`), 'delete quiz');
+    ok(await k.teacher.delete(`${base}/pages/${content.page.url}`), 'delete page');
+    ok(await k.teacher.delete(`${base}/discussion_topics/${content.topic.id}`), 'delete topic');
+    ok(await k.teacher.delete(`${base}/external_tools/${content.tool.id}`), 'delete tool');
+    // Same name, uploaded again: the upload replaces the file (Canvas's default on_duplicate=overwrite).
+    const replacement = await k.file('handout.txt', Buffer.from('second edition'));
+    expect(replacement.id).not.toBe(content.file.id);
+
+    expect(await itemStates([assignment, quiz, page, topic, file, tool, url, header])).toEqual([...Array(6).fill('deleted'), 'unpublished', 'unpublished']);
+    const first = await k.teacher.get(`${k.items(m)}?per_page=1`);
+    expect((ok(first) as any[]).map((i) => i.id)).toEqual([url]);
+    expect(Number(new URL(parseLinks(first.headers.get('link')).last!).searchParams.get('page'))).toBe(2);
+    expect((ok(await k.teacher.get(`${k.items(m)}?per_page=1&page=2`)) as any[]).map((i) => i.id)).toEqual([header]);
+    const g = await k.teacher.graphql(COUNT, { c: String(k.cid), m: String(m) });
+    expect(g.errors).toBeUndefined();
+    expect(g.data.moduleItemsConnection.totalCount).toBe(2);
+    expect((await k.teacher.get(`${k.items(m)}/${assignment}`)).status).toBe(404);
+  });
+
+  it('a quiz deleted with its assignment takes the items of both', async () => {
+    const k = await kit.sibling(world, 'Graded quiz');
+    const m = (await k.module({ name: 'Quiz week' })).id;
+    const quiz = await k.quiz({ title: 'Graded', quiz_type: 'assignment', points_possible: 5 });
+    expect(quiz.assignment_id).toEqual(expect.any(Number));
+    const byQuiz = await k.addItem(m, { type: 'Quiz', content_id: quiz.id });
+    const byAssignment = await k.addItem(m, { type: 'Assignment', content_id: quiz.assignment_id });
+    ok(await k.teacher.delete(`/api/v1/courses/${k.cid}/assignments/${quiz.assignment_id}`), 'delete the quiz’s assignment');
+    expect(await itemStates([byQuiz.id, byAssignment.id])).toEqual(['deleted', 'deleted']);
+    const g = await k.teacher.graphql(COUNT, { c: String(k.cid), m: String(m) });
+    expect(g.data.moduleItemsConnection.totalCount).toBe(0);
+  });
+
+  it('the migration deletes the live items of content deleted before items went with it, and no other', async () => {
+    const k = await kit.sibling(world, 'Migrated');
+    const m = (await k.module({ name: 'Old data' })).id;
+    const gone = await k.assignment({ name: 'Gone' });
+    const kept = await k.assignment({ name: 'Kept' });
+    const goneItem = await k.addItem(m, { type: 'Assignment', content_id: gone.id });
+    const keptItem = await k.addItem(m, { type: 'Assignment', content_id: kept.id });
+    const header = await k.addItem(m, { type: 'SubHeader', title: 'Header' });
+    // As an older build left it: the content deleted, its item still live.
+    await server.app.ds.query(`UPDATE assignments SET workflow_state = 'deleted' WHERE id = ?`, [gone.id]);
+    const live = (item: any) => (item.published ? 'active' : 'unpublished');
+    expect(await itemStates([goneItem.id])).toEqual([live(goneItem)]);
+    const runner = server.app.ds.createQueryRunner();
+    try {
+      await new ItemsOfDeletedContent1732000016600().up(runner);
+    } finally {
+      await runner.release();
+    }
+    expect(await itemStates([goneItem.id, keptItem.id, header.id])).toEqual(['deleted', live(keptItem), 'unpublished']);
+  });
+});
