@@ -11,22 +11,16 @@ import { ItemsOfDeletedContent1732000016600 } from '../migrations/1732000016600-
  * own state: rel="last", totalCount and a deep page agree with the items that are left.
  */
 
-let server: TestServer;
-let world: World;
-let kit: ModulesKit;
-
-beforeAll(async () => {
-  ({ server, world, kit } = await startModulesWorld());
-}, 120_000);
-
-afterAll(async () => {
-  await server?.close();
-});
+let env: { server: TestServer; world: World; kit: ModulesKit };
+beforeAll(async () => void (env = await startModulesWorld()), 120_000);
+afterAll(() => env?.server.close());
+/** A course of its own for each test (kit.sibling). */
+const course = (name: string) => env.kit.sibling(env.world, name);
 
 const COUNT = `query($c: ID!, $m: ID!) { moduleItemsConnection(courseId: $c, moduleId: $m, first: 1) { totalCount } }`;
 
 async function itemStates(ids: number[]): Promise<string[]> {
-  const rows: { id: number; workflow_state: string }[] = await server.app.ds.query(
+  const rows: { id: number; workflow_state: string }[] = await env.server.app.ds.query(
     `SELECT id, workflow_state FROM module_items WHERE id IN (${ids.map(() => '?').join(', ')})`,
     ids,
   );
@@ -35,7 +29,7 @@ async function itemStates(ids: number[]): Promise<string[]> {
 
 describe('items of deleted content', () => {
   it('go with their content, of every kind; the teacher’s rel="last", totalCount and deep pages count what is left', async () => {
-    const k = await kit.sibling(world, 'Deleting');
+    const k = await course('Deleting');
     const m = (await k.module({ name: 'Doomed content' })).id;
     const content = {
       assignment: await k.assignment({ name: 'Essay' }),
@@ -69,7 +63,7 @@ describe('items of deleted content', () => {
   });
 
   it('a quiz deleted with its assignment takes the items of both', async () => {
-    const k = await kit.sibling(world, 'Graded quiz');
+    const k = await course('Graded quiz');
     const m = (await k.module({ name: 'Quiz week' })).id;
     const quiz = await k.quiz({ title: 'Graded', quiz_type: 'assignment', points_possible: 5 });
     expect(quiz.assignment_id).toEqual(expect.any(Number));
@@ -82,7 +76,7 @@ describe('items of deleted content', () => {
   });
 
   it('the migration deletes the live items of content deleted before items went with it, and no other', async () => {
-    const k = await kit.sibling(world, 'Migrated');
+    const k = await course('Migrated');
     const m = (await k.module({ name: 'Old data' })).id;
     const gone = await k.assignment({ name: 'Gone' });
     const kept = await k.assignment({ name: 'Kept' });
@@ -90,10 +84,10 @@ describe('items of deleted content', () => {
     const keptItem = await k.addItem(m, { type: 'Assignment', content_id: kept.id });
     const header = await k.addItem(m, { type: 'SubHeader', title: 'Header' });
     // As an older build left it: the content deleted, its item still live.
-    await server.app.ds.query(`UPDATE assignments SET workflow_state = 'deleted' WHERE id = ?`, [gone.id]);
+    await env.server.app.ds.query(`UPDATE assignments SET workflow_state = 'deleted' WHERE id = ?`, [gone.id]);
     const live = (item: any) => (item.published ? 'active' : 'unpublished');
     expect(await itemStates([goneItem.id])).toEqual([live(goneItem)]);
-    const runner = server.app.ds.createQueryRunner();
+    const runner = env.server.app.ds.createQueryRunner();
     try {
       await new ItemsOfDeletedContent1732000016600().up(runner);
     } finally {
