@@ -5,10 +5,11 @@ import type { World } from './support/world';
 import { ItemsOfDeletedContent1732000016600 } from '../migrations/1732000016600-ItemsOfDeletedContent';
 
 /**
- * Deleting content deletes the module items that link it (as Canvas deletes an object's content tags),
- * for every kind of content and every way it goes: its own DELETE, the delete of a quiz's assignment, a
- * file replaced by an upload of the same name. A content manager's pages and counts then read the items'
- * own state: rel="last", totalCount and a deep page agree with the items that are left.
+ * Module items follow their content, as Canvas's content tags do. Deleting content deletes the items
+ * that link it, for every kind of content and every way it goes: its own DELETE, the delete of a quiz's
+ * assignment. A content manager's pages and counts then read the items' own state: rel="last",
+ * totalCount and a deep page agree with the items that are left. A course file overwritten by an upload
+ * of the same name is replaced, not deleted: its items link the new file.
  */
 
 let env: { server: TestServer; world: World; kit: ModulesKit };
@@ -47,18 +48,17 @@ describe('items of deleted content', () => {
     ok(await k.teacher.delete(`${base}/pages/${content.page.url}`), 'delete page');
     ok(await k.teacher.delete(`${base}/discussion_topics/${content.topic.id}`), 'delete topic');
     ok(await k.teacher.delete(`${base}/external_tools/${content.tool.id}`), 'delete tool');
-    // Same name, uploaded again: the upload replaces the file (Canvas's default on_duplicate=overwrite).
-    const replacement = await k.file('handout.txt', Buffer.from('second edition'));
-    expect(replacement.id).not.toBe(content.file.id);
 
-    expect(await itemStates([assignment, quiz, page, topic, file, tool, url, header])).toEqual([...Array(6).fill('deleted'), 'unpublished', 'unpublished']);
+    const [fileState] = await itemStates([file]);
+    expect(await itemStates([assignment, quiz, page, topic, file, tool, url, header])).toEqual([...Array(4).fill('deleted'), fileState, 'deleted', 'unpublished', 'unpublished']);
+    expect(fileState).not.toBe('deleted');
     const first = await k.teacher.get(`${k.items(m)}?per_page=1`);
-    expect((ok(first) as any[]).map((i) => i.id)).toEqual([url]);
-    expect(Number(new URL(parseLinks(first.headers.get('link')).last!).searchParams.get('page'))).toBe(2);
-    expect((ok(await k.teacher.get(`${k.items(m)}?per_page=1&page=2`)) as any[]).map((i) => i.id)).toEqual([header]);
+    expect((ok(first) as any[]).map((i) => i.id)).toEqual([file]);
+    expect(Number(new URL(parseLinks(first.headers.get('link')).last!).searchParams.get('page'))).toBe(3);
+    expect((ok(await k.teacher.get(`${k.items(m)}?per_page=1&page=3`)) as any[]).map((i) => i.id)).toEqual([header]);
     const g = await k.teacher.graphql(COUNT, { c: String(k.cid), m: String(m) });
     expect(g.errors).toBeUndefined();
-    expect(g.data.moduleItemsConnection.totalCount).toBe(2);
+    expect(g.data.moduleItemsConnection.totalCount).toBe(3);
     expect((await k.teacher.get(`${k.items(m)}/${assignment}`)).status).toBe(404);
   });
 
@@ -73,6 +73,64 @@ describe('items of deleted content', () => {
     expect(await itemStates([byQuiz.id, byAssignment.id])).toEqual(['deleted', 'deleted']);
     const g = await k.teacher.graphql(COUNT, { c: String(k.cid), m: String(m) });
     expect(g.data.moduleItemsConnection.totalCount).toBe(0);
+  });
+
+  it('a course file overwritten by an upload of the same name keeps its items, which link the new file', async () => {
+    const k = await course('Overwritten');
+    const week1 = (await k.module({ name: 'Week 1' })).id;
+    const week2 = (await k.module({ name: 'Week 2' })).id;
+    const syllabus = await k.file('syllabus.txt', Buffer.from('first edition'));
+    const other = await k.file('reading.txt');
+    const inWeek1 = await k.addItem(week1, { type: 'File', content_id: syllabus.id, title: 'Syllabus' });
+    const inWeek2 = await k.addItem(week2, { type: 'File', content_id: syllabus.id });
+    const untouched = await k.addItem(week2, { type: 'File', content_id: other.id });
+    await k.publish(week1);
+    // Same name, uploaded again: the upload replaces the file (Canvas's default on_duplicate=overwrite).
+    const replacement = await k.file('syllabus.txt', Buffer.from('second edition'));
+    expect(replacement.id).not.toBe(syllabus.id);
+
+    const item = ok(await k.teacher.get(k.item(week1, inWeek1.id))) as any;
+    expect(item).toMatchObject({ id: inWeek1.id, type: 'File', content_id: replacement.id, title: 'Syllabus' });
+    expect(item.url).toContain(`/files/${replacement.id}`);
+    expect((ok(await k.teacher.get(k.items(week2))) as any[]).map((i) => [i.id, i.content_id])).toEqual([[inWeek2.id, replacement.id], [untouched.id, other.id]]);
+    const g = await k.teacher.graphql(
+      `query($c: ID!, $m: ID!) { moduleItemsConnection(courseId: $c, moduleId: $m) { totalCount nodes { _id contentId url } } }`,
+      { c: String(k.cid), m: String(week1) },
+    );
+    expect(g.errors).toBeUndefined();
+    expect(g.data.moduleItemsConnection.totalCount).toBe(1);
+    expect(g.data.moduleItemsConnection.nodes).toEqual([{ _id: String(inWeek1.id), contentId: String(replacement.id), url: expect.stringContaining(`/files/${replacement.id}`) }]);
+    // A student of the published module sees the item, linking the new file.
+    const seen = ok(await k.room.student.api.get(k.items(week1))) as any[];
+    expect(seen.map((i) => [i.id, i.content_id])).toEqual([[inWeek1.id, replacement.id]]);
+  });
+
+  it('the migration repoints the live items of an overwritten file and deletes those of a file gone for good', async () => {
+    const k = await course('Migrated files');
+    const m = (await k.module({ name: 'Files' })).id;
+    const old = await k.file('notes.txt', Buffer.from('v1'));
+    const gone = await k.file('gone.txt');
+    const oldItem = await k.addItem(m, { type: 'File', content_id: old.id });
+    const goneItem = await k.addItem(m, { type: 'File', content_id: gone.id });
+    const replacement = await k.file('notes.txt', Buffer.from('v2'));
+    // As an older build left it: the item still linking the overwritten file; a file deleted with no successor.
+    await env.server.app.ds.query(`UPDATE module_items SET content_id = ? WHERE id = ?`, [old.id, oldItem.id]);
+    await env.server.app.ds.query(`UPDATE attachments SET workflow_state = 'deleted', deleted_at = updated_at WHERE id = ?`, [gone.id]);
+    const runner = env.server.app.ds.createQueryRunner();
+    try {
+      await new ItemsOfDeletedContent1732000016600().up(runner);
+    } finally {
+      await runner.release();
+    }
+    const rows: { id: number; content_id: number; workflow_state: string }[] = await env.server.app.ds.query(
+      `SELECT id, content_id, workflow_state FROM module_items WHERE id IN (?, ?) ORDER BY id`,
+      [oldItem.id, goneItem.id],
+    );
+    expect(rows.map((r) => [Number(r.id), Number(r.content_id), r.workflow_state])).toEqual([
+      [oldItem.id, replacement.id, (await itemStates([oldItem.id]))[0]],
+      [goneItem.id, gone.id, 'deleted'],
+    ]);
+    expect(rows[0].workflow_state).not.toBe('deleted');
   });
 
   it('the migration deletes the live items of content deleted before items went with it, and no other', async () => {

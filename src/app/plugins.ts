@@ -11,7 +11,7 @@ import { discussionContent } from '../modules/discussion-content';
 import { courseFiles, registerFileContextProvider, userFiles } from '../files/file-context';
 import { groupFiles } from '../groups/group-files';
 import { fileContent } from '../modules/file-content';
-import { moduleContentRemovalHandler } from '../modules/content-removal';
+import { moduleContentLinksHandler } from '../modules/content-links';
 import { moduleProgressHandler } from '../modules/progress-events';
 import { plannerCalendarHandler, plannerContentHandler } from '../planner/planner-events';
 import { plannerModuleDoneHandler } from '../planner/planner-override.service';
@@ -23,7 +23,7 @@ import { subscriptionEntitlementHandler } from '../webhooks/subscription-entitle
  * a file. Handlers run in this order inside the transaction of the change that raised the event.
  */
 export const DOMAIN_EVENT_HANDLERS = [
-  moduleContentRemovalHandler, // items of deleted content go first, so progress re-evaluates without them
+  moduleContentLinksHandler, // items follow replaced content and go with deleted content first, so progress re-evaluates without them
   moduleProgressHandler, // module progress first: its own events follow the change that caused them
   webhookOutboxHandler,
   plannerContentHandler,

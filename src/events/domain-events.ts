@@ -29,6 +29,12 @@ export type DomainEvent =
   | { type: 'content.viewed'; courseId: number; userId: number; contentType: ContentKind; contentId: number }
   | { type: 'content.contributed'; courseId: number; userId: number; contentType: ContentKind; contentId: number }
   | { type: 'content.changed'; courseId: number; contentType: ContentKind; contentId: number; change: 'created' | 'updated' | 'deleted' }
+  /**
+   * Content was replaced by another object of the same kind that takes its place (a course file
+   * overwritten by an upload of the same name): links to the old one follow to the new one. Raised
+   * before the old one's `content.changed` deleted.
+   */
+  | { type: 'content.replaced'; courseId: number; contentType: ContentKind; contentId: number; replacementId: number }
   | { type: 'attachment.created'; contextType: string; contextId: number; attachmentId: number; userId: number | null }
   /** An admin replaced a tool proxy's capabilities (its webhook subscriptions follow them). */
   | { type: 'tool_proxy.capabilities_changed'; toolProxyId: number; capabilities: string[] }

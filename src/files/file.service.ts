@@ -127,8 +127,14 @@ export class FileService {
         att.filename = safeFilename(att.displayName);
       } else if (clashing.length) {
         await repo.update({ id: In(clashing.map((c) => c.id)) }, { workflowState: 'deleted', deletedAt: nowToSecond(), updatedAt: nowToSecond() });
-        // A replaced course file is deleted content: the module items that linked it go with it.
-        if (att.contextType === 'Course') for (const c of clashing) await raise(em, this.ctx, { type: 'content.changed', courseId: att.contextId, contentType: 'File', contentId: c.id, change: 'deleted' });
+        // An overwritten course file is replaced, then deleted: what linked it (module items) follows
+        // the new file, as Canvas repoints the content tags of an overwritten attachment.
+        if (att.contextType === 'Course') {
+          for (const c of clashing) {
+            await raise(em, this.ctx, { type: 'content.replaced', courseId: att.contextId, contentType: 'File', contentId: c.id, replacementId: att.id });
+            await raise(em, this.ctx, { type: 'content.changed', courseId: att.contextId, contentType: 'File', contentId: c.id, change: 'deleted' });
+          }
+        }
         for (const c of clashing) if (c.storageKey) replaced.push(c.storageKey);
       }
       att.workflowState = 'available';

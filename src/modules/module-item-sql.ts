@@ -32,7 +32,7 @@ export interface ItemAudience {
  * exists and is published, minus what Mastery Paths withholds.
  */
 export function itemVisibilitySql(a: ItemAudience, alias = 'mi'): SqlPart {
-  // Deleting content deletes the items linking it (content-removal.ts), so a live item's content is
+  // Deleting content deletes the items linking it (content-links.ts), so a live item's content is
   // live: a content manager's condition is the item's state alone, read from the index without a test
   // per item (the rows read are still checked against their loaded content, as every listing does).
   if (a.showPublished) return { sql: `${alias}.workflow_state IN ('active', 'unpublished')`, params: [] };
