@@ -68,6 +68,13 @@ export class Attachment extends Timestamped {
   @DateTimeColumn()
   deletedAt: Date | null;
 
+  /**
+   * The file that overwrote this one (Canvas's replacement_attachment_id). A link to this id within its
+   * context finds that file; files this one had replaced point there too, so the chain is one step.
+   */
+  @NullableInt()
+  replacementAttachmentId: number | null;
+
   get isImage(): boolean {
     return this.contentType.toLowerCase().startsWith('image/');
   }

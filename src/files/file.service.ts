@@ -126,7 +126,9 @@ export class FileService {
         att.displayName = renamed(att.displayName, new Set(siblings.map((s) => s.displayName)));
         att.filename = safeFilename(att.displayName);
       } else if (clashing.length) {
-        await repo.update({ id: In(clashing.map((c) => c.id)) }, { workflowState: 'deleted', deletedAt: nowToSecond(), updatedAt: nowToSecond() });
+        const gone = clashing.map((c) => c.id);
+        await repo.update({ id: In(gone) }, { workflowState: 'deleted', deletedAt: nowToSecond(), updatedAt: nowToSecond(), replacementAttachmentId: att.id });
+        await repo.update({ replacementAttachmentId: In(gone) }, { replacementAttachmentId: att.id });
         // An overwritten course file is replaced, then deleted: what linked it (module items) follows
         // the new file, as Canvas repoints the content tags of an overwritten attachment.
         if (att.contextType === 'Course') {
@@ -168,15 +170,27 @@ export class FileService {
    * must_view requirements on File items).
    */
   async open(raw: string | number, courseRaw?: string | null): Promise<Attachment> {
+    let ref = raw;
     if (courseRaw != null) {
       const course = await this.ctx.use(ContentAccess).readableCourse(courseRaw);
-      const id = parseAnyId(raw, 'File');
-      const att = id == null ? null : await this.ctx.loaders.byId(Attachment).load(id);
-      if (!att || att.contextType !== 'Course' || att.contextId !== course.id) throw new NotFoundError();
+      const found = await this.ofCourse(raw, course.id);
+      if (!found) throw new NotFoundError();
+      ref = found.id;
     }
-    const att = await this.show(raw);
+    const att = await this.show(ref);
     await this.recordView(att);
     return att;
+  }
+
+  /**
+   * A file of the course by id. An overwritten file's id finds the file that replaced it, as Canvas's
+   * lookups within a context do, so links written before an upload of the same name keep working.
+   */
+  private async ofCourse(raw: string | number, courseId: number): Promise<Attachment | null> {
+    const id = parseAnyId(raw, 'File');
+    let att = id == null ? null : await this.ctx.loaders.byId(Attachment).load(id);
+    if (att?.workflowState === 'deleted' && att.replacementAttachmentId != null) att = await this.ctx.loaders.byId(Attachment).load(att.replacementAttachmentId);
+    return att && att.contextType === 'Course' && att.contextId === courseId ? att : null;
   }
 
   /** A student's view of an available course file, for module progress; nothing for anyone else. */
