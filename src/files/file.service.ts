@@ -128,7 +128,8 @@ export class FileService {
       } else if (clashing.length) {
         const gone = clashing.map((c) => c.id);
         await repo.update({ id: In(gone) }, { workflowState: 'deleted', deletedAt: nowToSecond(), updatedAt: nowToSecond(), replacementAttachmentId: att.id });
-        await repo.update({ replacementAttachmentId: In(gone) }, { replacementAttachmentId: att.id });
+        // What those had replaced points on to this one (always in this folder: read through its index).
+        await repo.update({ folderId: att.folderId, replacementAttachmentId: In(gone) }, { replacementAttachmentId: att.id });
         // An overwritten course file is replaced, then deleted: what linked it (module items) follows
         // the new file, as Canvas repoints the content tags of an overwritten attachment.
         if (att.contextType === 'Course') {
