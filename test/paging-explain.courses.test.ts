@@ -32,6 +32,9 @@ describe('course, account user, discussion entry and activity stream lists', () 
   it.each([
     ['enrollments', "the viewer's courses", () => '/api/v1/courses?per_page=2'],
     ['pseudonyms', "an account's users", () => '/api/v1/accounts/self/users?per_page=10'],
+    ['pseudonyms', "an account's users by id (bookmarks)", () => '/api/v1/accounts/self/users?per_page=10&sort=id'],
+    ['pseudonyms', "an account's users by id, descending", () => '/api/v1/accounts/self/users?per_page=10&sort=id&order=desc'],
+    ['pseudonyms', "an account's users by name, descending", () => '/api/v1/accounts/self/users?per_page=10&order=desc'],
     ['discussion_entries', "a topic's entries", () => `${topicPath()}/entries?per_page=2`],
     ['discussion_entries', "an entry's replies", () => `${topicPath()}/entries/${lists.thread.id}/replies?per_page=2`],
     ['discussion_topics', "a course's activity stream", () => `/api/v1/courses/${w.course.id}/activity_stream?per_page=2`],

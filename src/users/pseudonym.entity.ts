@@ -6,6 +6,8 @@ import { IntColumn, NullableString, StringColumn, Timestamped } from '../db/colu
 @Index(['accountId', 'uniqueIdNormalized'], { unique: true })
 @Index(['accountId', 'sisUserId'])
 @Index(['accountId', 'sortableName', 'userId', 'workflowState'])
+// The account's users by id (Canvas's sort=id, bookmarked pages).
+@Index(['accountId', 'userId', 'workflowState'])
 export class Pseudonym extends Timestamped {
   @Index()
   @IntColumn()

@@ -1,5 +1,6 @@
 import { accountId } from '../accounts/account.params';
-import { bool, id, model, params, text } from '../api/rest/input';
+import { bool, id, model, oneOf, params, text } from '../api/rest/input';
+import { ACCOUNT_USER_SORTS, SORT_ORDERS } from './account-user-order';
 
 /** A user as the user service looks one up: id, `self`, sis_user_id: or sis_login_id:. */
 export const userId = (opts: { nullable?: boolean } = {}) => id({ self: true, prefixes: ['sis_user_id', 'sis_login_id'], ...opts });
@@ -27,6 +28,11 @@ export const userParams = {
     }).optional(),
   }),
   // search_term needs 2 characters: the service answers that with Canvas's own body.
-  list: params({ account_id: accountId(), search_term: text({ max: 255 }).optional() }),
+  list: params({
+    account_id: accountId(),
+    search_term: text({ max: 255 }).optional(),
+    sort: oneOf(ACCOUNT_USER_SORTS).optional(),
+    order: oneOf(SORT_ORDERS).optional(),
+  }),
   user: params({ id: userId() }),
 };

@@ -12,7 +12,8 @@ import { Enrollment } from '../courses/enrollment.entity';
 import { transaction } from '../db/transaction';
 import type { RequestContext } from '../request/context';
 import { ConnectionResult } from '../common/relay';
-import { OrderColumn, pagePerParent } from '../db/page-per-parent';
+import { pagePerParent } from '../db/page-per-parent';
+import { accountUserOrder } from './account-user-order';
 import { Pseudonym } from './pseudonym.entity';
 import { User } from './user.entity';
 import { CourseService } from '../courses/course.service';
@@ -222,7 +223,7 @@ export class UserService {
    * index; DISTINCT made the engines collect every user of the account in a temporary table first).
    * The total is counted only when asked.
    */
-  async listInAccount(accountRaw: string, args: { first?: number | null; after?: string | null; searchTerm?: string | null }): Promise<ConnectionResult<User>> {
+  async listInAccount(accountRaw: string, args: { first?: number | null; after?: string | null; searchTerm?: string | null; sort?: string | null; order?: string | null }): Promise<ConnectionResult<User>> {
     const account = await this.ctx.use(AccountService).lookup(accountRaw);
     await this.ctx.authz.assertAccountAdmin(account.id);
     const term = args.searchTerm?.trim();
@@ -234,7 +235,10 @@ export class UserService {
     const qb = this.ctx.ds
       .getRepository(User)
       .createQueryBuilder('u')
-      .innerJoin(Pseudonym, 'p', 'p.user_id = u.id AND p.workflow_state = :active', { active: 'active' })
+      // `+ 0`: the page is read from the account's logins in their index order. Joined as a plain
+      // equality, both engines carry a bookmark's `p.user_id < ?` over to `u.id` and could read every
+      // user of every account below it, then group them in a temporary table.
+      .innerJoin(Pseudonym, 'p', 'u.id = p.user_id + 0 AND p.workflow_state = :active', { active: 'active' })
       .where('u.workflow_state != :deleted', { deleted: 'deleted' });
     if (term) {
       const like = containsPattern(term);
@@ -248,7 +252,7 @@ export class UserService {
       );
     }
     const p = (c: string) => ({ expression: `${qb.escape('p')}.${qb.escape(c)}` });
-    const order: OrderColumn[] = [[p('sortable_name'), 'ASC'], [p('user_id'), 'ASC']];
+    const order = accountUserOrder(p, args.sort, args.order);
     const root = account.resolvedRootId;
     const pages = await pagePerParent(qb, p('account_id'), order, [root], args, { id: p('user_id'), distinct: true });
     return pages.get(root)!;

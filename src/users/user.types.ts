@@ -96,4 +96,8 @@ export const CreateUserPayload = PayloadType('CreateUserPayload', { user: () => 
 export class AccountUsersArgs extends ConnectionArgs {
   @Field(() => String, { nullable: true, description: 'Partial name, login or SIS id (2 characters or more).' })
   searchTerm?: string | null;
+  @Field(() => String, { nullable: true, description: 'username (by sortable name, the default) or id.' })
+  sort?: string | null;
+  @Field(() => String, { nullable: true, description: 'asc (the default) or desc.' })
+  order?: string | null;
 }
