@@ -67,6 +67,7 @@ export function scaleLists(w: ScaleWorld): ScaleList[] {
     list('planner-items', 'planner items (student)', 'notes', '/api/v1/planner/items', {}, student),
     list('submissions', "an assignment's submissions (teacher)", 'students', '/api/v1/courses/:course_id/assignments/:assignment_id/submissions', { course_id: w.course, assignment_id: w.assignment }, teacher),
     list('account-users', "the account's users (admin)", 'students', '/api/v1/accounts/:account_id/users', { account_id: 'self' }, w.adminToken),
+    list('account-users-by-id', "the account's users by id, bookmarks (admin)", 'students', '/api/v1/accounts/:account_id/users', { account_id: 'self' }, w.adminToken, 'sort=id'),
   ];
 }
 
@@ -83,14 +84,17 @@ export function graphqlTwin(l: ScaleList, path: string): Page['graphql'] {
   const common = parseParams(commonParams, params);
   const declared = parseParams(l.route.accepts, params);
   if (common.errors || declared.errors) throw new Error(`${l.key}: the bench's params do not parse: ${JSON.stringify(common.errors ?? declared.errors)}`);
-  const opts = typeof l.route.list === 'object' ? l.route.list : {};
+  // A variant of the row (e.g. the account's users with sort=id) brings its own operation and paging.
+  const variant = l.route.variants?.find((v) => v.when({ ...common.values, ...declared.values }));
+  const list = variant?.list ?? l.route.list;
+  const opts = typeof list === 'object' ? list : {};
   // Bookmark lists read only per_page here; their page is the bookmark.
   const page = pageRequest(opts.bookmark ? { per_page: params.per_page } : params, opts.defaultPerPage, opts.maxPerPage);
   const pageArgs = opts.bookmark ? { first: page.perPage, after: decodeBookmark(params.page) } : connectionArgs(page);
   const input: RestInput = { values: { ...common.values, ...declared.values }, params, ctx: { baseUrl: '' } as RequestContext, page, headers: {} };
   // JSON drops the absent (undefined) variables, as the router does.
-  const variables = JSON.parse(JSON.stringify({ ...(l.route.variables?.(input) ?? {}), ...pageArgs }));
-  return { query: withFragments(l.route.operation), variables };
+  const variables = JSON.parse(JSON.stringify({ ...((variant?.variables ?? l.route.variables)?.(input) ?? {}), ...pageArgs }));
+  return { query: withFragments(variant?.operation ?? l.route.operation), variables };
 }
 
 type Fetch = (path: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{ status: number; headers: Headers; json: any; text: string }>;
