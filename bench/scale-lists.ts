@@ -35,6 +35,8 @@ export interface Page {
   /** The GraphQL request of the same page. */
   graphql: { query: string; variables: Record<string, unknown> };
   rows: number;
+  /** The per_page asked: PER_PAGE, or a 1x page's row count for the equal-rows pages (bench/scale.ts). */
+  perPage: number;
 }
 
 function routeOf(path: string): RestRoute {
@@ -116,8 +118,11 @@ function restRows(l: ScaleList, body: any): number {
   return Array.isArray(list) ? list.length : -1;
 }
 
-/** The first and the deep page of a list, each checked to answer 200 with the same row count through both doors. */
-export async function findPages(l: ScaleList, get: Fetch): Promise<{ first: Page; deep: Page; walked: number }> {
+/**
+ * The first and the deep page of a list, each checked to answer 200 with the same row count through both
+ * doors; pages of `perPage` rows (PER_PAGE, or fewer to match a smaller world's page).
+ */
+export async function findPages(l: ScaleList, get: Fetch, perPage = PER_PAGE): Promise<{ first: Page; deep: Page; walked: number }> {
   const auth = { Authorization: `Bearer ${l.token}` };
   const rest = async (path: string) => {
     const r = await get(path, { method: 'GET', headers: auth });
@@ -132,22 +137,22 @@ export async function findPages(l: ScaleList, get: Fetch): Promise<{ first: Page
     const rows = restRows(l, r.json);
     const nodes = l.route.root.split('.').reduce((v: any, k) => v?.[k], g.json.data)?.nodes;
     if (!Array.isArray(nodes) || nodes.length !== rows) throw new Error(`${l.key}: GraphQL answered ${nodes?.length} rows where REST answered ${rows} (${path})`);
-    return { path, graphql, rows };
+    return { path, graphql, rows, perPage };
   };
-  const firstPath = restPath(l, null);
+  const firstPath = restPath(l, null, perPage);
   const first = await page(firstPath);
   const head = links((await rest(firstPath)).headers.get('link'));
-  const full = async (path: string) => restRows(l, (await rest(path)).json) >= PER_PAGE;
+  const full = async (path: string) => restRows(l, (await rest(path)).json) >= perPage;
   let deepPath = firstPath;
   let walked = 0;
   if (head.last) {
     // The last full page: a last page of one row would measure a smaller page, not a deeper one.
-    const last = setPerPage(head.last, PER_PAGE);
+    const last = setPerPage(head.last, perPage);
     const n = Number(/[?&]page=(\d+)/.exec(last)?.[1] ?? 1);
     deepPath = n > 1 && !(await full(last)) ? last.replace(/([?&])page=\d+/, `$1page=${n - 1}`) : last;
   } else if (head.next) {
-    // Walked 100 rows a page; the deep page is a page of 50 from the last bookmark reached, or from
-    // the one before it when fewer than 50 rows follow the last.
+    // Walked 100 rows a page; the deep page is a page of perPage from the last bookmark reached, or
+    // from the one before it when fewer than perPage rows follow the last.
     let before: string | null = null;
     let at = setPerPage(head.next, 100);
     for (;;) {
@@ -157,8 +162,8 @@ export async function findPages(l: ScaleList, get: Fetch): Promise<{ first: Page
       before = at;
       at = next;
     }
-    deepPath = setPerPage(at, PER_PAGE);
-    if (before && !(await full(deepPath))) deepPath = setPerPage(before, PER_PAGE);
+    deepPath = setPerPage(at, perPage);
+    if (before && !(await full(deepPath))) deepPath = setPerPage(before, perPage);
   }
   return { first, deep: await page(deepPath), walked };
 }

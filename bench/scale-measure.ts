@@ -94,6 +94,7 @@ export async function measureSize(
     size,
     parentRows: parentRows(t.list),
     pageRows: t.page.rows,
+    perPage: t.page.perPage,
     requests: runs[i].requests,
     p50Ms: median(runs[i].p50),
     cpuUsPerRequest: median(runs[i].cpu),

@@ -21,6 +21,8 @@ export interface Sample {
   /** Rows of the parent the list follows, and rows on the page. */
   parentRows: number;
   pageRows: number;
+  /** The per_page asked: PER_PAGE, or the smallest world's row count (the equal-rows pages). */
+  perPage: number;
   requests: number;
   p50Ms: number;
   cpuUsPerRequest: number;
@@ -36,9 +38,11 @@ export interface ReportOptions {
 const ms = (n: number) => (n >= 100 ? fmt(n, 0) : n >= 10 ? fmt(n, 1) : fmt(n, 2));
 
 /**
- * Prints the tables of each engine (and build, with --compare); returns, per build, the pages that grew more than FLAG_ABOVE from the smallest size
- * to the largest (`grew`) and those that grew so from the smallest size whose page is as full as the
- * largest one's (`sameRows`: the parent's size alone, without the rows a 1x page lacks).
+ * Prints the tables of each engine (and build, with --compare); returns, per build, the pages that grew
+ * more than FLAG_ABOVE from the smallest size to the largest (`grew`) and those that grew so with the same
+ * rows on the page (`sameRows`: the parent's size alone, without the rows a 1x page lacks). The same rows
+ * are the largest world's page asked with per_page = the smallest world's rows, when the bench measured
+ * it (from 1x to 100x, as the issue asks); else the smallest world whose page is as full as the largest's.
  */
 export function report(o: ReportOptions, samples: Sample[]): { grew: Record<Build, string[]>; sameRows: Record<Build, string[]> } {
   const lo = o.sizes[0];
@@ -47,7 +51,8 @@ export function report(o: ReportOptions, samples: Sample[]): { grew: Record<Buil
   const sameRows: Record<Build, string[]> = { after: [], before: [] };
   for (const engine of o.engines) for (const build of ['before', 'after'] as const) {
     const flagged = grew[build];
-    const mine = samples.filter((s) => s.engine === engine && s.build === build);
+    const all = samples.filter((s) => s.engine === engine && s.build === build);
+    const mine = all.filter((s) => s.perPage === PER_PAGE);
     if (!mine.length) continue;
     const keys = [...new Set(mine.map((s) => s.list))];
     const rows: (string | number)[][] = [];
@@ -59,13 +64,17 @@ export function report(o: ReportOptions, samples: Sample[]): { grew: Record<Buil
           const b = at(hi);
           const growth = a && b ? b.p50Ms / a.p50Ms : NaN;
           const cpuGrowth = a && b ? b.cpuUsPerRequest / a.cpuUsPerRequest : NaN;
-          // Growth from the smallest world whose page holds as many rows as the largest one's: the
-          // parent's size alone, without the rows a 1x page lacks.
-          const full = b ? o.sizes.map(at).find((s) => s && s.pageRows === b.pageRows) : undefined;
-          const fullGrowth = full && b && full.size < hi ? b.cpuUsPerRequest / full.cpuUsPerRequest : NaN;
-          const fullP50 = full && b && full.size < hi ? b.p50Ms / full.p50Ms : NaN;
+          // The parent's size alone, without the rows a 1x page lacks: the largest world's page asked
+          // for the smallest world's rows, against the smallest world's page; else growth from the
+          // smallest world whose page holds as many rows as the largest one's.
+          const short = a && b && a.pageRows < b.pageRows ? all.find((s) => s.list === list && s.door === door && s.page === page && s.size === hi && s.perPage === a.pageRows) : undefined;
+          const [from, to] = short ? [a, short] : [b ? o.sizes.map(at).find((s) => s && s.pageRows === b.pageRows) : undefined, b];
+          const same = from && to && from.size < hi;
+          const fullGrowth = same ? to.cpuUsPerRequest / from.cpuUsPerRequest : NaN;
+          const fullP50 = same ? to.p50Ms / from.p50Ms : NaN;
+          const fromLabel = same ? `${from.size}x, ${to.pageRows} rows` : '';
           if (fullGrowth > FLAG_ABOVE || fullP50 > FLAG_ABOVE) {
-            sameRows[build].push(`${engine} ${list} ${door} ${page}: p50 ${fmt(fullP50, 1)}x, CPU ${fmt(fullGrowth, 1)}x (from ${full!.size}x)`);
+            sameRows[build].push(`${engine} ${list} ${door} ${page}: p50 ${fmt(fullP50, 1)}x, CPU ${fmt(fullGrowth, 1)}x (from ${fromLabel})`);
           }
           const flag = hi > lo && (growth > FLAG_ABOVE || cpuGrowth > FLAG_ABOVE);
           if (flag) flagged.push(`${engine} ${list} ${door} ${page}: p50 ${fmt(growth, 1)}x, CPU ${fmt(cpuGrowth, 1)}x`);
@@ -80,7 +89,7 @@ export function report(o: ReportOptions, samples: Sample[]): { grew: Record<Buil
             // A parent smaller than a page (20 members, 11 groups) gives a smaller page at 1x: part of
             // the growth is then rows, not parent size.
             a && b ? `${a.pageRows}/${b.pageRows}` : '-',
-            Number.isNaN(fullGrowth) ? '-' : `${fmt(fullGrowth, 1)}x (${full!.size}x)`,
+            Number.isNaN(fullGrowth) ? '-' : `${fmt(fullP50, 1)}x / ${fmt(fullGrowth, 1)}x (${fromLabel})`,
             flag ? 'GROWS' : '',
           ]);
         }
@@ -98,7 +107,7 @@ export function report(o: ReportOptions, samples: Sample[]): { grew: Record<Buil
         ...[lo, hi].filter((s, i, xs) => xs.indexOf(s) === i).map((s) => `CPU ${s}x`),
         `CPU ${hi}x/${lo}x`,
         `rows ${lo}x/${hi}x`,
-        `CPU ${hi}x/same rows`,
+        `p50 / CPU ${hi}x, same rows`,
         `>${FLAG_ABOVE}x`,
       ],
       rows,
