@@ -22,9 +22,10 @@
  * and measured beside this build in the same run: "before" and "after" tables). BENCH_PROFILE=list:door:page
  * (e.g. course-groups:graphql:first) writes and summarizes a CPU profile of the server at the largest size.
  *
- * Processes: the worlds are seeded from this process (an in-process server for the API templates and the
- * data source for the bulk inserts); the server under test runs in a child (server-process.ts), the load
- * in another (load-worker.ts). CPU per request is the server process's own CPU time over a run.
+ * Processes: each world size has a database of its own, seeded from this process (an in-process server
+ * for the API templates and the data source for the bulk inserts) and served by a child of its own
+ * (server-process.ts), so every size is measured in the same interleaved rounds; the load runs in another
+ * child (load-worker.ts). CPU per request is the serving process's own CPU time over a run.
  */
 import 'reflect-metadata';
 import fs from 'node:fs';
@@ -32,9 +33,9 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Child, forkServer, LoadGenerator } from './children';
 import { findPages, PER_PAGE, scaleLists } from './scale-lists';
-import { fetcher, loadTarget, measureSize, Target } from './scale-measure';
-import { countsAt, seedScaleWorld } from './scale-world';
-import { fmt, startBenchServer } from './support';
+import { fetcher, loadTarget, measureTargets, Target } from './scale-measure';
+import { countsAt, ScaleWorld, seedScaleWorld } from './scale-world';
+import { BenchServer, fmt, startBenchServer } from './support';
 import { Build, FLAG_ABOVE, report, Sample } from './scale-report';
 
 interface Options {
@@ -116,44 +117,63 @@ function options(argv: string[]): Options {
   return o;
 }
 
+/** One world size: its own database (seeded from this process) and the builds serving it. */
+interface SizedWorld {
+  size: number;
+  seed: BenchServer;
+  world: ScaleWorld;
+  servers: { build: Build; child: Child; port: number }[];
+}
+
+/** Seeds a world of `size` in a database of its own and starts the build(s) that serve it. */
+async function openWorld(size: number, o: Options, opened: SizedWorld[]): Promise<SizedWorld> {
+  const seed = await startBenchServer();
+  const w: SizedWorld = { size, seed, world: undefined as unknown as ScaleWorld, servers: [] };
+  opened.push(w);
+  let t0 = performance.now();
+  w.world = await seedScaleWorld(seed);
+  const templates = (performance.now() - t0) / 1000;
+  t0 = performance.now();
+  const grown = await w.world.grow(size);
+  const c = countsAt(size);
+  console.log(
+    `  ${size}x (${seed.db.label}): ${c.students} students, ${c.groups} groups, a group of ${c.members}, ${c.modules} modules x 2 items, a module of ${c.items} items, ${c.notes} notes` +
+      ` (templates through the API in ${fmt(templates, 1)} s, ${grown.rows} rows inserted in ${fmt(grown.seconds, 2)} s)`,
+  );
+  const env = { DATABASE_URL: seed.db.url, LMS_ADMIN_TOKEN: seed.adminToken, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT: 'off' };
+  // The earlier build serves the same database (migrated by this one: its extra columns and indexes
+  // are invisible to the old code's reads), so both builds answer on the very same rows.
+  for (const build of o.compare ? (['after', 'before'] as const) : (['after'] as const)) {
+    const child = build === 'after' ? forkServer(`server ${size}x`) : forkServer(`server ${size}x (before)`, o.compare);
+    w.servers.push({ build, child, port: 0 });
+    w.servers[w.servers.length - 1].port = (await child.request<{ port: number }>('start', { env })).port;
+  }
+  return w;
+}
+
+/**
+ * Every world size gets a database and servers of its own, so all sizes are measured in the same
+ * interleaved rounds (scale-measure.ts): a growth compares sizes measured side by side, not minutes apart.
+ */
 async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]): Promise<void> {
   if (engine === 'mysql') process.env.DATABASE_URL = o.mysqlUrl;
   else delete process.env.DATABASE_URL;
-  const seed = await startBenchServer();
-  let server: Child | undefined;
-  let before: Child | undefined;
+  const worlds: SizedWorld[] = [];
   const loader = new LoadGenerator();
   try {
-    console.log(`\n== ${engine}: ${seed.db.label}`);
-    let t0 = performance.now();
-    const world = await seedScaleWorld(seed);
-    console.log(`  templates through the API: ${fmt((performance.now() - t0) / 1000, 1)} s`);
-    server = forkServer('server');
-    const env = { DATABASE_URL: seed.db.url, LMS_ADMIN_TOKEN: seed.adminToken, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT: 'off' };
-    const port = (await server.request<{ port: number }>('start', { env })).port;
-    // The earlier build serves the same database (migrated by this one: its extra columns and indexes
-    // are invisible to the old code's reads), so both builds answer on the very same rows.
-    if (o.compare) before = forkServer('server (before)', o.compare);
-    const servers: { build: Build; child: Child; port: number }[] = [{ build: 'after', child: server, port }];
-    if (before) servers.push({ build: 'before', child: before, port: (await before.request<{ port: number }>('start', { env })).port });
-    const lists = scaleLists(world).filter((l) => !o.only.length || o.only.includes(l.key));
+    console.log(`\n== ${engine}`);
     // Rows of each list's first page in the smallest world: where fewer than a page, the largest world
     // is also measured with per_page = those rows, so growth is compared with the same rows on the page.
     const smallRows = new Map<string, number>();
-
+    const targets: Target[] = [];
     for (const size of o.sizes) {
-      const grown = await world.grow(size);
-      const c = countsAt(size);
-      console.log(
-        `  ${size}x: ${c.students} students, ${c.groups} groups, a group of ${c.members}, ${c.modules} modules x 2 items, a module of ${c.items} items, ${c.notes} notes` +
-          ` (${grown.rows} rows inserted in ${fmt(grown.seconds, 2)} s)`,
-      );
-      const targets: Target[] = [];
+      const { world, servers } = await openWorld(size, o, worlds);
+      const lists = scaleLists(world).filter((l) => !o.only.length || o.only.includes(l.key));
       const largest = size === o.sizes[o.sizes.length - 1] && size > o.sizes[0];
       for (const l of lists) for (const { build, child, port } of servers) {
         const short = smallRows.get(l.key);
         for (const perPage of largest && short != null && short < PER_PAGE ? [PER_PAGE, short] : [PER_PAGE]) {
-          t0 = performance.now();
+          const t0 = performance.now();
           // Each build finds its own deep page: its bookmarks are its own (an older build's are offsets).
           const pages = await findPages(l, fetcher(port), perPage).catch((e: Error) => {
             if (build === 'after') throw e;
@@ -162,23 +182,24 @@ async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]):
           });
           if (!pages) continue;
           if (size === o.sizes[0] && build === 'after') smallRows.set(l.key, pages.first.rows);
+          const parentRows = world.counts[l.parent];
           for (const [which, page] of [['first', pages.first], ['deep', pages.deep]] as const)
-            for (const door of ['rest', 'graphql'] as const) targets.push({ list: l, build, server: child, which, door, page, load: loadTarget(port, l, page, door) });
+            for (const door of ['rest', 'graphql'] as const) targets.push({ size, parentRows, list: l, build, server: child, which, door, page, load: loadTarget(port, l, page, door) });
           const walkedNote = pages.walked ? `, ${pages.walked} pages of 100 walked by bookmark` : '';
           const perPageNote = perPage === PER_PAGE ? '' : ` (per_page ${perPage}: the ${o.sizes[0]}x page's rows)`;
           console.log(`    ${l.key}${build === 'before' ? ' (before)' : ''}${perPageNote}: first ${pages.first.rows} rows, deep ${pages.deep.rows} rows (${pages.deep.path.replace(/^.*\?/, '')})${walkedNote}; found in ${fmt((performance.now() - t0) / 1000, 1)} s`);
         }
       }
-      t0 = performance.now();
-      const profile = size === o.sizes[o.sizes.length - 1] ? PROFILE : undefined;
-      out.push(...(await measureSize(engine, size, (l) => world.counts[l.parent], targets, loader, { ...o, profile })));
-      console.log(`    measured ${targets.length} targets in ${o.rounds} interleaved round(s): ${fmt((performance.now() - t0) / 1000, 1)} s`);
     }
+    const t0 = performance.now();
+    out.push(...(await measureTargets(engine, targets, loader, { ...o, profile: PROFILE || undefined })));
+    console.log(`  measured ${targets.length} targets of ${o.sizes.length} world size(s) in ${o.rounds} interleaved round(s): ${fmt((performance.now() - t0) / 1000, 1)} s`);
   } finally {
     loader.close();
-    await before?.close();
-    await server?.close();
-    await seed.close();
+    for (const w of worlds) {
+      for (const s of w.servers) await s.child.close();
+      await w.seed.close();
+    }
   }
 }
 
