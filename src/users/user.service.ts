@@ -35,6 +35,16 @@ export interface CreateUserInput {
 export class UserService {
   constructor(private readonly ctx: RequestContext) {}
 
+  private anyDeletedOnce?: Promise<boolean>;
+
+  /**
+   * Whether any user is deleted: one probe of the users (workflow_state) index, once per request. No
+   * route of this service deletes a user; imported data may hold some.
+   */
+  anyDeleted(): Promise<boolean> {
+    return (this.anyDeletedOnce ??= this.ctx.ds.query(`SELECT 1 AS x FROM users WHERE workflow_state = 'deleted' LIMIT 1`).then((rows: unknown[]) => rows.length > 0));
+  }
+
   /**
    * A user by numeric id, `self`, `sis_user_id:` or `sis_login_id:`. Numeric ids and `self` are not
    * checked; a SIS id resolves only to a user the caller may see (canSee), else 404 as for no such
