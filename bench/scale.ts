@@ -9,7 +9,7 @@
  * same rows is compared from a parent of 20 to a parent of 2,000. Prints figures and asserts nothing on timings; it
  * fails (exit 1) when a page does not answer, or the two doors answer different row counts.
  *
- *   npm run bench:scale                                  # SQLite and MariaDB, 1x/10x/100x (about 10 minutes)
+ *   npm run bench:scale                                  # SQLite and MariaDB, 1x/10x/100x (about 12 minutes)
  *   npm run bench:scale -- --quick                       # 1x/10x, shorter runs (under 2 minutes)
  *   npm run bench:scale -- --db sqlite --sizes 1,10,100 --rounds 5 --json scale.json --only modules,group-users
  *
