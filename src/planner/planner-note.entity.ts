@@ -7,7 +7,9 @@ export type PlannerNoteState = 'active' | 'deleted';
 @Entity('planner_notes')
 @Index(['userId', 'workflowState', 'todoDate'])
 @Index(['userId', 'linkedObjectType', 'linkedObjectId'])
-@Index(['userId', 'workflowState', 'id'])
+// The page (by id) and its total (rel="last", totalCount), which leaves out notes of deleted courses,
+// both read the note's course from this index instead of its row.
+@Index(['userId', 'workflowState', 'id', 'courseId'])
 export class PlannerNote extends Timestamped {
   @IntColumn()
   userId: number;
