@@ -35,7 +35,7 @@ import { Child, forkServer, LoadGenerator } from './children';
 import { findPages, PER_PAGE, scaleLists } from './scale-lists';
 import { fetcher, loadTarget, measureTargets, Target } from './scale-measure';
 import { countsAt, ScaleWorld, seedScaleWorld } from './scale-world';
-import { BenchServer, fmt, startBenchServer } from './support';
+import { fmt, startBenchServer } from './support';
 import { Build, FLAG_ABOVE, report, Sample } from './scale-report';
 
 interface Options {
@@ -117,24 +117,20 @@ function options(argv: string[]): Options {
   return o;
 }
 
-/** One world size: its own database (seeded from this process) and the builds serving it. */
-interface SizedWorld {
-  size: number;
-  seed: BenchServer;
-  world: ScaleWorld;
-  servers: { build: Build; child: Child; port: number }[];
-}
+type Server = { build: Build; child: Child; port: number };
 
-/** Seeds a world of `size` in a database of its own and starts the build(s) that serve it. */
-async function openWorld(size: number, o: Options, opened: SizedWorld[]): Promise<SizedWorld> {
+/**
+ * Seeds a world of `size` in a database of its own and starts the build(s) that serve it. Each part is
+ * put on `closers` as soon as it exists, so a failure half-way still closes what was opened.
+ */
+async function openWorld(size: number, o: Options, closers: (() => Promise<void>)[]): Promise<{ world: ScaleWorld; servers: Server[] }> {
   const seed = await startBenchServer();
-  const w: SizedWorld = { size, seed, world: undefined as unknown as ScaleWorld, servers: [] };
-  opened.push(w);
+  closers.push(() => seed.close());
   let t0 = performance.now();
-  w.world = await seedScaleWorld(seed);
+  const world = await seedScaleWorld(seed);
   const templates = (performance.now() - t0) / 1000;
   t0 = performance.now();
-  const grown = await w.world.grow(size);
+  const grown = await world.grow(size);
   const c = countsAt(size);
   console.log(
     `  ${size}x (${seed.db.label}): ${c.students} students, ${c.groups} groups, a group of ${c.members}, ${c.modules} modules x 2 items, a module of ${c.items} items, ${c.notes} notes` +
@@ -143,12 +139,13 @@ async function openWorld(size: number, o: Options, opened: SizedWorld[]): Promis
   const env = { DATABASE_URL: seed.db.url, LMS_ADMIN_TOKEN: seed.adminToken, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT: 'off' };
   // The earlier build serves the same database (migrated by this one: its extra columns and indexes
   // are invisible to the old code's reads), so both builds answer on the very same rows.
+  const servers: Server[] = [];
   for (const build of o.compare ? (['after', 'before'] as const) : (['after'] as const)) {
     const child = build === 'after' ? forkServer(`server ${size}x`) : forkServer(`server ${size}x (before)`, o.compare);
-    w.servers.push({ build, child, port: 0 });
-    w.servers[w.servers.length - 1].port = (await child.request<{ port: number }>('start', { env })).port;
+    closers.push(() => child.close());
+    servers.push({ build, child, port: (await child.request<{ port: number }>('start', { env })).port });
   }
-  return w;
+  return { world, servers };
 }
 
 /**
@@ -158,7 +155,8 @@ async function openWorld(size: number, o: Options, opened: SizedWorld[]): Promis
 async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]): Promise<void> {
   if (engine === 'mysql') process.env.DATABASE_URL = o.mysqlUrl;
   else delete process.env.DATABASE_URL;
-  const worlds: SizedWorld[] = [];
+  // Closed last-opened first: each world's servers before its database.
+  const closers: (() => Promise<void>)[] = [];
   const loader = new LoadGenerator();
   try {
     console.log(`\n== ${engine}`);
@@ -167,7 +165,7 @@ async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]):
     const smallRows = new Map<string, number>();
     const targets: Target[] = [];
     for (const size of o.sizes) {
-      const { world, servers } = await openWorld(size, o, worlds);
+      const { world, servers } = await openWorld(size, o, closers);
       const lists = scaleLists(world).filter((l) => !o.only.length || o.only.includes(l.key));
       const largest = size === o.sizes[o.sizes.length - 1] && size > o.sizes[0];
       for (const l of lists) for (const { build, child, port } of servers) {
@@ -196,10 +194,7 @@ async function runEngine(engine: 'sqlite' | 'mysql', o: Options, out: Sample[]):
     console.log(`  measured ${targets.length} targets of ${o.sizes.length} world size(s) in ${o.rounds} interleaved round(s): ${fmt((performance.now() - t0) / 1000, 1)} s`);
   } finally {
     loader.close();
-    for (const w of worlds) {
-      for (const s of w.servers) await s.child.close();
-      await w.seed.close();
-    }
+    for (const close of closers.reverse()) await close();
   }
 }
 
