@@ -90,6 +90,26 @@ export class ExplainHarness {
     return out;
   };
 
+  /**
+   * Whether a statement reads `table` from an index alone, never its rows: MariaDB a `ref` access with
+   * "Using index" itself ("Using index condition" still reads each row); SQLite one SEARCH of it
+   * USING COVERING INDEX. Returns the plan's lines for the table when it does not (empty when it does).
+   */
+  notIndexOnly = async (sql: string, params: readonly unknown[], table: string): Promise<string[]> => {
+    const alias = new RegExp(`\\b${table}[\`"]?\\s+(?:AS\\s+)?[\`"]?(\\w+)`, 'i').exec(sql)?.[1] ?? table;
+    const ds = this.server.app.ds;
+    if (this.mysql()) {
+      const rows: { table: string; type: string; Extra: string | null }[] = await ds.query(`EXPLAIN ${sql}`, [...params]);
+      const mine = rows.filter((r) => r.table === alias);
+      const ok = mine.length === 1 && mine[0].type === 'ref' && (mine[0].Extra ?? '').split('; ').includes('Using index');
+      return ok ? [] : mine.map((r) => `${r.table}: type=${r.type} ${r.Extra ?? ''}`);
+    }
+    const rows: { detail: string }[] = await ds.query(`EXPLAIN QUERY PLAN ${sql}`, [...params]);
+    const mine = rows.map((r) => r.detail).filter((d) => new RegExp(`^(SEARCH|SCAN) ${alias}\\b`).test(d));
+    const ok = mine.length === 1 && new RegExp(`^SEARCH ${alias} USING COVERING INDEX`).test(mine[0]);
+    return ok ? [] : mine;
+  };
+
   /** The page statements (they end in LIMIT) on `table` that a request ran, each with its plan's problems. */
   explainPages = async (table: string, request: () => Promise<unknown>): Promise<Record<string, string[]>> => {
     const statements = await captureStatements(this.server, request);
