@@ -177,7 +177,10 @@ void runBench(async (seedServer) => {
     const pooled = new Map<string, Pooled>();
     for (let round = 1; round <= ROUNDS; round++) {
       for (const { e, targets } of plan) {
-        for (const t of targets) {
+        // Every other round measures the doors in reverse order, so a door's place in the round (after
+        // which door, how long into the run) falls on every door alike: with a fixed order, the same
+        // build in both the "after" and "before" slots read 15% apart.
+        for (const t of round % 2 ? targets : [...targets].reverse()) {
           const profiling = round === 1 && PROFILE === `${e.key}:${t.door}`;
           const server = t.door.endsWith('before') ? before! : t.door.endsWith('traced') ? traced! : after;
           const serving = t.door === 'baseline' ? baseline : server;
