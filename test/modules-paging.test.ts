@@ -1,4 +1,5 @@
 import { parseLinks } from './support/api';
+import { captureStatements } from './support/paging';
 import type { Api, ApiResponse } from './support/api';
 import { ModulesKit, ok, startModulesWorld } from './support/modules';
 import type { TestServer } from './support/server';
@@ -258,5 +259,53 @@ describe('modules with items, as a student', () => {
     const walk = await restStates(4);
     expect(walk.ids).toEqual(mods.filter((_, i) => i !== 2).map((m) => m.id));
     await chained.publish(mods[2].id);
+  });
+});
+
+describe('a page that is not full ends the list: its total needs no count (as will_paginate)', () => {
+  let moduleId: number;
+  const countsItems = (seen: { sql: string }[]) => seen.filter((s) => /COUNT\(\*\)/i.test(s.sql) && /module_items/.test(s.sql)).length;
+  const lastPage = (res: ApiResponse<unknown>) => Number(new URL(parseLinks(res.headers.get('link')).last!).searchParams.get('page'));
+  const TOTAL = `query($c: ID!, $m: ID!, $first: Int, $after: String) {
+    moduleItemsConnection(courseId: $c, moduleId: $m, first: $first, after: $after) { totalCount nodes { _id } pageInfo { endCursor } } }`;
+
+  beforeAll(async () => {
+    moduleId = (await kit.module({ name: 'Short' })).id;
+    for (let i = 0; i < 3; i++) await kit.addItem(moduleId, { type: 'SubHeader', title: `Part ${i + 1}` });
+  }, 60_000);
+
+  it('REST: a partial first or last page gives rel="last" from its own rows; a full page or a page past the end counts', async () => {
+    let res!: ApiResponse<unknown>;
+    const get = (q: string) => captureStatements(server, async () => (res = await kit.teacher.get(`${kit.items(moduleId)}?${q}`)));
+    expect(countsItems(await get('per_page=10'))).toBe(0);
+    expect((ok(res) as unknown[]).length).toBe(3);
+    expect(lastPage(res)).toBe(1);
+    expect(countsItems(await get('per_page=2&page=2'))).toBe(0);
+    expect(lastPage(res)).toBe(2);
+    // A full page says nothing of what follows, an empty one past the first nothing of where the list ended.
+    expect(countsItems(await get('per_page=2&page=1'))).toBe(1);
+    expect(lastPage(res)).toBe(2);
+    expect(countsItems(await get('per_page=2&page=5'))).toBe(1);
+    expect(ok(res)).toEqual([]);
+    expect(lastPage(res)).toBe(2);
+  });
+
+  it('GraphQL: totalCount is the rows of a partial first page; after a key, for first: 0 or a full page it is counted', async () => {
+    let body: any;
+    const ask = (vars: { first: number; after?: string | null }) =>
+      captureStatements(server, async () => {
+        body = await kit.teacher.graphql(TOTAL, { c: String(kit.cid), m: String(moduleId), ...vars });
+        expect(body.errors).toBeUndefined();
+      });
+    expect(countsItems(await ask({ first: 10 }))).toBe(0);
+    expect(body.data.moduleItemsConnection.totalCount).toBe(3);
+    expect(countsItems(await ask({ first: 0 }))).toBe(1);
+    expect(body.data.moduleItemsConnection.totalCount).toBe(3);
+    expect(countsItems(await ask({ first: 2 }))).toBe(1);
+    expect(body.data.moduleItemsConnection.totalCount).toBe(3);
+    // The page after a key knows not how many rows came before it.
+    expect(countsItems(await ask({ first: 10, after: body.data.moduleItemsConnection.pageInfo.endCursor }))).toBe(1);
+    expect(body.data.moduleItemsConnection.totalCount).toBe(3);
+    expect(body.data.moduleItemsConnection.nodes).toHaveLength(1);
   });
 });

@@ -189,7 +189,19 @@ export type LazyTotal = () => Promise<number>;
  * there is a next page. Cursors are encoded when read. `total` runs only if totalCount is selected.
  */
 export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => KeyValue[], total: LazyTotal): ConnectionResult<T> {
-  return lazyConnection(rows, w.limit, w.after != null || w.offset > 0, (node) => cursorForKey(keyOf(node)), total);
+  return lazyConnection(rows, w.limit, w.after != null || w.offset > 0, (node) => cursorForKey(keyOf(node)), totalOf(rows.length, w, total));
+}
+
+/**
+ * The total as will_paginate (Canvas's pagination) finds it: a page that is not full ends the list, so
+ * where the page's place in the list is known (the first page, or a numbered page's offset) the total is
+ * that offset plus its rows, with no count. A full page, a page after a key (its offset is unknown), an
+ * empty page past the first (the list may end before it) and `first: 0` (a count alone) are counted.
+ */
+function totalOf(rows: number, w: KeyWindow, total: LazyTotal): LazyTotal {
+  if (w.after != null || w.limit <= 0 || rows > w.limit || (rows === 0 && w.offset > 0)) return total;
+  const known = w.offset + rows;
+  return () => Promise.resolve(known);
 }
 
 /**
