@@ -193,10 +193,11 @@ export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => 
 }
 
 /**
- * The total as will_paginate (Canvas's pagination) finds it: a page that is not full ends the list, so
- * where the page's place in the list is known (the first page, or a numbered page's offset) the total is
- * that offset plus its rows, with no count. A full page, a page after a key (its offset is unknown), an
- * empty page past the first (the list may end before it) and `first: 0` (a count alone) are counted.
+ * The total as will_paginate (Canvas's pagination) finds it: a page with no row after it (the LIMIT
+ * limit + 1 read found none) ends the list, so where the page's place in the list is known (the first
+ * page, or a numbered page's offset) the total is that offset plus its rows, with no count. A page with
+ * rows after it, a page after a key (its offset is unknown), an empty page past the first (the list may
+ * end before it) and `first: 0` (a count alone) are counted.
  */
 function totalOf(rows: number, w: KeyWindow, total: LazyTotal): LazyTotal {
   if (w.after != null || w.limit <= 0 || rows > w.limit || (rows === 0 && w.offset > 0)) return total;
