@@ -50,10 +50,10 @@ export class ExplainHarness {
     else await this.server.app.ds.query('ANALYZE');
   };
 
-  /** The big tables a statement reads, by the names the plans give them (their aliases). */
-  private bigAliases(sql: string): Set<string> {
-    const out = new Set<string>(this.big);
-    for (const m of sql.matchAll(/(?:FROM|JOIN)\s+[`"]?(\w+)[`"]?\s+(?:AS\s+)?[`"]?(\w+)[`"]?/gi)) if (this.big.includes(m[1])) out.add(m[2]);
+  /** The names the plans give `tables` in a statement: each table's own name and the aliases it is read under. */
+  private aliases(sql: string, tables: readonly string[]): Set<string> {
+    const out = new Set<string>(tables);
+    for (const m of sql.matchAll(/(?:FROM|JOIN)\s+[`"]?(\w+)[`"]?\s+(?:AS\s+)?[`"]?(\w+)[`"]?/gi)) if (tables.includes(m[1])) out.add(m[2]);
     return out;
   }
 
@@ -67,7 +67,7 @@ export class ExplainHarness {
    */
   problems = async (sql: string, params: readonly unknown[]): Promise<string[]> => {
     const out: string[] = [];
-    const big = this.bigAliases(sql);
+    const big = this.aliases(sql, this.big);
     const ds = this.server.app.ds;
     if (this.mysql()) {
       const rows: { table: string | null; type: string | null; Extra: string | null }[] = await ds.query(`EXPLAIN ${sql}`, [...params]);
@@ -96,17 +96,17 @@ export class ExplainHarness {
    * USING COVERING INDEX. Returns the plan's lines for the table when it does not (empty when it does).
    */
   notIndexOnly = async (sql: string, params: readonly unknown[], table: string): Promise<string[]> => {
-    const alias = new RegExp(`\\b${table}[\`"]?\\s+(?:AS\\s+)?[\`"]?(\\w+)`, 'i').exec(sql)?.[1] ?? table;
+    const names = this.aliases(sql, [table]);
     const ds = this.server.app.ds;
     if (this.mysql()) {
       const rows: { table: string; type: string; Extra: string | null }[] = await ds.query(`EXPLAIN ${sql}`, [...params]);
-      const mine = rows.filter((r) => r.table === alias);
+      const mine = rows.filter((r) => names.has(r.table));
       const ok = mine.length === 1 && mine[0].type === 'ref' && (mine[0].Extra ?? '').split('; ').includes('Using index');
       return ok ? [] : mine.map((r) => `${r.table}: type=${r.type} ${r.Extra ?? ''}`);
     }
     const rows: { detail: string }[] = await ds.query(`EXPLAIN QUERY PLAN ${sql}`, [...params]);
-    const mine = rows.map((r) => r.detail).filter((d) => new RegExp(`^(SEARCH|SCAN) ${alias}\\b`).test(d));
-    const ok = mine.length === 1 && new RegExp(`^SEARCH ${alias} USING COVERING INDEX`).test(mine[0]);
+    const mine = rows.map((r) => r.detail).filter((d) => names.has(/^(?:SEARCH|SCAN) (\w+)/.exec(d)?.[1] ?? ''));
+    const ok = mine.length === 1 && /^SEARCH \w+ USING COVERING INDEX/.test(mine[0]);
     return ok ? [] : mine;
   };
 
