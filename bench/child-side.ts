@@ -64,8 +64,16 @@ export function answerParent<M extends { id: number; type: string; file?: string
   });
 }
 
-/** A sampling CPU profile of this process through node:inspector, written as a .cpuprofile file. */
+/**
+ * A sampling CPU profile of this process through node:inspector, written as a .cpuprofile file; with
+ * BENCH_PROFILE_KIND=heap, a sampling allocation profile instead (.heapprofile, every allocation
+ * including what the next collection frees: where the garbage a request makes comes from).
+ */
 class CpuProfiler {
+  private readonly heap = /^heap/.test(process.env.BENCH_PROFILE_KIND ?? '');
+  /** heap-survivors: only what outlived a young-generation collection (what promotion and old-space GC cost). */
+  private readonly minor = process.env.BENCH_PROFILE_KIND !== 'heap-survivors';
+
   private session?: Session;
 
   /** `intervalUs`: microseconds between samples. */
@@ -78,13 +86,18 @@ class CpuProfiler {
   async start(): Promise<void> {
     this.session = new Session();
     this.session.connect();
+    if (this.heap) {
+      await this.post('HeapProfiler.enable');
+      await this.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: this.minor });
+      return;
+    }
     await this.post('Profiler.enable');
     await this.post('Profiler.setSamplingInterval', { interval: this.intervalUs });
     await this.post('Profiler.start');
   }
 
   async stop(file: string): Promise<void> {
-    const { profile } = await this.post('Profiler.stop');
+    const { profile } = await this.post(this.heap ? 'HeapProfiler.stopSampling' : 'Profiler.stop');
     fs.writeFileSync(file, JSON.stringify(profile));
     this.session!.disconnect();
     this.session = undefined;

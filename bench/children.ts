@@ -47,10 +47,12 @@ export class Child {
 }
 
 const script = (name: string) => path.join(__dirname, name);
+/** BENCH_SERVER_NODE_ARGS: extra node flags for the servers under test (e.g. --trace-gc), space-separated. */
+const serverArgs = ['--expose-gc', ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 
 /** The server under test; `dist` is another build's dist/ (BENCH_COMPARE), else this one. */
 export function forkServer(name: string, dist?: string): Child {
-  return new Child(name, fork(script('server-process.js'), dist ? [dist] : [], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  return new Child(name, fork(script('server-process.js'), dist ? [dist] : [], { execArgv: serverArgs, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
 }
 
 export function forkBaseline(): Child {

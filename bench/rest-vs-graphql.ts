@@ -15,8 +15,11 @@
  * more interleaves the targets that many times and pools the samples), BENCH_ONLY (endpoint keys, e.g.
  * items,modules), BENCH_SOAK_SECONDS (0: with 60, a 60-second mixed REST load afterwards with the
  * server's heap after GC every 10 s — the memory growth check), BENCH_PROFILE (endpoint:door, e.g.
- * modules:rest — a CPU profile of the server while that target is measured, summarised here and
- * written to BENCH_PROFILE_DIR), BENCH_COMPARE (another build's dist/ directory, e.g. of the commit
+ * modules:rest, or several, comma-separated, e.g. items:rest,items:rest-before — a CPU profile of the
+ * server while that target is measured in round 1, summarised here and written to BENCH_PROFILE_DIR),
+ * BENCH_PROFILE_KIND (cpu; heap: a sampling allocation profile instead; heap-survivors: only what
+ * outlived a young-generation collection; snapshot: a heap snapshot halfway through the target),
+ * BENCH_SERVER_NODE_ARGS (node flags for the servers under test, e.g. --trace-gc-nvp), BENCH_COMPARE (another build's dist/ directory, e.g. of the commit
  * before a change: its server runs side by side on the same rows as "REST before" / "GraphQL before"),
  * BENCH_TRACING (1: a second server of this build with tracing on, its spans sent to a local OTLP sink,
  * as "REST traced" / "GraphQL traced", with the cost as ratios; see tracing-cost.ts),
@@ -181,18 +184,24 @@ void runBench(async (seedServer) => {
         // which door, how long into the run) falls on every door alike: with a fixed order, the same
         // build in both the "after" and "before" slots read 15% apart.
         for (const t of round % 2 ? targets : [...targets].reverse()) {
-          const profiling = round === 1 && PROFILE === `${e.key}:${t.door}`;
+          const profiling = round === 1 && PROFILE.split(',').includes(`${e.key}:${t.door}`);
           const server = t.door.endsWith('before') ? before! : t.door.endsWith('traced') ? traced! : after;
           const serving = t.door === 'baseline' ? baseline : server;
-          if (profiling) await server.request('profileStart');
+          if (profiling && process.env.BENCH_PROFILE_KIND !== 'snapshot') await server.request('profileStart');
           const cpu0 = await serving.request<NodeJS.CpuUsage>('cpu');
+          // BENCH_PROFILE_KIND=snapshot: a heap snapshot of the server halfway through the profiled target.
+          const snapshot =
+            profiling && process.env.BENCH_PROFILE_KIND === 'snapshot'
+              ? new Promise((r) => setTimeout(r, (SECONDS * 1000) / 2)).then(() => server.request('heapSnapshot', { file: path.join(PROFILE_DIR, `bench-${e.key}-${t.door}-${Date.now()}.heapsnapshot`) }))
+              : null;
           const r: LoadReport = await loader.run({ target: t.load, seconds: SECONDS, concurrency: CONCURRENCY });
+          await snapshot;
           const cpu1 = await serving.request<NodeJS.CpuUsage>('cpu');
-          if (profiling) {
-            const file = path.join(PROFILE_DIR, `bench-${e.key}-${t.door}-${Date.now()}.cpuprofile`);
+          if (profiling && process.env.BENCH_PROFILE_KIND !== 'snapshot') {
+            const file = path.join(PROFILE_DIR, `bench-${e.key}-${t.door}-${Date.now()}.${/^heap/.test(process.env.BENCH_PROFILE_KIND ?? '') ? 'heapprofile' : 'cpuprofile'}`);
             await server.request('profileStop', { file });
             console.log(`  CPU profile of the server under ${e.label} / ${t.label}: ${file}`);
-            console.log(summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8'))));
+            if (!/^heap/.test(process.env.BENCH_PROFILE_KIND ?? '')) console.log(summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8'))));
           }
           if (r.firstError) console.log(`  note: ${e.key} ${t.label}: ${r.errors} failed request(s), first: ${r.firstError}`);
           const key = `${e.key}/${t.door}`;
