@@ -1,5 +1,5 @@
 import { parseLinks } from './support/api';
-import { expectFlatCost } from './support/graph';
+import { expectFlatCost, statementCost } from './support/graph';
 import { startWorld } from './support/world';
 import type { TestServer } from './support/server';
 import type { World, WorldUser } from './support/world';
@@ -185,6 +185,21 @@ describe('GraphQL Course.usersConnection and Course.user', () => {
     expect(short.errors?.[0]?.message).toContain('search_term');
     const bad = await p.teach.api.graphql(q, { id: String(course.id), types: ['wizard'] });
     expect(bad.errors?.[0]?.message).toContain('enrollment_type');
+  });
+});
+
+describe('Course.usersConnection by login (an offset page): a page with no one after it ends the list', () => {
+  const Q = (first: number, total: boolean) => `query($id: ID!) { course(id: $id) { usersConnection(first: ${first}, sort: "email", enrollmentTypes: ["student"]) { ${total ? 'totalCount ' : ''}nodes { name } } } }`;
+  const ask = (first: number, total: boolean) => server.admin.graphql(Q(first, total), { id: String(course.id) });
+
+  it('totalCount of a partial page is its rows, read no more than without it; a full page counts', async () => {
+    const all = (await ask(50, true)).data.course.usersConnection;
+    expect(all.nodes.map((n: { name: string }) => n.name).sort()).toEqual(['Alice Anders', 'Bob Brown', 'Carol Cole']);
+    expect(all.totalCount).toBe(3);
+    expect((await ask(2, true)).data.course.usersConnection.totalCount).toBe(3);
+    const cost = (first: number, total: boolean) => statementCost(server, async () => expect((await ask(first, total)).errors).toBeUndefined());
+    expect(await cost(50, true)).toBe(await cost(50, false));
+    expect(await cost(2, true)).toBe((await cost(2, false)) + 1);
   });
 });
 

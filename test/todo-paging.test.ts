@@ -81,3 +81,36 @@ it('a first page costs the same statements as the lists grow', async () => {
   for (let i = 0; i < 4; i++) await assignment(`Older ${i}`, -4);
   expect([await statementCost(server, todo), await statementCost(server, missing)]).toEqual(before);
 });
+
+describe('a page with no entry after it ends the list: its total needs no second read (as will_paginate)', () => {
+  const LISTS = [{ name: 'todoItems' }, { name: 'missingSubmissions' }];
+  const query = (name: string, first: number, total: boolean) => `{ ${name}(first: ${first}) { ${total ? 'totalCount ' : ''}nodes { __typename } } }`;
+  const lastPage = (link: string | null) => Number(new URL(parseLinks(link).last!).searchParams.get('page'));
+
+  it.each(LISTS)('GraphQL $name: a partial first page reads no more for totalCount than without it; a full page reads the list again', async ({ name }) => {
+    const all = (await student.api.graphql(query(name, 100, true))).data[name];
+    const n: number = all.totalCount;
+    expect(n).toBe(all.nodes.length);
+    expect(n).toBeGreaterThan(2);
+    const cost = (first: number, total: boolean) => statementCost(server, async () => expect((await student.api.graphql(query(name, first, total))).errors).toBeUndefined());
+    expect(await cost(100, true)).toBe(await cost(100, false));
+    // A full page says nothing of what follows it: the list is read again for its total.
+    expect(await cost(1, true)).toBeGreaterThan(await cost(1, false));
+    expect((await student.api.graphql(query(name, 1, true))).data[name].totalCount).toBe(n);
+  });
+
+  // The to-do list's Link has no rel="last" (as Canvas's): missing submissions has one.
+  it('REST missing_submissions: rel="last" of a partial page comes from its own rows, and is the same as counted', async () => {
+    const rest = '/api/v1/users/self/missing_submissions';
+    const whole = await student.api.get(`${rest}?per_page=100`);
+    const n = (whole.body as unknown[]).length;
+    expect(lastPage(whole.headers.get('link'))).toBe(1);
+    // The last page of pages of 2 (partial when n is odd, else full), and a full first page: all say the same last page.
+    const pages = Math.ceil(n / 2);
+    const last = await student.api.get(`${rest}?per_page=2&page=${pages}`);
+    expect((last.body as unknown[]).length).toBe(n - 2 * (pages - 1));
+    expect(lastPage(last.headers.get('link'))).toBe(pages);
+    expect(lastPage((await student.api.get(`${rest}?per_page=2`)).headers.get('link'))).toBe(pages);
+    expect(await statementCost(server, () => student.api.get(`${rest}?per_page=100`))).toBeLessThan(await statementCost(server, () => student.api.get(`${rest}?per_page=1`)));
+  });
+});

@@ -189,27 +189,31 @@ export type LazyTotal = () => Promise<number>;
  * there is a next page. Cursors are encoded when read. `total` runs only if totalCount is selected.
  */
 export function keysetConnection<T>(rows: T[], w: KeyWindow, keyOf: (row: T) => KeyValue[], total: LazyTotal): ConnectionResult<T> {
-  return lazyConnection(rows, w.limit, w.after != null || w.offset > 0, (node) => cursorForKey(keyOf(node)), totalOf(rows.length, w, total));
+  // After a key the page's place in the list is not known.
+  return lazyConnection(rows, w.limit, w.after != null ? null : w.offset, (node) => cursorForKey(keyOf(node)), total);
 }
 
 /**
  * The total as will_paginate (Canvas's pagination) finds it: a page with no row after it (the LIMIT
- * limit + 1 read found none) ends the list, so where the page's place in the list is known (the first
- * page, or a numbered page's offset) the total is that offset plus its rows, with no count. A page with
- * rows after it, a page after a key (its offset is unknown), an empty page past the first (the list may
+ * limit + 1 read found none) ends the list, so where the page's place in the list is known (`offset`:
+ * the first page, or a numbered page's; null after a key) the total is that offset plus its rows, with
+ * no count. A page with rows after it, a page after a key, an empty page past the first (the list may
  * end before it) and `first: 0` (a count alone) are counted.
  */
-function totalOf(rows: number, w: KeyWindow, total: LazyTotal): LazyTotal {
-  if (w.after != null || w.limit <= 0 || rows > w.limit || (rows === 0 && w.offset > 0)) return total;
-  const known = w.offset + rows;
+function totalOf(rows: number, limit: number, offset: number | null, total: LazyTotal): LazyTotal {
+  if (offset == null || limit <= 0 || rows > limit || (rows === 0 && offset > 0)) return total;
+  const known = offset + rows;
   return () => Promise.resolve(known);
 }
 
 /**
- * A page read with LIMIT `limit + 1` (the extra row only says there is a next page), its cursors
- * encoded when read and its total counted once, only if totalCount is selected.
+ * A page read with LIMIT `limit + 1` (the extra row only says there is a next page) at `offset` in its
+ * list (null: after a key, place unknown), its cursors encoded when read and its total known from the
+ * page (totalOf) or counted once, only if totalCount is selected.
  */
-function lazyConnection<T>(rows: T[], limit: number, hasPreviousPage: boolean, cursorOf: (node: T, i: number) => string, total: LazyTotal): ConnectionResult<T> {
+function lazyConnection<T>(rows: T[], limit: number, offset: number | null, cursorOf: (node: T, i: number) => string, count: LazyTotal): ConnectionResult<T> {
+  const hasPreviousPage = offset == null || offset > 0;
+  const total = totalOf(rows.length, limit, offset, count);
   const hasNextPage = rows.length > limit;
   const nodes = hasNextPage ? rows.slice(0, limit) : rows;
   // Edges are made when read: REST rows and most clients read only `nodes`, and an edge object with
@@ -246,10 +250,11 @@ function lazyConnection<T>(rows: T[], limit: number, hasPreviousPage: boolean, c
 
 /**
  * An offset page read with LIMIT `limit + 1` (lists not yet paged by key): the extra row says there is
- * a next page, and the total is counted only when totalCount is selected.
+ * a next page, and the total is known from a page with no row after it, else counted only when
+ * totalCount is selected.
  */
 export function offsetConnection<T>(rows: T[], w: PageWindow, total: LazyTotal): ConnectionResult<T> {
-  return lazyConnection(rows, w.limit, w.offset > 0, (_node, i) => cursorForOffset(w.offset + i), total);
+  return lazyConnection(rows, w.limit, w.offset, (_node, i) => cursorForOffset(w.offset + i), total);
 }
 
 /** A date as both engines compare it with their datetime columns (SQLite stores this exact text). */
