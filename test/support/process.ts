@@ -7,14 +7,36 @@ import { testDatabase, TestDatabase } from './db';
 
 const MAIN = path.join(__dirname, '..', '..', 'dist', 'src', 'app', 'main.js');
 
+/**
+ * A port for a child process to listen on. It is taken below the kernel's ephemeral range: a port from
+ * listen(0) (what every in-process test server and outgoing connection gets) could be handed to another
+ * test file's server between this check and the child's own listen, and the child's health check would
+ * then reach that server (seen in CI: the admin token of the child refused as an invalid token).
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const low = ephemeralLow();
+  for (let i = 0; i < 100; i++) {
+    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port below the ephemeral range');
+}
+
+function ephemeralLow(): number {
+  try {
+    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 11_000) return low;
+  } catch {
+    // not Linux: the IANA ephemeral range starts at 49152
+  }
+  return fs.existsSync('/proc') ? 32_768 : 49_152;
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
