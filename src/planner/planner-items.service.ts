@@ -1,7 +1,7 @@
 import { ForbiddenError } from '../common/errors';
 import { Course } from '../courses/course.entity';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, pageWindow } from '../common/relay';
+import { ConnectionResult, PageInfo, pageWindow } from '../common/relay';
 import { Group } from '../groups/group.entity';
 import { itemsWindow, parseContextCodes, resolveScope, ScopeArgs } from './planner-scope';
 import { CourseService } from '../courses/course.service';
@@ -49,16 +49,9 @@ export class PlannerItemsService {
     const kept = shown.map((r, i) => new ItemEdge(r, hydrated[i])).filter((e): e is ItemEdge & { node: PlannerItemView } => e.node != null);
     const items = kept.map((e) => e.node);
     const count = () => this.countAll(plan);
-    return {
-      nodes: items,
-      edges: kept,
-      // The next page starts after the last row read, shown or not.
-      pageInfo: { hasNextPage: hasNext, hasPreviousPage: cursor != null, startCursor: kept.length ? kept[0].cursor : null, endCursor: shown.length ? encodeCursor(shown[shown.length - 1]) : null },
-      // Counted only when a client asks for it: reading the property starts the count.
-      get totalCount() {
-        return count();
-      },
-    };
+    // The next page starts after the last row read, shown or not.
+    const pageInfo = { hasNextPage: hasNext, hasPreviousPage: cursor != null, startCursor: kept.length ? kept[0].cursor : null, endCursor: shown.length ? encodeCursor(shown[shown.length - 1]) : null };
+    return new PlannerItemsPage(items, kept, pageInfo, count);
   }
 
   private async countAll(plan: Plan): Promise<number> {
@@ -258,4 +251,22 @@ export class PlannerItemsService {
     };
   }
 
+}
+
+/**
+ * A page of planner items whose total is counted only when a client asks for it: reading the property
+ * starts the count. A class, not an object literal with a getter of its own, whose hidden class would
+ * keep the page's objects alive through young collections (see LazyConnection in common/keyset.ts).
+ */
+class PlannerItemsPage {
+  constructor(
+    readonly nodes: PlannerItemView[],
+    readonly edges: (ItemEdge & { node: PlannerItemView })[],
+    readonly pageInfo: PageInfo,
+    private readonly count: () => Promise<number>,
+  ) {}
+
+  get totalCount(): Promise<number> {
+    return this.count();
+  }
 }
