@@ -218,11 +218,11 @@ function lazyConnection<T>(rows: T[], limit: number, offset: number | null, curs
 }
 
 /*
- * The lazy parts are getters of classes, not of object literals: an object literal with getters of its
- * own gets a hidden class of its own on every call, made in the old generation, and its getters'
- * closures (the page's rows, the request's loaders) then stay reachable from it through every young
- * collection until a full one. Measured on the REST module items page: ten times the bytes surviving
- * each scavenge (PERFORMANCE.md, tenth round).
+ * The lazy parts are getters of classes, not of object literals: V8 keeps a literal's own getters in its
+ * hidden class, so each call made a new hidden class, in the old generation, and its getters' closures
+ * (the page's rows, the request's loaders) stayed reachable from it through every young collection
+ * until a full one. Measured on the REST module items page: ten times the bytes surviving each scavenge
+ * (docs/PERFORMANCE.md, tenth round). test/source-rules.test.ts keeps such getters out of src/.
  */
 
 class LazyConnection<T> implements ConnectionResult<T> {
