@@ -23,22 +23,25 @@ export function fromDistFirst<T>(...paths: string[]): T {
   return fromDist<T>(found);
 }
 
+/** What profileStart records: CPU samples, every allocation, or only what outlives a young collection. */
+export type ProfileKind = 'cpu' | 'heap' | 'heap-survivors';
+
 /**
  * Answers each message with { id, ok: true, ...its result } or { id, ok: false, error }. profileStart
- * and profileStop { file } (a CPU profile of this process, sampled every `profileIntervalUs`
- * microseconds), cpu (process.cpuUsage()) and close (`close()`) are answered here, every other type by `handle`. When the parent
+ * { kind } and profileStop { file } (a profile of this process: CPU samples every `profileIntervalUs`
+ * microseconds by default, see ProfileKind), cpu (process.cpuUsage()) and close (`close()`) are answered here, every other type by `handle`. When the parent
  * goes away, runs `close()` and exits.
  */
-export function answerParent<M extends { id: number; type: string; file?: string }>(opts: {
+export function answerParent<M extends { id: number; type: string; file?: string; kind?: ProfileKind }>(opts: {
   handle: (msg: M) => Promise<object | undefined>;
   close: () => Promise<void>;
   profileIntervalUs: number;
 }): void {
-  const profiler = new CpuProfiler(opts.profileIntervalUs);
+  const profiler = new Profiler(opts.profileIntervalUs);
   const answer = async (msg: M): Promise<object | undefined> => {
     switch (msg.type) {
       case 'profileStart':
-        await profiler.start();
+        await profiler.start(msg.kind ?? 'cpu');
         return {};
       case 'profileStop':
         await profiler.stop(msg.file!);
@@ -65,15 +68,12 @@ export function answerParent<M extends { id: number; type: string; file?: string
 }
 
 /**
- * A sampling CPU profile of this process through node:inspector, written as a .cpuprofile file; with
- * BENCH_PROFILE_KIND=heap, a sampling allocation profile instead (.heapprofile, every allocation
- * including what the next collection frees: where the garbage a request makes comes from).
+ * A sampling profile of this process through node:inspector: CPU (.cpuprofile), or allocations
+ * (.heapprofile: every allocation including what the next collection frees, or with heap-survivors
+ * only what outlived a young collection, which is what promotion and old-space collections cost).
  */
-class CpuProfiler {
-  private readonly heap = /^heap/.test(process.env.BENCH_PROFILE_KIND ?? '');
-  /** heap-survivors: only what outlived a young-generation collection (what promotion and old-space GC cost). */
-  private readonly minor = process.env.BENCH_PROFILE_KIND !== 'heap-survivors';
-
+class Profiler {
+  private kind: ProfileKind = 'cpu';
   private session?: Session;
 
   /** `intervalUs`: microseconds between samples. */
@@ -83,12 +83,13 @@ class CpuProfiler {
     return new Promise((resolve, reject) => this.session!.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
   }
 
-  async start(): Promise<void> {
+  async start(kind: ProfileKind): Promise<void> {
+    this.kind = kind;
     this.session = new Session();
     this.session.connect();
-    if (this.heap) {
+    if (kind !== 'cpu') {
       await this.post('HeapProfiler.enable');
-      await this.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: this.minor });
+      await this.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: kind === 'heap' });
       return;
     }
     await this.post('Profiler.enable');
@@ -97,7 +98,7 @@ class CpuProfiler {
   }
 
   async stop(file: string): Promise<void> {
-    const { profile } = await this.post(this.heap ? 'HeapProfiler.stopSampling' : 'Profiler.stop');
+    const { profile } = await this.post(this.kind === 'cpu' ? 'Profiler.stop' : 'HeapProfiler.stopSampling');
     fs.writeFileSync(file, JSON.stringify(profile));
     this.session!.disconnect();
     this.session = undefined;

@@ -30,6 +30,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { ProfileKind } from './child-side';
 import { forkBaseline, forkServer, LoadGenerator } from './children';
 import type { LoadReport, LoadTarget } from './load-worker';
 import { summarizeProfile } from './profile-summary';
@@ -48,6 +49,7 @@ const SOAK_SECONDS = optInt('BENCH_SOAK_SECONDS', 0);
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const PROFILE = process.env.BENCH_PROFILE ?? '';
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR || os.tmpdir();
+const PROFILE_KIND = profileKind(process.env.BENCH_PROFILE_KIND);
 const COMPARE = process.env.BENCH_COMPARE ?? '';
 const TRACING = /^(1|on|true)$/.test(process.env.BENCH_TRACING ?? '');
 const SIZE = {
@@ -187,21 +189,22 @@ void runBench(async (seedServer) => {
           const profiling = round === 1 && PROFILE.split(',').includes(`${e.key}:${t.door}`);
           const server = t.door.endsWith('before') ? before! : t.door.endsWith('traced') ? traced! : after;
           const serving = t.door === 'baseline' ? baseline : server;
-          if (profiling && process.env.BENCH_PROFILE_KIND !== 'snapshot') await server.request('profileStart');
+          const sampling = profiling && PROFILE_KIND !== 'snapshot';
+          if (sampling) await server.request('profileStart', { kind: PROFILE_KIND });
           const cpu0 = await serving.request<NodeJS.CpuUsage>('cpu');
           // BENCH_PROFILE_KIND=snapshot: a heap snapshot of the server halfway through the profiled target.
           const snapshot =
-            profiling && process.env.BENCH_PROFILE_KIND === 'snapshot'
+            profiling && PROFILE_KIND === 'snapshot'
               ? new Promise((r) => setTimeout(r, (SECONDS * 1000) / 2)).then(() => server.request('heapSnapshot', { file: path.join(PROFILE_DIR, `bench-${e.key}-${t.door}-${Date.now()}.heapsnapshot`) }))
               : null;
           const r: LoadReport = await loader.run({ target: t.load, seconds: SECONDS, concurrency: CONCURRENCY });
           await snapshot;
           const cpu1 = await serving.request<NodeJS.CpuUsage>('cpu');
-          if (profiling && process.env.BENCH_PROFILE_KIND !== 'snapshot') {
-            const file = path.join(PROFILE_DIR, `bench-${e.key}-${t.door}-${Date.now()}.${/^heap/.test(process.env.BENCH_PROFILE_KIND ?? '') ? 'heapprofile' : 'cpuprofile'}`);
+          if (sampling) {
+            const file = path.join(PROFILE_DIR, `bench-${e.key}-${t.door}-${Date.now()}.${PROFILE_KIND === 'cpu' ? 'cpuprofile' : 'heapprofile'}`);
             await server.request('profileStop', { file });
-            console.log(`  CPU profile of the server under ${e.label} / ${t.label}: ${file}`);
-            if (!/^heap/.test(process.env.BENCH_PROFILE_KIND ?? '')) console.log(summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8'))));
+            console.log(`  ${PROFILE_KIND} profile of the server under ${e.label} / ${t.label}: ${file}`);
+            if (PROFILE_KIND === 'cpu') console.log(summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8'))));
           }
           if (r.firstError) console.log(`  note: ${e.key} ${t.label}: ${r.errors} failed request(s), first: ${r.firstError}`);
           const key = `${e.key}/${t.door}`;
@@ -280,3 +283,10 @@ void runBench(async (seedServer) => {
     process.exitCode = 1;
   }
 });
+
+/** BENCH_PROFILE_KIND: a profile the server takes (see ProfileKind), or a heap snapshot halfway through the target. */
+function profileKind(raw: string | undefined): ProfileKind | 'snapshot' {
+  const kind = raw || 'cpu';
+  if (kind === 'cpu' || kind === 'heap' || kind === 'heap-survivors' || kind === 'snapshot') return kind;
+  throw new Error(`BENCH_PROFILE_KIND: cpu, heap, heap-survivors or snapshot, not ${kind}`);
+}
