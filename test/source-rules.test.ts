@@ -11,7 +11,7 @@ import ts from 'typescript';
  * closures keep what they capture (a page's rows, the request's loaders) alive through every young
  * collection until a full one: the REST module items page's connection did so, and each scavenge copied
  * ten times the bytes (docs/PERFORMANCE.md, tenth round). Lazy values go in a class, with the getter on
- * its prototype (see LazyConnection in src/common/keyset.ts).
+ * its prototype (see LazyConnection in src/common/connection.ts).
  */
 const SRC = path.join(__dirname, '..', 'src');
 

@@ -1,4 +1,4 @@
-import { sqlDate } from '../src/common/keyset';
+import { sqlDate } from '../src/common/sql-dates';
 import { statementCost } from './support/graph';
 import { walkGraphql, walkRest } from './support/paging';
 import { startTestServer, TestServer } from './support/server';

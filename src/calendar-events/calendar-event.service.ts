@@ -1,6 +1,7 @@
 import { EntityManager } from 'typeorm';
 import { NotFoundError, ValidationError } from '../common/errors';
-import { dateKey, keyWindow, SortKey, sqlDate } from '../common/keyset';
+import { keyWindow, SortKey } from '../common/keyset';
+import { dateKey, sqlDate } from '../common/sql-dates';
 import { ConnectionResult, parseAnyId } from '../common/relay';
 import { keysetPage } from '../db/keyset-page';
 import { transaction } from '../db/transaction';

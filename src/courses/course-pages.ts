@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { STAFF_TYPES } from '../auth/permissions';
-import { afterKey, KeyWindow, LazyTotal, pageLimitSql, SortKey } from '../common/keyset';
+import { LazyTotal } from '../common/connection';
+import { afterKey, KeyWindow, pageLimitSql, SortKey } from '../common/keyset';
 import { leanRows, selectColumns } from '../db/lean-read';
 import type { Account } from '../accounts/account.entity';
 import { Course } from './course.entity';

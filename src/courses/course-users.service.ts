@@ -1,7 +1,8 @@
 import { Brackets, In, WhereExpressionBuilder } from 'typeorm';
 import { ForbiddenError, NotFoundError, RequestError } from '../common/errors';
 import { containsPattern } from '../common/like';
-import { keysetConnection, keyWindow, offsetConnection } from '../common/keyset';
+import { keysetConnection, offsetConnection } from '../common/connection';
+import { keyWindow } from '../common/keyset';
 import { ConnectionResult, pageWindow } from '../common/relay';
 import { OrderColumn, pagePerParent } from '../db/page-per-parent';
 import type { RequestContext } from '../request/context';

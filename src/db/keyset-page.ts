@@ -1,5 +1,6 @@
 import { DataSource, EntityTarget, In, ObjectLiteral } from 'typeorm';
-import { afterKey, deepPage, KeyValue, keysetConnection, KeyWindow, LazyTotal, orderSql, pageLimitSql, pageTailSql, SortKey } from '../common/keyset';
+import { keysetConnection, LazyTotal } from '../common/connection';
+import { afterKey, deepPage, KeyValue, KeyWindow, orderSql, pageLimitSql, pageTailSql, SortKey } from '../common/keyset';
 import { ConnectionResult } from '../common/relay';
 import { findRows, leanRows, selectColumns } from './lean-read';
 import { qmarks, SqlPart, unionOfReads } from './union-pages';

@@ -1,5 +1,7 @@
 import { In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { afterKey, deepPage, FromTheEnd, KeyValue, keysetConnection, keyWindow, KeyWindow, orderSql, pageTailSql, SortKey, sqlDate } from '../common/keyset';
+import { keysetConnection } from '../common/connection';
+import { afterKey, deepPage, FromTheEnd, KeyValue, keyWindow, KeyWindow, orderSql, pageTailSql, SortKey } from '../common/keyset';
+import { sqlDate } from '../common/sql-dates';
 import { ConnectionResult } from '../common/relay';
 import { findRows } from './lean-read';
 import { readParts } from './union-pages';

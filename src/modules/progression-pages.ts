@@ -1,4 +1,5 @@
-import { KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../common/keyset';
+import { keysetConnection } from '../common/connection';
+import { KeyWindow, keyWindow, pageLimitSql } from '../common/keyset';
 import type { ConnectionResult } from '../common/relay';
 import type { Course } from '../courses/course.entity';
 import { idKey, SqlPart, qmarks, readParts } from '../db/union-pages';

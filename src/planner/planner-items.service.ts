@@ -1,12 +1,12 @@
 import { ForbiddenError } from '../common/errors';
 import { Course } from '../courses/course.entity';
 import type { RequestContext } from '../request/context';
-import { ConnectionResult, PageInfo, pageWindow } from '../common/relay';
+import { ConnectionResult, pageWindow } from '../common/relay';
 import { Group } from '../groups/group.entity';
 import { itemsWindow, parseContextCodes, resolveScope, ScopeArgs } from './planner-scope';
 import { CourseService } from '../courses/course.service';
 import { GroupPolicy } from '../groups/group-policy';
-import { Branch, Cursor, decodeCursor, DEFAULT_PER_PAGE, encodeCursor, ints, ItemEdge, K, MAX_PER_PAGE, Plan, PLANNER_FILTERS, readDate, sqlDate } from './planner-query';
+import { Branch, Cursor, decodeCursor, DEFAULT_PER_PAGE, encodeCursor, ints, ItemEdge, K, MAX_PER_PAGE, Plan, PLANNER_FILTERS, PlannerItemsPage, readDate, sqlDate } from './planner-query';
 import type { PlannerItemView } from './planner-item-view';
 import { hydratePlannerItems } from './planner-hydrate';
 
@@ -249,24 +249,5 @@ export class PlannerItemsService {
         return out;
       },
     };
-  }
-
-}
-
-/**
- * A page of planner items whose total is counted only when a client asks for it: reading the property
- * starts the count. A class, not an object literal with a getter of its own, whose hidden class would
- * keep the page's objects alive through young collections (see LazyConnection in common/keyset.ts).
- */
-class PlannerItemsPage {
-  constructor(
-    readonly nodes: PlannerItemView[],
-    readonly edges: (ItemEdge & { node: PlannerItemView })[],
-    readonly pageInfo: PageInfo,
-    private readonly count: () => Promise<number>,
-  ) {}
-
-  get totalCount(): Promise<number> {
-    return this.count();
   }
 }

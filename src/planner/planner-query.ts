@@ -1,7 +1,8 @@
 import type { Course } from '../courses/course.entity';
 import type { Group } from '../groups/group.entity';
 import type { PlannerItemView } from './planner-item-view';
-import { readDate, sqlDate } from '../common/keyset';
+import type { PageInfo } from '../common/relay';
+import { readDate, sqlDate } from '../common/sql-dates';
 
 export { readDate, sqlDate };
 
@@ -90,5 +91,23 @@ export class ItemEdge {
 
   get cursor(): string {
     return encodeCursor(this.position);
+  }
+}
+
+/**
+ * A page of planner items whose total is counted only when a client asks for it: reading the property
+ * starts the count. A class, not an object literal with a getter of its own, whose hidden class would
+ * keep the page's objects alive through young collections (see LazyConnection in common/connection.ts).
+ */
+export class PlannerItemsPage {
+  constructor(
+    readonly nodes: PlannerItemView[],
+    readonly edges: (ItemEdge & { node: PlannerItemView })[],
+    readonly pageInfo: PageInfo,
+    private readonly count: () => Promise<number>,
+  ) {}
+
+  get totalCount(): Promise<number> {
+    return this.count();
   }
 }

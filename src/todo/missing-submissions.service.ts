@@ -1,5 +1,5 @@
 import { ConnectionResult, pageWindow } from '../common/relay';
-import { offsetConnection } from '../common/keyset';
+import { offsetConnection } from '../common/connection';
 import type { PlannerItemView } from '../planner/planner-item-view';
 import type { RequestContext } from '../request/context';
 import type { PlannerOverride } from '../planner/planner-override.entity';

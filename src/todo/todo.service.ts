@@ -1,6 +1,6 @@
 import { In } from 'typeorm';
 import { ConnectionResult, pageWindow } from '../common/relay';
-import { offsetConnection } from '../common/keyset';
+import { offsetConnection } from '../common/connection';
 import type { PlannerItemView } from '../planner/planner-item-view';
 import type { Course } from '../courses/course.entity';
 import { CourseService } from '../courses/course.service';

@@ -1,4 +1,5 @@
-import { afterKey, cursorForKey, deepPage, fromTheEnd, keyFromCursor, keyWindow, pageTailSql, readDate, reverseOrder, SortKey } from '../../src/common/keyset';
+import { afterKey, cursorForKey, deepPage, fromTheEnd, keyFromCursor, keyWindow, pageTailSql, reverseOrder, SortKey } from '../../src/common/keyset';
+import { readDate } from '../../src/common/sql-dates';
 import { cursorForOffset } from '../../src/common/relay';
 
 const ASC: SortKey[] = [{ expr: 'a', dir: 'ASC' }, { expr: 'id', dir: 'ASC' }];

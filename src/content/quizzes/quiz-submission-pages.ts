@@ -1,5 +1,6 @@
 import { In } from 'typeorm';
-import { KeyWindow, keysetConnection, keyWindow, pageLimitSql } from '../../common/keyset';
+import { keysetConnection } from '../../common/connection';
+import { KeyWindow, keyWindow, pageLimitSql } from '../../common/keyset';
 import type { ConnectionResult } from '../../common/relay';
 import { CourseService } from '../../courses/course.service';
 import { idKey, SqlPart, readParts } from '../../db/union-pages';

@@ -1,5 +1,6 @@
 import { In } from 'typeorm';
-import { deepPage, KeyWindow, keysetConnection, keyWindow, orderSql, pageTailSql, SortKey } from '../../common/keyset';
+import { keysetConnection } from '../../common/connection';
+import { deepPage, KeyWindow, keyWindow, orderSql, pageTailSql, SortKey } from '../../common/keyset';
 import type { ConnectionResult } from '../../common/relay';
 import { CourseService } from '../../courses/course.service';
 import { idKey, SqlPart, qmarks, readParts } from '../../db/union-pages';
