@@ -3,7 +3,7 @@ import { parseLinks } from './support/api';
 import { captureStatements, walkGraphql, walkRest } from './support/paging';
 import { startTestServer, TestServer } from './support/server';
 import { World, WorldUser } from './support/world';
-import { at, Content } from './planner.support';
+import { allPages, at, Content } from './planner.support';
 
 /**
  * The calendar lists page by key (start_at or due_at, then id) in SQL: deep pages over REST (Link
@@ -201,5 +201,38 @@ describe('both lists answer links that work', () => {
     const next = parseLinks(first.headers.get('link')).next!.replace(server.url, '');
     const second = await student.api.get(next);
     expect([...first.body, ...second.body].map((e: any) => e.id)).toEqual(studentView().slice(0, 10));
+  });
+});
+
+describe('planner items', () => {
+  // The planner reads each collection's own first rows after the bookmark and merges them; events come
+  // from the course, the user's own calendar and the user's sections (found by their course's code).
+  // Earlier tests of this file add and delete rows, so the events expected are the calendar's own list.
+  const from = at(-1);
+  const to = at(30);
+  const planner = (query: string) => `/api/v1/planner/items?start_date=${encodeURIComponent(from)}&end_date=${encodeURIComponent(to)}&per_page=4${query}`;
+  const key = (i: { plannable_type: string; plannable_id: number }) => `${i.plannable_type}:${i.plannable_id}`;
+  async function calendar(): Promise<string[]> {
+    const res = await student.api.get(studentPath(100));
+    const rows = (res.body as { id: number; start_at: string | null }[]).filter((e) => e.start_at != null && e.start_at >= from && e.start_at <= to);
+    expect(rows.map((e) => e.id)).toContain(sectionEvent.id);
+    return order(rows.map((e) => ({ id: e.id, start: e.start_at }))).map((id) => `calendar_event:${id}`);
+  }
+
+  it("walks the course's events, the student's own and their section's (not the other section's, nor the parent), in (date, id) order by bookmark", async () => {
+    const { items, links } = await allPages(student.api, planner(''));
+    const keys = items.map(key);
+    expect(keys.filter((k) => k.startsWith('calendar_event:'))).toEqual(await calendar());
+    expect(new Set(keys).size).toBe(keys.length);
+    const dates = items.map((i) => Date.parse(i.plannable_date));
+    expect(dates).toEqual([...dates].sort((a, b) => a - b));
+    expect(links.length).toBeGreaterThan(3);
+    expect(links.every((l) => l.last === undefined)).toBe(true);
+  });
+
+  it('walks them backwards with order=desc', async () => {
+    const asc = (await allPages(student.api, planner(''))).items.map(key);
+    const { items } = await allPages(student.api, planner('&order=desc'));
+    expect(items.map(key)).toEqual(asc.reverse());
   });
 });

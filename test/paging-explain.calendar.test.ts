@@ -1,10 +1,11 @@
 import { ExplainHarness } from './support/explain';
+import { captureStatements } from './support/paging';
 import type { PagingWorld } from './support/paging';
 import type { TestServer } from './support/server';
 
 /**
  * Calendar event and assignment event lists read their pages from an index (the checks and how the tables
- * are grown: test/support/explain.ts).
+ * are grown: test/support/explain.ts); so does each collection of the planner's items.
  */
 const h = new ExplainHarness(['calendar_events', 'assignments']);
 let server: TestServer;
@@ -72,3 +73,59 @@ describe('calendar lists', () => {
     clean(await explainPages('assignments', () => w.teacher.api.graphql(q, { ...vars, after })));
   });
 });
+
+describe('planner items', () => {
+  // The teacher's notes (pagingWorld) grown under other users; calendar events are grown above.
+  beforeAll(async () => {
+    h.big.push('planner_notes');
+    await grow('planner_notes', 'user_id', 40);
+    await h.analyze();
+  }, 600_000);
+
+  /** The plan of the planner's page statement (the union of the collections' reads). */
+  async function plan(path: string): Promise<{ sql: string; params: readonly unknown[] }> {
+    const seen = await captureStatements(server, () => w.teacher.api.get(path));
+    const pages = seen.filter((s) => /\bplanner_notes\b/.test(s.sql) && /\bcalendar_events\b/.test(s.sql) && /\bLIMIT\b/.test(s.sql));
+    expect(pages).toHaveLength(1);
+    return pages[0];
+  }
+
+  /**
+   * The notes' read, in its own derived table: on SQLite the CO-ROUTINE (or MATERIALIZE) upN that
+   * searches `n`, with no sort directly under it; on MariaDB the row of `n`, with no filesort.
+   */
+  async function notesRead(sql: string, params: readonly unknown[]): Promise<string[]> {
+    const ds = server.app.ds;
+    if (mysql()) {
+      const rows: { table: string; type: string; Extra: string | null }[] = await ds.query(`EXPLAIN ${sql}`, [...params]);
+      const n = rows.filter((r) => r.table === 'n');
+      expect(n).toHaveLength(1);
+      return /filesort|temporary/i.test(n[0].Extra ?? '') ? [`n: ${n[0].Extra}`] : [];
+    }
+    const rows: { id: number; parent: number; detail: string }[] = await ds.query(`EXPLAIN QUERY PLAN ${sql}`, [...params]);
+    const search = rows.find((r) => /^SEARCH n\b/.test(r.detail));
+    const read = rows.find((r) => r.id === search?.parent);
+    expect(read?.detail).toMatch(/^(CO-ROUTINE|MATERIALIZE) up\d+$/);
+    return rows.filter((r) => r.parent === read!.id && /TEMP B-TREE/.test(r.detail)).map((r) => r.detail);
+  }
+
+  it.each([
+    ['the first page', ''],
+    ['a page after a bookmark', 'next'],
+  ])("%s: each collection is read from its own index range (no scan of the notes or events), the notes in order with no sort", async (_label, which) => {
+    let path = '/api/v1/planner/items?start_date=2026-01-01&end_date=2026-12-31&per_page=10';
+    if (which === 'next') {
+      const first = await w.teacher.api.get(path);
+      const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+      expect(next).toBeDefined();
+      path = next!.replace(server.url, '');
+    }
+    const { sql, params } = await plan(path);
+    const problems = await h.problems(sql, params);
+    // Merging the reads sorts at most reads × (per_page + 1) rows; a read of one collection may sort
+    // only its own window of the user's contexts (announcements by their posted date). Scans are refused.
+    expect(problems.filter((p) => /scan/.test(p))).toEqual([]);
+    expect(await notesRead(sql, params)).toEqual([]);
+  });
+});
+

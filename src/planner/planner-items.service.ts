@@ -9,6 +9,7 @@ import { GroupPolicy } from '../groups/group-policy';
 import { Branch, Cursor, decodeCursor, DEFAULT_PER_PAGE, encodeCursor, ints, ItemEdge, K, MAX_PER_PAGE, Plan, PLANNER_FILTERS, PlannerItemsPage, readDate, sqlDate } from './planner-query';
 import type { PlannerItemView } from './planner-item-view';
 import { hydratePlannerItems } from './planner-hydrate';
+import { unionOfReads } from '../db/union-pages';
 
 export interface PlannerItemsArgs extends ScopeArgs {
   first?: number | null;
@@ -41,7 +42,7 @@ export class PlannerItemsService {
     const dir = desc ? 'DESC' : 'ASC';
     const page = plan.branches();
     if (cursor) for (const b of page) b.after(cursor, desc);
-    const rows = page.length && w.limit > 0 ? await this.run(page, `ORDER BY u.d ${dir}, u.id ${dir}, u.k ${dir} LIMIT ${w.limit + 1}`) : [];
+    const rows = page.length && w.limit > 0 ? await this.readPage(page, dir, w.limit + 1) : [];
     const hasNext = rows.length > w.limit;
     const shown = rows.slice(0, w.limit);
     // Aligned with the rows; a row whose object vanished since the union read is left out.
@@ -61,9 +62,14 @@ export class PlannerItemsService {
     return Number(row?.n ?? 0);
   }
 
-  private async run(branches: Branch[], tail: string): Promise<Cursor[]> {
-    const sql = `SELECT u.k AS k, u.id AS id, u.d AS d FROM (${branches.map((b) => b.sql()).join(' UNION ALL ')}) u ${tail}`;
-    const raw: { k: number | string; id: number | string; d: unknown }[] = await this.ctx.ds.query(sql, branches.flatMap((b) => b.params));
+  /**
+   * The page: each collection's first `n` rows after the cursor (its own index range, in order, LIMITed),
+   * merged and cut to `n`. A union of whole collections sorted at the end read every item of the window,
+   * 2,000 notes for a page of 50 (docs/PERFORMANCE.md, eleventh round).
+   */
+  private async readPage(branches: Branch[], dir: 'ASC' | 'DESC', n: number): Promise<Cursor[]> {
+    const union = unionOfReads(branches.map((b) => ({ sql: b.page(dir, n), params: b.params })));
+    const raw: { k: number | string; id: number | string; d: unknown }[] = await this.ctx.ds.query(`${union.sql} ORDER BY d ${dir}, id ${dir}, k ${dir} LIMIT ${Math.trunc(n)}`, union.params);
     return raw.map((r) => ({ k: Number(r.k), id: Number(r.id), d: readDate(r.d) }));
   }
 
@@ -168,8 +174,11 @@ export class PlannerItemsService {
       if (scope.userNotes) codes.push(`'user_${uid}'`);
       const parts = [codes.length && `(e.context_code IN (${codes.join(', ')}) AND e.hidden = 0)`];
       if (C) {
+        // A section's event carries its course as its effective context: found from that index, not by
+        // a scan of every section event of the installation.
+        const courseCodes = [...scope.courses.keys()].map((id) => `'course_${Math.trunc(id)}'`).join(', ');
         parts.push(
-          `(e.context_type = 'CourseSection' AND e.context_id IN (SELECT en.course_section_id FROM enrollments en WHERE en.user_id = ${uid} AND en.course_id IN (${C}) AND en.workflow_state = 'active'))`,
+          `(e.effective_context_code IN (${courseCodes}) AND e.context_type = 'CourseSection' AND e.context_id IN (SELECT en.course_section_id FROM enrollments en WHERE en.user_id = ${uid} AND en.course_id IN (${C}) AND en.workflow_state = 'active'))`,
         );
       }
       const where = parts.filter(Boolean);

@@ -64,11 +64,21 @@ export class Branch {
     const op = desc ? '<' : '>';
     // Same date and id: this collection comes after the cursor's only when its rank does.
     const idOp = (desc ? this.k < c.k : this.k > c.k) ? `${op}=` : op;
-    return this.and(`(${this.dateExpr} ${op} ? OR (${this.dateExpr} = ? AND ${this.alias}.id ${idOp} ${Math.trunc(c.id)}))`, D, D);
+    // The bound on the date alone is what an index range can seek to; the OR only trims its first date.
+    return this.and(`${this.dateExpr} ${op}= ? AND (${this.dateExpr} ${op} ? OR (${this.dateExpr} = ? AND ${this.alias}.id ${idOp} ${Math.trunc(c.id)}))`, D, D, D);
   }
 
   sql(): string {
     return `SELECT ${this.k} AS k, ${this.alias}.id AS id, ${this.dateExpr} AS d FROM ${this.from} ${this.alias} WHERE ${this.where.join(' AND ')}`;
+  }
+
+  /**
+   * This collection's first `limit` rows in page order (its collection rank is fixed, so date and id
+   * order it): the page's read of one branch, which an index on (owner, state, date) serves in order
+   * and stops after `limit` rows, however many the window holds.
+   */
+  page(dir: 'ASC' | 'DESC', limit: number): string {
+    return `${this.sql()} ORDER BY ${this.dateExpr} ${dir}, ${this.alias}.id ${dir} LIMIT ${Math.trunc(limit)}`;
   }
 }
 
