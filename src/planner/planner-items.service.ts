@@ -64,13 +64,18 @@ export class PlannerItemsService {
 
   /**
    * The page: each collection's first `n` rows after the cursor (its own index range, in order, LIMITed),
-   * merged and cut to `n`. A union of whole collections sorted at the end read every item of the window,
-   * 2,000 notes for a page of 50 (docs/PERFORMANCE.md, eleventh round).
+   * merged here and cut to `n`. A union of whole collections sorted at the end read every item of the
+   * window (2,000 notes for a page of 50); an ORDER BY over the union made SQLite sort each read again
+   * to merge them, which cost more than the merge of at most collections × n rows in JavaScript
+   * (docs/PERFORMANCE.md, eleventh round).
    */
   private async readPage(branches: Branch[], dir: 'ASC' | 'DESC', n: number): Promise<Cursor[]> {
     const union = unionOfReads(branches.map((b) => ({ sql: b.page(dir, n), params: b.params })));
-    const raw: { k: number | string; id: number | string; d: unknown }[] = await this.ctx.ds.query(`${union.sql} ORDER BY d ${dir}, id ${dir}, k ${dir} LIMIT ${Math.trunc(n)}`, union.params);
-    return raw.map((r) => ({ k: Number(r.k), id: Number(r.id), d: readDate(r.d) }));
+    const raw: { k: number | string; id: number | string; d: unknown }[] = await this.ctx.ds.query(union.sql, union.params);
+    const rows = raw.map((r) => ({ k: Number(r.k), id: Number(r.id), d: readDate(r.d) }));
+    const sign = dir === 'DESC' ? -1 : 1;
+    rows.sort((a, b) => sign * (a.d.getTime() - b.d.getTime() || a.id - b.id || a.k - b.k));
+    return rows.length > n ? rows.slice(0, n) : rows;
   }
 
   // ---- what to list -----------------------------------------------------------------------------
