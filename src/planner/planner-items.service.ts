@@ -72,10 +72,11 @@ export class PlannerItemsService {
   private async readPage(branches: Branch[], dir: 'ASC' | 'DESC', n: number): Promise<Cursor[]> {
     const union = unionOfReads(branches.map((b) => ({ sql: b.page(dir, n), params: b.params })));
     const raw: { k: number | string; id: number | string; d: unknown }[] = await this.ctx.ds.query(union.sql, union.params);
-    const rows = raw.map((r) => ({ k: Number(r.k), id: Number(r.id), d: readDate(r.d) }));
     const sign = dir === 'DESC' ? -1 : 1;
-    rows.sort((a, b) => sign * (a.d.getTime() - b.d.getTime() || a.id - b.id || a.k - b.k));
-    return rows.length > n ? rows.slice(0, n) : rows;
+    // The database's own order: SQLite compares its datetime text, which the bookmark's condition
+    // compares too (a date stored without milliseconds sorts before the same instant with them).
+    raw.sort((a, b) => sign * (compareDates(a.d, b.d) || Number(a.id) - Number(b.id) || Number(a.k) - Number(b.k)));
+    return (raw.length > n ? raw.slice(0, n) : raw).map((r) => ({ k: Number(r.k), id: Number(r.id), d: readDate(r.d) }));
   }
 
   // ---- what to list -----------------------------------------------------------------------------
@@ -264,4 +265,10 @@ export class PlannerItemsService {
       },
     };
   }
+}
+
+/** Two dates as the database orders them: SQLite's text by its characters, MySQL's Date objects by time. */
+function compareDates(a: unknown, b: unknown): number {
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  return readDate(a).getTime() - readDate(b).getTime();
 }
