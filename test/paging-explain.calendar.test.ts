@@ -82,9 +82,9 @@ describe('planner items', () => {
     await h.analyze();
   }, 600_000);
 
-  /** The plan of the planner's page statement (the union of the collections' reads). */
-  async function plan(path: string): Promise<{ sql: string; params: readonly unknown[] }> {
-    const seen = await captureStatements(server, () => w.teacher.api.get(path));
+  /** The plan of the planner's page statement (the union of the collections' reads), as `api` reads it. */
+  async function plan(path: string, api = w.teacher.api): Promise<{ sql: string; params: readonly unknown[] }> {
+    const seen = await captureStatements(server, () => api.get(path));
     const pages = seen.filter((s) => /\bplanner_notes\b/.test(s.sql) && /\bcalendar_events\b/.test(s.sql) && /\bLIMIT\b/.test(s.sql));
     expect(pages).toHaveLength(1);
     return pages[0];
@@ -127,5 +127,13 @@ describe('planner items', () => {
     expect(problems.filter((p) => /scan/.test(p))).toEqual([]);
     expect(await notesRead(sql, params)).toEqual([]);
   });
+  it("a student's planner finds their section events from the course's effective context, not by a scan of the calendar", async () => {
+    // A student of the course: their events read matches section events (the teacher's has no courses
+    // of a student, so no section part).
+    const token = await server.admin.post(`/api/v1/users/${w.students[0]}/tokens`, { token: { purpose: 'explain' } });
+    const api = server.as(token.body.visible_token);
+    const { sql, params } = await plan('/api/v1/planner/items?start_date=2026-01-01&end_date=2026-12-31&per_page=10', api);
+    expect(sql).toMatch(/CourseSection/);
+    expect((await h.problems(sql, params)).filter((p) => /scan/.test(p))).toEqual([]);
+  });
 });
-
