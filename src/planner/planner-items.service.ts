@@ -175,16 +175,15 @@ export class PlannerItemsService {
     // Calendar events of the user's contexts (their own calendar with the user's code), section events of
     // the sections the user is enrolled in; a parent of section events is hidden.
     const events = (): Branch | null => {
-      const codes = [...scope.courses.keys()].map((id) => `'course_${Math.trunc(id)}'`);
-      codes.push(...[...scope.groups.keys()].map((id) => `'group_${Math.trunc(id)}'`));
+      const courseCodes = [...scope.courses.keys()].map((id) => `'course_${Math.trunc(id)}'`);
+      const codes = [...courseCodes, ...[...scope.groups.keys()].map((id) => `'group_${Math.trunc(id)}'`)];
       if (scope.userNotes) codes.push(`'user_${uid}'`);
       const parts = [codes.length && `(e.context_code IN (${codes.join(', ')}) AND e.hidden = 0)`];
       if (C) {
         // A section's event carries its course as its effective context: found from that index, not by
         // a scan of every section event of the installation.
-        const courseCodes = [...scope.courses.keys()].map((id) => `'course_${Math.trunc(id)}'`).join(', ');
         parts.push(
-          `(e.effective_context_code IN (${courseCodes}) AND e.context_type = 'CourseSection' AND e.context_id IN (SELECT en.course_section_id FROM enrollments en WHERE en.user_id = ${uid} AND en.course_id IN (${C}) AND en.workflow_state = 'active'))`,
+          `(e.effective_context_code IN (${courseCodes.join(', ')}) AND e.context_type = 'CourseSection' AND e.context_id IN (SELECT en.course_section_id FROM enrollments en WHERE en.user_id = ${uid} AND en.course_id IN (${C}) AND en.workflow_state = 'active'))`,
         );
       }
       const where = parts.filter(Boolean);
